@@ -1,0 +1,3 @@
+// name: ping
+// Readiness probe: succeeds once the database answers queries.
+RETURN 1 AS ok

@@ -1,0 +1,56 @@
+"""graphmem's exceptions. Every error graphmem raises derives from ``GraphMemError``::
+
+    GraphMemError
+    ├── ConfigurationError        settings or environment are unusable
+    │   └── LauncherError         the embedded Neo4j could not be started or stopped
+    ├── Neo4jUnavailableError     Neo4j cannot be reached or refused the credentials
+    ├── TemplateError             a Cypher template is unknown or called with wrong parameters
+    ├── SchemaError               the database schema does not fit (e.g. vector dimension)
+    ├── InvalidInputError         caller input is invalid; ``.field`` names the culprit
+    └── NotFoundError             an id names no visible record
+
+Driver and pydantic errors are translated at the boundary and re-raised ``from`` the
+original, so the cause is never lost.
+"""
+
+from __future__ import annotations
+
+
+class GraphMemError(Exception):
+    """Root of every error raised by graphmem."""
+
+
+class ConfigurationError(GraphMemError):
+    """Settings or the environment are unusable."""
+
+
+class LauncherError(ConfigurationError):
+    """The embedded Neo4j launcher failed (java/mvn missing, port taken, start timeout)."""
+
+
+class Neo4jUnavailableError(GraphMemError):
+    """Neo4j could not be reached, or rejected the credentials."""
+
+
+class TemplateError(GraphMemError):
+    """A Cypher template is unknown, malformed, or called with the wrong parameters."""
+
+
+class SchemaError(GraphMemError):
+    """The database schema conflicts with the configuration (e.g. vector dimension)."""
+
+
+class InvalidInputError(GraphMemError, ValueError):
+    """Caller input was rejected before anything was written.
+
+    ``field`` names the offending argument (``items[3].valid_to`` for batch items).
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}")
+
+
+class NotFoundError(GraphMemError, LookupError):
+    """An id names no record visible to this tenant."""
