@@ -1,7 +1,12 @@
 """graphmem: long-term memory for AI agents as a bitemporal knowledge graph in Neo4j."""
 
+from ._async.memory import AsyncMemory
+from ._base import DEFAULT_SINGLE_VALUED
+from ._connection import connect, verify_connectivity
+from ._embeddings import HashingEmbedder
 from ._errors import (
     ConfigurationError,
+    ConflictError,
     GraphMemError,
     InvalidInputError,
     LauncherError,
@@ -10,18 +15,60 @@ from ._errors import (
     SchemaError,
     TemplateError,
 )
+from ._models import (
+    Entity,
+    Episode,
+    Fact,
+    Insight,
+    MemoryRecord,
+    Procedure,
+    Provenance,
+    Scope,
+    Sensitivity,
+    Status,
+    Supersession,
+)
 from ._settings import Settings
+from ._sync.memory import Memory
+from ._validate import MAX_TEXT_LENGTH
 from ._version import __version__
 
+
+def setup(uri: str | None = None, auth: tuple[str, str] | None = None, *, embedder=None, **kwargs) -> None:
+    """Apply graphmem's schema (constraints, indexes) to the configured Neo4j and wait for it."""
+    with Memory(uri, auth, embedder=embedder, **kwargs) as memory:
+        memory.setup()
+
+
 __all__ = [
+    "DEFAULT_SINGLE_VALUED",
+    "MAX_TEXT_LENGTH",
+    "AsyncMemory",
     "ConfigurationError",
+    "ConflictError",
+    "Entity",
+    "Episode",
+    "Fact",
     "GraphMemError",
+    "HashingEmbedder",
+    "Insight",
     "InvalidInputError",
     "LauncherError",
+    "Memory",
+    "MemoryRecord",
     "Neo4jUnavailableError",
     "NotFoundError",
+    "Procedure",
+    "Provenance",
     "SchemaError",
+    "Scope",
+    "Sensitivity",
     "Settings",
+    "Status",
+    "Supersession",
     "TemplateError",
     "__version__",
+    "connect",
+    "setup",
+    "verify_connectivity",
 ]

@@ -7,6 +7,7 @@
     ├── TemplateError             a Cypher template is unknown or called with wrong parameters
     ├── SchemaError               the database schema does not fit (e.g. vector dimension)
     ├── InvalidInputError         caller input is invalid; ``.field`` names the culprit
+    ├── ConflictError             a write collided with an existing record (uniqueness)
     └── NotFoundError             an id names no visible record
 
 Driver and pydantic errors are translated at the boundary and re-raised ``from`` the
@@ -54,3 +55,7 @@ class InvalidInputError(GraphMemError, ValueError):
 
 class NotFoundError(GraphMemError, LookupError):
     """An id names no record visible to this tenant."""
+
+
+class ConflictError(GraphMemError):
+    """A write collided with an existing record (e.g. an id already used by another kind)."""

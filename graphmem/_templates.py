@@ -26,9 +26,10 @@ from ._errors import TemplateError
 
 _HEADER = re.compile(r"^//\s*name:\s*([a-z][a-z0-9_]*)\s*$")
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
-# String literals and backquoted names are blanked before parameters are collected.
+# Comment lines, then string literals and backquoted names, are blanked before parameters
+# are collected (a template's comments are whole lines starting with //).
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
-_LINE_COMMENT = re.compile(r"//[^\n]*")
+_COMMENT_LINE = re.compile(r"^\s*//[^\n]*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def parse(name: str, source: str) -> Template:
         doc_lines.append(stripped[2:].strip())
     if not any(doc_lines):
         raise TemplateError(f"template {name!r}: needs at least one '//' doc line after its header")
-    body = _LINE_COMMENT.sub("", _QUOTED.sub("''", source))
+    body = _QUOTED.sub("''", _COMMENT_LINE.sub("", source))
     if not body.strip():
         raise TemplateError(f"template {name!r} has no statement")
     return Template(

@@ -1,0 +1,29 @@
+// name: fact_create
+// Writes new :Fact nodes (one per row) in their scope, with ABOUT edges to the subject and
+// object entities visible in the row's scope chain, the RELATES projection when both ends
+// are entities, and DERIVED_FROM edges to the episodes the fact was extracted from.
+// $rows: [{props, chain, derivedFrom}]; props holds the node's properties (no tenant).
+UNWIND $rows AS row
+CREATE (m:Memory:Fact)
+SET m = row.props, m.tenant = $tenant, m.kind = 'fact', m.createdAt = $now
+WITH m, row
+MATCH (scope:Scope {tenant: $tenant, path: m.scope})
+CREATE (m)-[:IN_SCOPE]->(scope)
+WITH m, row
+CALL (m, row) {
+  OPTIONAL MATCH (subj:Entity {tenant: $tenant, id: m.subject}) WHERE subj.scope IN row.chain
+  OPTIONAL MATCH (obj:Entity {tenant: $tenant, id: m.object}) WHERE obj.scope IN row.chain
+  FOREACH (_ IN CASE WHEN subj IS NULL THEN [] ELSE [1] END |
+    CREATE (m)-[:ABOUT {role: 'subject'}]->(subj))
+  FOREACH (_ IN CASE WHEN obj IS NULL THEN [] ELSE [1] END |
+    CREATE (m)-[:ABOUT {role: 'object'}]->(obj))
+  FOREACH (_ IN CASE WHEN subj IS NULL OR obj IS NULL THEN [] ELSE [1] END |
+    CREATE (subj)-[:RELATES {predicate: m.predicate, factId: m.id, validFrom: m.validFrom,
+                             validTo: m.validTo, createdAt: m.createdAt}]->(obj))
+}
+CALL (m, row) {
+  UNWIND row.derivedFrom AS episodeId
+  MATCH (e:Episode {tenant: $tenant, id: episodeId})
+  CREATE (m)-[:DERIVED_FROM]->(e)
+}
+RETURN m {.*, embedding: null} AS node

@@ -1,0 +1,48 @@
+// name: fact_supersede
+// Contradiction rule 1 (design §7.1) for new single-valued facts. For each row's fact n, the
+// other currently believed, active, single-valued facts with the same subject and predicate,
+// a different object and a scope in n's scope chain (excluding this batch, $batchIds) are:
+//   - earlier and still valid when n starts: closed (validTo = n.validFrom), n SUPERSEDES it
+//     with reason 'changed' -- the world changed, the old fact stays believed;
+//   - starting at the same instant as n: invalidated with reason 'corrected' (two values for
+//     one period: the newer statement wins);
+//   - starting later than n (n is older news): the nearest one ends n's validity and
+//     SUPERSEDES n.
+// Records of people (provenance user, manual, human-correction) are touched only by a new
+// record that is not automatic ($rows.explicit). Returns the ids whose times changed.
+UNWIND $rows AS row
+MATCH (n:Fact {tenant: $tenant, id: row.id})
+CALL (n, row) {
+  OPTIONAL MATCH (o:Fact {tenant: $tenant, subject: n.subject, predicate: n.predicate})
+  WHERE o.id <> n.id AND NOT o.id IN $batchIds AND o.scope IN row.chain
+    AND o.invalidatedAt IS NULL AND o.status = 'active' AND o.singleValued = true
+    AND o.object <> n.object
+  RETURN collect(o) AS others
+}
+CALL (n, row, others) {
+  UNWIND others AS o
+  WITH n, o
+  WHERE o.validFrom < n.validFrom AND (o.validTo IS NULL OR o.validTo > n.validFrom)
+    AND (row.explicit OR o.provenance IN $automatic)
+  SET o.validTo = n.validFrom, o.closedAt = $now
+  CREATE (n)-[:SUPERSEDES {reason: 'changed', at: $now}]->(o)
+  RETURN collect(o.id) AS closed
+}
+CALL (n, row, others) {
+  UNWIND others AS o
+  WITH n, o
+  WHERE o.validFrom = n.validFrom AND (row.explicit OR o.provenance IN $automatic)
+  SET o.invalidatedAt = $now, o.invalidationReason = 'corrected'
+  CREATE (n)-[:SUPERSEDES {reason: 'corrected', at: $now}]->(o)
+  RETURN collect(o.id) AS replaced
+}
+CALL (n, others) {
+  UNWIND others AS o
+  WITH n, o
+  WHERE o.validFrom > n.validFrom AND (n.validTo IS NULL OR n.validTo > o.validFrom)
+  WITH n, o ORDER BY o.validFrom ASC LIMIT 1
+  SET n.validTo = o.validFrom, n.closedAt = $now
+  CREATE (o)-[:SUPERSEDES {reason: 'changed', at: $now}]->(n)
+  RETURN collect(n.id) AS shortened
+}
+RETURN closed + shortened AS closed, replaced

@@ -1,0 +1,12 @@
+// name: insight_salience_drop
+// Contradiction rule 3 (design §7.3): each believed Insight citing one of the just
+// invalidated records loses one salience point per such citation; at <= 0 it is
+// invalidated with reason 'pruned'. Returns the ids of the pruned insights.
+UNWIND $ids AS invalidatedId
+MATCH (i:Insight {tenant: $tenant})-[:CITES]->(:Memory {tenant: $tenant, id: invalidatedId})
+WHERE i.invalidatedAt IS NULL
+SET i.salience = i.salience - 1
+WITH DISTINCT i
+WHERE i.salience <= 0
+SET i.invalidatedAt = $now, i.invalidationReason = 'pruned'
+RETURN i.id AS id

@@ -1,0 +1,3 @@
+// name: schema_await
+// Waits until every index is ONLINE (seconds).
+CALL db.awaitIndexes($timeout)

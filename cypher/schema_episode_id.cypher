@@ -1,0 +1,3 @@
+// name: schema_episode_id
+// Unique (tenant, id) for :Episode nodes.
+CREATE CONSTRAINT episode_tenant_id IF NOT EXISTS FOR (n:Episode) REQUIRE (n.tenant, n.id) IS UNIQUE

@@ -1,0 +1,3 @@
+// name: schema_episode_occurred
+// Range index: when an episode happened.
+CREATE INDEX episode_occurred IF NOT EXISTS FOR (n:Episode) ON (n.occurredAt)

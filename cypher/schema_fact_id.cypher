@@ -1,0 +1,3 @@
+// name: schema_fact_id
+// Unique (tenant, id) for :Fact nodes.
+CREATE CONSTRAINT fact_tenant_id IF NOT EXISTS FOR (n:Fact) REQUIRE (n.tenant, n.id) IS UNIQUE

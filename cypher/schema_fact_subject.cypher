@@ -1,0 +1,3 @@
+// name: schema_fact_subject
+// Range index: facts by subject and predicate (supersession, history).
+CREATE INDEX fact_tenant_subject_predicate IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.subject, n.predicate)

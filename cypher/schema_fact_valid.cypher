@@ -1,0 +1,3 @@
+// name: schema_fact_valid
+// Range index: valid time (valid_at queries).
+CREATE INDEX fact_valid_from IF NOT EXISTS FOR (n:Fact) ON (n.validFrom)

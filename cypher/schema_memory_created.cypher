@@ -1,0 +1,3 @@
+// name: schema_memory_created
+// Range index: transaction time (as_of queries, recency).
+CREATE INDEX memory_created IF NOT EXISTS FOR (n:Memory) ON (n.createdAt)

@@ -1,0 +1,3 @@
+// name: schema_memory_invalidated
+// Range index: invalidation time.
+CREATE INDEX memory_invalidated IF NOT EXISTS FOR (n:Memory) ON (n.invalidatedAt)

@@ -1,0 +1,3 @@
+// name: schema_scope_path
+// One :Scope node per (tenant, path).
+CREATE CONSTRAINT scope_tenant_path IF NOT EXISTS FOR (s:Scope) REQUIRE (s.tenant, s.path) IS UNIQUE

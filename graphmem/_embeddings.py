@@ -1,0 +1,52 @@
+"""Built-in embedders (langchain-core ``Embeddings``)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+
+from langchain_core.embeddings import Embeddings
+
+from ._errors import InvalidInputError
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+class HashingEmbedder(Embeddings):
+    """Deterministic, dependency-free embedder for tests and offline experiments.
+
+    It is *lexical*, not semantic: words and character trigrams are hashed into
+    ``dimensions`` signed buckets and the vector is L2-normalised, so texts that share
+    words are similar and paraphrases with different words are not. Use a real model
+    (any langchain-core ``Embeddings``) for semantic recall.
+    """
+
+    def __init__(self, dimensions: int = 256) -> None:
+        if not isinstance(dimensions, int) or dimensions < 8:
+            raise InvalidInputError("dimensions", "must be an integer >= 8")
+        self.dimensions = dimensions
+
+    def _vector(self, text: str) -> list[float]:
+        vector = [0.0] * self.dimensions
+        words = [w.casefold() for w in _TOKEN.findall(text)]
+        features = [f"w:{w}" for w in words]
+        for w in words:
+            padded = f"^{w}$"
+            features += [f"c:{padded[i:i + 3]}" for i in range(len(padded) - 2)]
+        for feature in features:
+            digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+            bucket = int.from_bytes(digest[:4], "little") % self.dimensions
+            weight = 1.0 if feature.startswith("w:") else 0.35
+            vector[bucket] += weight if digest[4] & 1 else -weight
+        norm = math.sqrt(sum(x * x for x in vector))
+        if norm == 0.0:  # no word characters at all: a fixed unit vector, never NaN or zero
+            vector[0] = 1.0
+            return vector
+        return [x / norm for x in vector]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self._vector(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._vector(text)

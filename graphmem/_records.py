@@ -1,0 +1,63 @@
+"""Conversion between Neo4j node maps (camelCase properties) and graphmem's models."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._models import Entity, Episode, Fact, Insight, Procedure, Record, Supersession
+
+_KINDS: dict[str, type[Record]] = {
+    "fact": Fact, "episode": Episode, "entity": Entity, "insight": Insight, "procedure": Procedure,
+}
+
+# Neo4j property -> model field, where the two differ.
+_FIELDS = {
+    "createdAt": "created_at",
+    "invalidatedAt": "invalidated_at",
+    "invalidationReason": "invalidation_reason",
+    "userId": "user_id",
+    "agentId": "agent_id",
+    "sessionId": "session_id",
+    "validFrom": "valid_from",
+    "validTo": "valid_to",
+    "singleValued": "single_valued",
+    "occurredAt": "occurred_at",
+    "successCriteria": "success_criteria",
+    "successCount": "success_count",
+    "failureCount": "failure_count",
+    "lastUsedAt": "last_used_at",
+}
+_INTERNAL = {"textKey", "nameKey", "aliasKeys", "closedAt", "propertiesJson", "kind"}
+
+
+def native(value: Any) -> Any:
+    """Neo4j temporal values to Python datetimes, recursively."""
+    if hasattr(value, "to_native"):
+        return value.to_native()
+    if isinstance(value, list):
+        return [native(v) for v in value]
+    if isinstance(value, dict):
+        return {k: native(v) for k, v in value.items()}
+    return value
+
+
+def to_record(node: dict[str, Any], *, superseded_by: list[dict[str, Any]] | None = None) -> Record:
+    """Build the model for a node map returned by a template (``kind`` names the model)."""
+    kind = node["kind"]
+    cls = _KINDS[kind]
+    data: dict[str, Any] = {"kind": kind}
+    for key, value in node.items():
+        if key in _INTERNAL or value is None:
+            continue
+        field = _FIELDS.get(key, key)
+        if field in cls.model_fields:
+            data[field] = native(value)
+    if kind == "entity" and node.get("propertiesJson"):
+        data["properties"] = json.loads(node["propertiesJson"])
+    if superseded_by:
+        data["superseded_by"] = tuple(
+            Supersession(by=s["by"], reason=s["reason"], at=native(s["at"]), note=s.get("note"))
+            for s in superseded_by if s.get("by")
+        )
+    return cls.model_validate(data)

@@ -1,0 +1,130 @@
+"""Input checks shared by every write: each failure names the field, before anything is sent."""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+import uuid
+from datetime import datetime, timezone
+from enum import Enum
+from typing import Any, Iterable, TypeVar
+
+from ._errors import InvalidInputError
+
+MAX_TEXT_LENGTH = 32_000
+"""The longest ``text`` a memory may have, in characters (longer input is rejected)."""
+
+MAX_ID_LENGTH = 256
+_E = TypeVar("_E", bound=Enum)
+_PREDICATE_JUNK = re.compile(r"[^0-9a-z]+")
+_TEXT_KEY_JUNK = re.compile(r"[^\w]+", re.UNICODE)
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def identifier(value: Any, field: str, *, allow_none: bool = False) -> str | None:
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInputError(field, "must be a non-empty string")
+    if len(value) > MAX_ID_LENGTH:
+        raise InvalidInputError(field, f"is longer than {MAX_ID_LENGTH} characters")
+    if any(unicodedata.category(ch).startswith("C") for ch in value):
+        raise InvalidInputError(field, "contains a control character")
+    return value
+
+
+def text(value: Any, field: str = "text") -> str:
+    if not isinstance(value, str):
+        raise InvalidInputError(field, f"must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise InvalidInputError(field, "must not be empty")
+    if len(value) > MAX_TEXT_LENGTH:
+        raise InvalidInputError(field, f"is {len(value)} characters; the limit is {MAX_TEXT_LENGTH}")
+    return value
+
+
+def text_key(value: str) -> str:
+    """Normalised form of a statement or name, for tombstones and entity resolution."""
+    folded = unicodedata.normalize("NFKC", value).casefold()
+    return " ".join(_TEXT_KEY_JUNK.sub(" ", folded).split())
+
+
+def instant(value: Any, field: str, *, allow_none: bool = True) -> datetime | None:
+    """A timezone-aware datetime, converted to UTC; naive datetimes are rejected."""
+    if value is None:
+        if allow_none:
+            return None
+        raise InvalidInputError(field, "is required")
+    if not isinstance(value, datetime):
+        raise InvalidInputError(field, f"must be a datetime, got {type(value).__name__}")
+    if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
+        raise InvalidInputError(field, "must be timezone-aware (e.g. datetime(..., tzinfo=timezone.utc)); naive datetimes are ambiguous")
+    return value.astimezone(timezone.utc)
+
+
+def interval(start: datetime | None, end: datetime | None, field: str = "valid_to") -> None:
+    if start is not None and end is not None and end < start:
+        raise InvalidInputError(field, f"{end.isoformat()} is before valid_from {start.isoformat()}")
+
+
+def choice(value: Any, enum: type[_E], field: str) -> _E:
+    try:
+        return value if isinstance(value, enum) else enum(value)
+    except ValueError:
+        allowed = ", ".join(repr(m.value) for m in enum)
+        raise InvalidInputError(field, f"{value!r} is not one of {allowed}") from None
+
+
+def unit_interval(value: Any, field: str, default: float) -> float:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+        raise InvalidInputError(field, f"must be a number between 0 and 1, got {value!r}")
+    return float(value)
+
+
+def tags(value: Iterable[Any], field: str = "tags") -> list[str]:
+    if isinstance(value, str):
+        raise InvalidInputError(field, "must be a list of strings, not one string")
+    out = []
+    for i, tag in enumerate(value or ()):
+        if not isinstance(tag, str) or not tag.strip():
+            raise InvalidInputError(f"{field}[{i}]", "must be a non-empty string")
+        out.append(tag)
+    return out
+
+
+def predicate(value: Any, field: str = "predicate") -> str | None:
+    """Normalise a predicate to snake_case (``Lives In`` -> ``lives_in``); it is stored as data."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInputError(field, f"must be a string, got {type(value).__name__}")
+    split = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", value)
+    folded = unicodedata.normalize("NFKD", split).encode("ascii", "ignore").decode().lower()
+    normal = _PREDICATE_JUNK.sub("_", folded).strip("_")
+    if not normal:
+        raise InvalidInputError(field, f"{value!r} has no letters or digits")
+    if len(normal) > 128:
+        raise InvalidInputError(field, "is longer than 128 characters")
+    return normal
+
+
+def embedding(value: Any, field: str, dimension: int | None) -> list[float]:
+    if not isinstance(value, (list, tuple)) or not value:
+        raise InvalidInputError(field, "must be a non-empty list of numbers")
+    try:
+        vector = [float(x) for x in value]
+    except (TypeError, ValueError):
+        raise InvalidInputError(field, "must contain only numbers") from None
+    if not all(math.isfinite(x) for x in vector):
+        raise InvalidInputError(field, "contains NaN or infinity")
+    if dimension is not None and len(vector) != dimension:
+        raise InvalidInputError(field, f"has {len(vector)} dimensions; the vector index has {dimension}")
+    if not any(vector):
+        raise InvalidInputError(field, "is all zeros (cosine similarity is undefined)")
+    return vector
