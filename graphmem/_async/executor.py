@@ -72,7 +72,9 @@ class AsyncExecutor:
 
     def _session(self):
         return self.driver.session(
-            database=self.database, bookmark_manager=self.driver.execute_query_bookmark_manager
+            database=self.database,
+            bookmark_manager=self.driver.execute_query_bookmark_manager,
+            notifications_min_severity="OFF",
         )
 
     async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:

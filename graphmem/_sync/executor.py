@@ -73,7 +73,9 @@ class Executor:
 
     def _session(self):
         return self.driver.session(
-            database=self.database, bookmark_manager=self.driver.execute_query_bookmark_manager
+            database=self.database,
+            bookmark_manager=self.driver.execute_query_bookmark_manager,
+            notifications_min_severity="OFF",
         )
 
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:

@@ -1,0 +1,77 @@
+"""Test configuration: a real Neo4j for every integration test, an isolated tenant per test."""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+
+import pytest
+from neo4j import GraphDatabase
+
+import graphmem
+import graphmem._templates
+from graphmem import HashingEmbedder, Memory
+
+from .neo4j_server import neo4j_server
+
+_STACK = contextlib.ExitStack()
+_SERVER = {}
+DIMENSIONS = 64
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "tests/integration/" in item.nodeid.replace("\\", "/"):
+            item.add_marker(pytest.mark.integration)
+
+
+def pytest_report_collectionfinish(config, start_path, items):
+    if not any(item.get_closest_marker("integration") for item in items):
+        return "neo4j: not needed (no integration tests selected)"
+    server = _STACK.enter_context(neo4j_server())
+    with GraphDatabase.driver(server.uri, auth=(server.user, server.password)) as driver:
+        records, _, _ = driver.execute_query(graphmem._templates.get("server_components").text)
+    info = records[0]
+    _SERVER["server"] = server
+    return f"neo4j: {info['name']} {info['version']} {info['edition']} at {server.uri} via {server.source}"
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _STACK.close()
+
+
+@pytest.fixture(scope="session")
+def neo4j():
+    """The running test server (uri, user, password, source)."""
+    if "server" not in _SERVER:
+        pytest.fail("no Neo4j was brought up for this session")
+    return _SERVER["server"]
+
+
+@pytest.fixture(scope="session")
+def driver(neo4j):
+    with GraphDatabase.driver(neo4j.uri, auth=(neo4j.user, neo4j.password)) as d:
+        yield d
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    return HashingEmbedder(DIMENSIONS)
+
+
+@pytest.fixture(scope="session")
+def schema(neo4j, embedder):
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), embedder=embedder) as m:
+        m.setup()
+
+
+@pytest.fixture
+def tenant():
+    return f"test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def memory(neo4j, schema, embedder, tenant):
+    """A Memory on a fresh tenant: tests never see each other's records."""
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as m:
+        yield m
