@@ -1,0 +1,76 @@
+"""Schema, connectivity and templates against the real Neo4j."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem import HashingEmbedder, Memory, Neo4jUnavailableError, SchemaError, _templates
+from graphmem._async.executor import translated_errors
+
+
+def test_setup_is_idempotent_and_every_index_is_online(neo4j, schema, embedder, driver):
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), embedder=embedder) as m:
+        m.setup()
+        m.setup()
+    records, _, _ = driver.execute_query("SHOW INDEXES YIELD name, state, type RETURN name, state, type")
+    by_name = {r["name"]: r for r in records}
+    for wanted in ("memory_text", "memory_embedding", "memory_tenant_scope", "fact_tenant_subject_predicate",
+                   "memory_tenant_id", "scope_tenant_path", "relates_fact_id"):
+        assert wanted in by_name, wanted
+    assert {r["state"] for r in records} == {"ONLINE"}
+    assert by_name["memory_embedding"]["type"] == "VECTOR"
+    assert by_name["memory_text"]["type"] == "FULLTEXT"
+
+
+def test_vector_dimension_mismatch_is_a_clear_error(neo4j, schema):
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), embedder=HashingEmbedder(32)) as m:
+        with pytest.raises(SchemaError, match="64 dimensions but the embedder returns 32"):
+            m.setup()
+
+
+def test_constraints_reject_a_duplicate_id_within_a_tenant(driver, schema):
+    records, _, _ = driver.execute_query("SHOW CONSTRAINTS YIELD name, type, labelsOrTypes, properties RETURN *")
+    memory_id = [r for r in records if r["name"] == "memory_tenant_id"][0]
+    assert memory_id["type"] == "UNIQUENESS" and memory_id["properties"] == ["tenant", "id"]
+    assert {"fact_tenant_id", "episode_tenant_id", "entity_tenant_id", "insight_tenant_id", "procedure_tenant_id"} <= {r["name"] for r in records}
+
+
+@pytest.mark.parametrize("name", _templates.names())
+def test_every_template_compiles(driver, schema, name):
+    """EXPLAIN every .cypher file: a syntax error in any template fails here."""
+    template = _templates.get(name)
+    params = {p: None for p in template.parameters}
+    statement = template.text
+    if name.startswith("schema_") and not name.endswith(("_info", "_await")):
+        # DDL cannot be EXPLAINed; running it is the check (it is idempotent: IF NOT EXISTS)
+        driver.execute_query(statement, {"dimensions": 64} if "dimensions" in params else {})
+        return
+    driver.execute_query("EXPLAIN " + statement, params)
+
+
+def test_unreachable_neo4j_is_a_clear_error_without_the_password():
+    with Memory("bolt://127.0.0.1:9", ("neo4j", "s3cret-password-xyz")) as m:
+        with pytest.raises(Neo4jUnavailableError) as info:
+            m.verify_connectivity()
+    assert "127.0.0.1:9" in str(info.value)
+    assert "s3cret-password-xyz" not in str(info.value)
+
+
+def test_wrong_password_is_a_clear_error(neo4j):
+    with Memory(neo4j.uri, (neo4j.user, "not-the-password")) as m:
+        with pytest.raises(Neo4jUnavailableError, match="credentials"):
+            m.verify_connectivity()
+
+
+def test_verify_connectivity_reports_the_server(neo4j):
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password)) as m:
+        info = m.verify_connectivity()
+    assert info["version"].startswith("5.26") or info["version"] >= "5.26"
+    assert info["name"] == "Neo4j Kernel"
+
+
+def test_translated_errors_keeps_the_cause():
+    with pytest.raises(Neo4jUnavailableError) as info:
+        with translated_errors():
+            raise OSError("boom")
+    assert isinstance(info.value.__cause__, OSError)

@@ -1,0 +1,142 @@
+"""Unit tests for the Cypher template loader (graphmem/_templates.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphmem import TemplateError
+from graphmem import _templates
+
+CYPHER_DIR = Path(__file__).resolve().parents[2] / "cypher"
+
+
+def test_parse_reads_name_doc_and_parameters():
+    t = _templates.parse(
+        "fact_get",
+        "// name: fact_get\n// Returns one memory.\n// Second doc line.\n"
+        "MATCH (m:Memory {tenant: $tenant, id: $id})\nRETURN m\n",
+    )
+    assert t.name == "fact_get"
+    assert t.doc == "Returns one memory.\nSecond doc line."
+    assert t.parameters == frozenset({"tenant", "id"})
+    assert "MATCH (m:Memory" in t.text
+
+
+def test_parse_rejects_missing_header():
+    with pytest.raises(TemplateError, match="first line must be '// name: x'"):
+        _templates.parse("x", "// just a comment\nRETURN 1\n")
+
+
+def test_parse_rejects_empty_source():
+    with pytest.raises(TemplateError, match="first line"):
+        _templates.parse("x", "")
+
+
+def test_parse_rejects_header_naming_another_template():
+    with pytest.raises(TemplateError, match="header names 'y'"):
+        _templates.parse("x", "// name: y\n// doc\nRETURN 1\n")
+
+
+@pytest.mark.parametrize("source", [
+    "// name: x\nRETURN 1\n",          # no doc line at all
+    "// name: x\n//\n//   \nRETURN 1\n",  # only blank doc lines
+])
+def test_parse_requires_a_doc_line(source):
+    with pytest.raises(TemplateError, match="doc line"):
+        _templates.parse("x", source)
+
+
+def test_parse_rejects_template_without_statement():
+    with pytest.raises(TemplateError, match="no statement"):
+        _templates.parse("x", "// name: x\n// only documentation\n")
+
+
+def test_string_literals_are_not_parameters():
+    t = _templates.parse(
+        "x", "// name: x\n// doc\nRETURN 'costs $single' AS a, \"also $double\" AS b, 'esc \\' $esc' AS c, $real\n"
+    )
+    assert t.parameters == frozenset({"real"})
+
+
+def test_backquoted_names_are_not_parameters():
+    t = _templates.parse("x", "// name: x\n// doc\nMATCH (n:`Weird$label`) RETURN n.`$prop` AS `$alias`, $p\n")
+    assert t.parameters == frozenset({"p"})
+
+
+def test_comment_lines_are_not_parameters():
+    t = _templates.parse(
+        "x", "// name: x\n// Uses $documented in the doc.\nMATCH (n {id: $id})\n  // a note about $commented\nRETURN n\n"
+    )
+    assert t.parameters == frozenset({"id"})
+
+
+def test_double_slash_inside_string_does_not_hide_parameters():
+    t = _templates.parse("x", "// name: x\n// doc\nRETURN 'http://example' + $suffix AS url\n")
+    assert t.parameters == frozenset({"suffix"})
+
+
+def test_template_without_parameters_has_empty_signature():
+    t = _templates.parse("x", "// name: x\n// doc\nRETURN 1\n")
+    assert t.parameters == frozenset()
+    t.check({})  # exactly no keys is fine
+
+
+def _template():
+    return _templates.parse("t", "// name: t\n// doc\nMATCH (m {tenant: $tenant, id: $id}) RETURN m\n")
+
+
+def test_check_accepts_exact_keys():
+    _template().check({"tenant": "a", "id": "b"})
+
+
+def test_check_names_missing_keys():
+    with pytest.raises(TemplateError) as info:
+        _template().check({"tenant": "a"})
+    assert "missing id" in str(info.value)
+    assert "unexpected" not in str(info.value)
+
+
+def test_check_names_unexpected_keys():
+    with pytest.raises(TemplateError) as info:
+        _template().check({"tenant": "a", "id": "b", "extra": 1})
+    assert "unexpected extra" in str(info.value)
+    assert "missing" not in str(info.value)
+
+
+def test_check_names_both_missing_and_unexpected():
+    with pytest.raises(TemplateError) as info:
+        _template().check({"other": 1})
+    message = str(info.value)
+    assert "'t'" in message
+    assert "missing id, tenant" in message
+    assert "unexpected other" in message
+
+
+def test_get_unknown_template_raises():
+    with pytest.raises(TemplateError, match="unknown Cypher template 'no_such_template'"):
+        _templates.get("no_such_template")
+
+
+def test_names_match_the_cypher_folder():
+    on_disk = sorted(p.stem for p in CYPHER_DIR.glob("*.cypher"))
+    assert on_disk, "no templates found in cypher/"
+    assert _templates.names() == on_disk
+
+
+@pytest.mark.parametrize("name", _templates.names())
+def test_every_shipped_template_parses_with_doc_and_matching_header(name):
+    template = _templates.get(name)
+    assert template.name == name
+    assert template.doc.strip()
+    first_line = template.text.splitlines()[0].strip()
+    assert first_line.split(":", 1)[1].strip() == name
+    # Re-parsing the file gives the same template.
+    source = (CYPHER_DIR / f"{name}.cypher").read_text(encoding="utf-8")
+    assert _templates.parse(name, source) == template
+
+
+def test_known_template_signatures():
+    assert _templates.get("ping").parameters == frozenset()
+    assert _templates.get("memory_get").parameters == frozenset({"tenant", "id"})

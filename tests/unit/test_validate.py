@@ -1,0 +1,185 @@
+"""Unit tests for input validation (graphmem/_validate.py)."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from graphmem import InvalidInputError, MAX_TEXT_LENGTH, Provenance, Sensitivity
+from graphmem import _validate as check
+
+
+# -- instant / interval -----------------------------------------------------------------
+
+def test_instant_rejects_naive_datetime_naming_the_field():
+    with pytest.raises(InvalidInputError) as info:
+        check.instant(datetime(2024, 1, 1), "valid_from")
+    assert info.value.field == "valid_from"
+    assert "timezone-aware" in info.value.message
+
+
+def test_instant_converts_aware_datetimes_to_utc():
+    plus_two = timezone(timedelta(hours=2))
+    result = check.instant(datetime(2024, 1, 1, 12, 0, tzinfo=plus_two), "at")
+    assert result == datetime(2024, 1, 1, 10, 0, tzinfo=timezone.utc)
+    assert result.utcoffset() == timedelta(0)
+    assert result.hour == 10
+
+
+def test_instant_none_handling():
+    assert check.instant(None, "x") is None
+    with pytest.raises(InvalidInputError) as info:
+        check.instant(None, "clock", allow_none=False)
+    assert info.value.field == "clock"
+
+
+@pytest.mark.parametrize("value", ["2024-01-01T00:00:00Z", 1704067200, datetime(2024, 1, 1).date()])
+def test_instant_rejects_non_datetimes(value):
+    with pytest.raises(InvalidInputError, match="must be a datetime"):
+        check.instant(value, "x")
+
+
+def test_interval():
+    start = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    check.interval(start, start + timedelta(days=1))
+    check.interval(start, start)  # an empty interval is allowed
+    check.interval(None, start)
+    check.interval(start, None)
+    with pytest.raises(InvalidInputError) as info:
+        check.interval(start, start - timedelta(seconds=1), "items[0].valid_to")
+    assert info.value.field == "items[0].valid_to"
+    assert "before valid_from" in info.value.message
+
+
+# -- text -------------------------------------------------------------------------------
+
+def test_text_accepts_and_returns_unchanged():
+    assert check.text("  hello  ") == "  hello  "
+    assert check.text("x" * MAX_TEXT_LENGTH) == "x" * MAX_TEXT_LENGTH
+
+
+@pytest.mark.parametrize("value, reason", [("", "empty"), ("   \n\t", "empty"), (None, "string"), (5, "string")])
+def test_text_rejects_empty_and_non_strings(value, reason):
+    with pytest.raises(InvalidInputError) as info:
+        check.text(value, "content")
+    assert info.value.field == "content"
+    assert reason in info.value.message
+
+
+def test_text_rejects_too_long():
+    with pytest.raises(InvalidInputError) as info:
+        check.text("x" * (MAX_TEXT_LENGTH + 1))
+    assert info.value.field == "text"
+    assert str(MAX_TEXT_LENGTH) in info.value.message
+
+
+# -- predicate --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("raw, normal", [
+    ("Lives In", "lives_in"),
+    ("livesIn", "lives_in"),
+    ("works-for", "works_for"),
+    ("lives_in", "lives_in"),
+    ("  Born   On!! ", "born_on"),
+    ("Café", "cafe"),
+    ("reportsTo2", "reports_to2"),
+])
+def test_predicate_normalisation(raw, normal):
+    assert check.predicate(raw) == normal
+
+
+def test_predicate_none_passes_through():
+    assert check.predicate(None) is None
+
+
+@pytest.mark.parametrize("value", ["!!!", "   ", 42])
+def test_predicate_rejects_junk(value):
+    with pytest.raises(InvalidInputError) as info:
+        check.predicate(value, "pred")
+    assert info.value.field == "pred"
+
+
+def test_predicate_length_limit():
+    assert check.predicate("a" * 128) == "a" * 128
+    with pytest.raises(InvalidInputError, match="128"):
+        check.predicate("a" * 129)
+
+
+# -- embedding --------------------------------------------------------------------------
+
+def test_embedding_accepts_numbers_and_returns_floats():
+    vector = check.embedding((1, 0, 2.5), "embedding", 3)
+    assert vector == [1.0, 0.0, 2.5]
+    assert all(type(x) is float for x in vector)
+
+
+@pytest.mark.parametrize("value, dimension, reason", [
+    ([1.0, math.nan, 0.0], None, "NaN or infinity"),
+    ([1.0, math.inf, 0.0], None, "NaN or infinity"),
+    ([1.0, -math.inf], None, "NaN or infinity"),
+    ([1.0, 2.0], 3, "has 2 dimensions"),
+    ([0.0, 0.0, 0.0], 3, "all zeros"),
+    ([1.0, None], None, "only numbers"),
+    ([1.0, "abc"], None, "only numbers"),
+    ([1.0, [2.0]], None, "only numbers"),
+    ([], None, "non-empty list"),
+    ("1,2,3", None, "non-empty list"),
+    (None, None, "non-empty list"),
+])
+def test_embedding_rejects_bad_vectors(value, dimension, reason):
+    with pytest.raises(InvalidInputError) as info:
+        check.embedding(value, "items[1].embedding", dimension)
+    assert info.value.field == "items[1].embedding"
+    assert reason in info.value.message
+
+
+# -- choice / unit_interval / tags ------------------------------------------------------
+
+def test_choice_accepts_members_and_values():
+    assert check.choice(Provenance.USER, Provenance, "provenance") is Provenance.USER
+    assert check.choice("human-correction", Provenance, "provenance") is Provenance.HUMAN_CORRECTION
+    assert check.choice("restricted", Sensitivity, "s") is Sensitivity.RESTRICTED
+
+
+def test_choice_rejects_unknown_value_listing_allowed_ones():
+    with pytest.raises(InvalidInputError) as info:
+        check.choice("gossip", Provenance, "provenance")
+    assert info.value.field == "provenance"
+    assert "'gossip'" in info.value.message
+    assert "'human-correction'" in info.value.message and "'induction'" in info.value.message
+
+
+@pytest.mark.parametrize("value, expected", [(None, 0.25), (0, 0.0), (1, 1.0), (0.7, 0.7)])
+def test_unit_interval_accepts(value, expected):
+    result = check.unit_interval(value, "importance", 0.25)
+    assert result == expected
+    assert isinstance(result, float)
+
+
+@pytest.mark.parametrize("value", [-0.01, 1.01, math.nan, True, "0.5"])
+def test_unit_interval_rejects(value):
+    with pytest.raises(InvalidInputError) as info:
+        check.unit_interval(value, "importance", 0.5)
+    assert info.value.field == "importance"
+
+
+def test_tags():
+    assert check.tags(["a", "b"]) == ["a", "b"]
+    assert check.tags(("x",)) == ["x"]
+    assert check.tags(None) == []
+    assert check.tags([]) == []
+
+
+def test_tags_rejects_a_single_string():
+    with pytest.raises(InvalidInputError) as info:
+        check.tags("ab", "labels")
+    assert info.value.field == "labels"
+
+
+@pytest.mark.parametrize("bad", ["", "  ", 3, None])
+def test_tags_rejects_bad_items_by_index(bad):
+    with pytest.raises(InvalidInputError) as info:
+        check.tags(["ok", bad])
+    assert info.value.field == "tags[1]"
