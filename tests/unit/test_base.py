@@ -63,18 +63,15 @@ def test_fact_row_valid_to_before_valid_from():
     with pytest.raises(InvalidInputError) as info:
         core().fact_row(fact(valid_from=start, valid_to=start - timedelta(days=1)), NOW)
     assert info.value.field == "valid_to"
+    with pytest.raises(InvalidInputError) as info:
+        core().fact_row(fact(valid_from=datetime(2024, 1, 1)), NOW)  # naive
+    assert info.value.field == "valid_from"
 
 
 def test_fact_row_closed_interval_sets_closed_at():
     start, end = NOW - timedelta(days=10), NOW - timedelta(days=1)
     p = core().fact_row(fact(valid_from=start, valid_to=end), NOW)["props"]
     assert (p["validFrom"], p["validTo"], p["closedAt"]) == (start, end, NOW)
-
-
-def test_fact_row_rejects_naive_valid_from():
-    with pytest.raises(InvalidInputError) as info:
-        core().fact_row(fact(valid_from=datetime(2024, 1, 1)), NOW)
-    assert info.value.field == "valid_from"
 
 
 def test_fact_row_single_valued_default_from_predicate():
@@ -142,9 +139,6 @@ def test_fact_rows_rejects_duplicate_ids():
         core().fact_rows([fact(id="x"), fact(id="y"), fact(id="x")], NOW)
     assert info.value.field == "items[2].id"
     assert "items[0].id" in info.value.message
-
-
-def test_fact_rows_valid_batch():
     rows = core().fact_rows([fact(id="a"), fact(id="b", scope="other")], NOW)
     assert [r["props"]["id"] for r in rows] == ["a", "b"]
     assert rows[1]["chain"] == ["other"]
@@ -166,11 +160,7 @@ def test_supersede_waves_splits_same_key_by_valid_time():
     explicit = {w["id"]: w["explicit"] for wave in waves for w in wave}
     assert explicit["bob"] is False and explicit["early"] is True
     assert waves[0][0]["chain"] == ["acme", "acme/alice"]
-
-
-def test_supersede_waves_no_single_valued_rows():
-    rows = core().fact_rows([fact(), fact(subject="a", predicate="likes")], NOW)
-    assert MemoryCore.supersede_waves(rows) == []
+    assert MemoryCore.supersede_waves(c.fact_rows(items[4:], NOW)) == []  # nothing single-valued
 
 
 def _entity(**kw):

@@ -90,10 +90,6 @@ def test_predicate_normalisation(raw, normal):
     assert check.predicate(raw) == normal
 
 
-def test_predicate_none_passes_through():
-    assert check.predicate(None) is None
-
-
 @pytest.mark.parametrize("value", ["!!!", "   ", 42])
 def test_predicate_rejects_junk(value):
     with pytest.raises(InvalidInputError) as info:
@@ -101,7 +97,8 @@ def test_predicate_rejects_junk(value):
     assert info.value.field == "pred"
 
 
-def test_predicate_length_limit():
+def test_predicate_none_and_length_limit():
+    assert check.predicate(None) is None
     assert check.predicate("a" * 128) == "a" * 128
     with pytest.raises(InvalidInputError, match="128"):
         check.predicate("a" * 129)
@@ -170,9 +167,6 @@ def test_tags():
     assert check.tags(("x",)) == ["x"]
     assert check.tags(None) == []
     assert check.tags([]) == []
-
-
-def test_tags_rejects_a_single_string():
     with pytest.raises(InvalidInputError) as info:
         check.tags("ab", "labels")
     assert info.value.field == "labels"

@@ -1,0 +1,95 @@
+"""Correction (with semantic collisions), forgetting with tombstones, hard erase."""
+
+from __future__ import annotations
+
+from graphmem import HashingEmbedder, Memory
+
+from .helpers import utc
+
+SCOPE = "acme/alice"
+
+
+def test_correction_invalidates_similar_extraction_facts_only(neo4j, schema, embedder, tenant):
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                contradiction_threshold=0.6) as m:
+        wrong = m.remember("Alice is allergic to peanuts", scope=SCOPE, provenance="extraction")
+        echo = m.remember("Alice is allergic to peanuts and cashews", scope=SCOPE, provenance="extraction")
+        said = m.remember("Alice is allergic to peanuts, she said", scope=SCOPE, provenance="user")
+        elsewhere = m.remember("Alice is allergic to peanuts", scope="acme/bob", provenance="extraction")
+        unrelated = m.remember("The office wifi password rotates monthly", scope=SCOPE, provenance="extraction")
+        fixed = m.correct(wrong.id, "Alice is allergic to shellfish, not peanuts")
+        assert m.get(wrong.id).invalidation_reason == "corrected"
+        collided = m.get(echo.id)
+        assert collided.invalidation_reason == "contradicted"
+        assert collided.superseded_by[0].by == fixed.id and collided.superseded_by[0].reason == "contradicted"
+        assert m.get(said.id).believed  # user records are never invalidated automatically
+        assert m.get(elsewhere.id).believed  # not visible in the correction's scope
+        assert m.get(unrelated.id).believed
+
+
+def test_correction_and_collisions_are_one_transaction(neo4j, schema, embedder, tenant):
+    """If the correction cannot be written, the old record stays believed."""
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as m:
+        old = m.remember("Alice lives in Paris", scope=SCOPE, subject="alice", predicate="lives_in", object="Paris")
+        m.add_episode("taken id", scope=SCOPE, id="taken")
+        try:
+            m.correct(old.id, "Alice lives in Rome", object="Rome", id="taken")
+        except Exception as exc:  # noqa: BLE001 -- any graphmem error will do
+            assert "taken" in str(exc)
+        else:
+            raise AssertionError("correct() with a used id must fail")
+        assert m.get(old.id).believed
+
+
+def test_forget_leaves_a_tombstone_that_extraction_honours(memory):
+    fact = memory.remember("Alice's PIN is 1234", scope=SCOPE, subject="alice", predicate="pin", object="1234",
+                           provenance="user")
+    assert memory.forget(scope=SCOPE, text="alice's pin is 1234!") == 1
+    assert memory.get(fact.id).invalidation_reason == "forgotten"
+    assert memory.facts(scope=SCOPE) == []
+    # extraction restating it (same text, or same triple in other words) is suppressed
+    assert memory.remember("Alice's PIN is 1234", scope=SCOPE, provenance="extraction") is None
+    assert memory.remember("PIN of Alice: 1234", scope=SCOPE, subject="alice", predicate="pin", object="1234",
+                           provenance="extraction") is None
+    batch = memory.remember_many([
+        {"text": "Alice's PIN is 1234", "scope": SCOPE, "provenance": "extraction"},
+        {"text": "Alice likes tea", "scope": SCOPE, "provenance": "extraction"},
+    ])
+    assert [f.text for f in batch] == ["Alice likes tea"]
+    # the user saying it again themselves is honoured, and lifts the tombstone
+    again = memory.remember("Alice's PIN is 1234", scope=SCOPE, provenance="user")
+    assert again is not None and again.believed
+    assert memory.remember("Alice's PIN is 1234", scope=SCOPE, provenance="extraction") is not None
+
+
+def test_forget_by_subject_and_predicate(memory):
+    memory.remember("Alice lives in Paris", scope=SCOPE, subject="alice", predicate="lives_in", object="Paris")
+    memory.remember("Alice likes tea", scope=SCOPE, subject="alice", predicate="likes", object="tea")
+    assert memory.forget(scope=SCOPE, subject="alice", predicate="lives_in") == 1
+    assert [f.predicate for f in memory.facts(scope=SCOPE)] == ["likes"]
+    assert memory.forget(scope=SCOPE, subject="alice", predicate="lives_in") == 0
+
+
+def test_erase_deletes_nodes_edges_and_projections(memory, driver):
+    alice = memory.upsert_entity("Alice", type="person", scope="acme")
+    berlin = memory.upsert_entity("Berlin", type="city", scope="acme")
+    rel = memory.relate(alice, "lives_in", berlin, scope=SCOPE, user_id="u-alice")
+    memory.remember("Alice likes tea", scope=SCOPE, user_id="u-alice")
+    memory.remember("Office opens at 9", scope="acme")
+    assert memory.erase(user_id="u-alice") == 2
+    assert memory.get(rel.id) is None
+    records, _, _ = driver.execute_query(
+        "MATCH (:Entity {tenant: $t})-[r:RELATES]->() RETURN count(r) AS n", {"t": memory.tenant})
+    assert records[0]["n"] == 0
+    assert memory.erase(scope="acme") == 3  # two entities and the office fact
+    records, _, _ = driver.execute_query("MATCH (m:Memory {tenant: $t}) RETURN count(m) AS n", {"t": memory.tenant})
+    assert records[0]["n"] == 0
+
+
+def test_erase_by_scope_means_the_subtree(memory):
+    memory.remember("a", scope="org")
+    memory.remember("b", scope="org/team")
+    memory.remember("c", scope="org/team/x")
+    memory.remember("d", scope="org/teammate")
+    assert memory.erase(scope="org/team") == 2
+    assert sorted(f.text for f in memory.facts(scope="org/teammate")) == ["a", "d"]
