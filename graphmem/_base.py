@@ -73,7 +73,7 @@ class MemoryCore:
         f = lambda name: f"{prefix}{name}"  # noqa: E731 -- names fields in batch errors
         text = check.text(item.get("text"), f("text"))
         scope = _scopes.check_path(item.get("scope"), f("scope"))
-        provenance = check.choice(item.get("provenance", Provenance.MANUAL), Provenance, f("provenance"))
+        provenance = check.choice(item.get("provenance") or Provenance.MANUAL, Provenance, f("provenance"))
         sensitivity = check.choice(item.get("sensitivity") or Sensitivity.INTERNAL, Sensitivity, f("sensitivity"))
         subject = check.identifier(item.get("subject"), f("subject"), allow_none=True)
         predicate = check.predicate(item.get("predicate"), f("predicate"))
@@ -95,9 +95,9 @@ class MemoryCore:
         embedding = item.get("embedding")
         if embedding is not None:
             embedding = check.embedding(embedding, f("embedding"), self.dimension)
-        derived = [check.identifier(e, f("derived_from")) for e in item.get("derived_from") or ()]
+        derived = [check.identifier(e, f("derived_from")) for e in check.tags(item.get("derived_from") or (), f("derived_from"))]
         props = {
-            "id": check.identifier(item.get("id") or check.new_id(), f("id")),
+            "id": check.new_id() if item.get("id") is None else check.identifier(item["id"], f("id")),
             "scope": scope,
             "text": text,
             "textKey": check.text_key(text),
@@ -121,7 +121,7 @@ class MemoryCore:
         return {"props": props, "chain": _scopes.chain(scope), "derivedFrom": derived}
 
     def fact_rows(self, items: Iterable[Mapping[str, Any]], now: datetime) -> list[dict[str, Any]]:
-        if isinstance(items, Mapping) or isinstance(items, str):
+        if isinstance(items, (Mapping, str, bytes)) or not isinstance(items, Iterable):
             raise InvalidInputError("items", "must be a list of remember() argument mappings")
         rows = []
         seen: dict[str, int] = {}
@@ -175,7 +175,7 @@ class MemoryCore:
         if role not in ("user", "assistant", "tool", "system", "event"):
             raise InvalidInputError("role", f"{role!r} is not one of 'user', 'assistant', 'tool', 'system', 'event'")
         props = {
-            "id": check.identifier(id or check.new_id(), "id"),
+            "id": check.new_id() if id is None else check.identifier(id, "id"),
             "scope": _scopes.check_path(scope),
             "text": text,
             "textKey": check.text_key(text),
@@ -209,7 +209,7 @@ class MemoryCore:
         except (TypeError, ValueError) as exc:
             raise InvalidInputError("properties", f"must be JSON-serialisable: {exc}") from None
         return {
-            "id": check.identifier(id or check.new_id(), "id"),
+            "id": check.new_id() if id is None else check.identifier(id, "id"),
             "scope": _scopes.check_path(scope),
             "text": name,
             "textKey": check.text_key(name),

@@ -133,6 +133,14 @@ def _read_env_file(path: Path) -> dict[str, str]:
     return values
 
 
+def _recorded_pid(pid_file: Path) -> int | None:
+    """The pid in a state folder's neo4j.pid, or None if the file is empty or corrupt."""
+    try:
+        return int(pid_file.read_text().split()[0])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _is_launcher(pid: int) -> bool:
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
@@ -147,10 +155,12 @@ def status() -> RunningNeo4j | None:
     env_file, pid_file = folder / "neo4j.env", folder / "neo4j.pid"
     if not (env_file.is_file() and pid_file.is_file()):
         return None
-    pid = int(pid_file.read_text().split()[0])
-    if not _is_launcher(pid):
+    pid = _recorded_pid(pid_file)
+    if pid is None or not _is_launcher(pid):
         return None
     env = _read_env_file(env_file)
+    if not {"NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD"} <= set(env):
+        return None
     return RunningNeo4j(
         uri=env["NEO4J_URI"], user=env["NEO4J_USER"], password=env["NEO4J_PASSWORD"],
         pid=pid, version=env.get("GRAPHMEM_NEO4J_VERSION", "?"),
@@ -267,9 +277,9 @@ def stop() -> bool:
     if not pid_file.is_file():
         return False
     lines = pid_file.read_text().splitlines()
-    pid, temp_data = int(lines[0]), (lines[1] if len(lines) > 1 else "")
+    pid, temp_data = _recorded_pid(pid_file), (lines[1] if len(lines) > 1 else "")
     stopped = False
-    if _is_launcher(pid):
+    if pid is not None and _is_launcher(pid):
         _terminate(pid)
         stopped = True
     if temp_data:

@@ -88,8 +88,10 @@ def unit_interval(value: Any, field: str, default: float) -> float:
 
 
 def tags(value: Iterable[Any], field: str = "tags") -> list[str]:
-    if isinstance(value, str):
-        raise InvalidInputError(field, "must be a list of strings, not one string")
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise InvalidInputError(field, "must be a list of strings")
     out = []
     for i, tag in enumerate(value or ()):
         if not isinstance(tag, str) or not tag.strip():
@@ -117,10 +119,9 @@ def predicate(value: Any, field: str = "predicate") -> str | None:
 def embedding(value: Any, field: str, dimension: int | None) -> list[float]:
     if not isinstance(value, (list, tuple)) or not value:
         raise InvalidInputError(field, "must be a non-empty list of numbers")
-    try:
-        vector = [float(x) for x in value]
-    except (TypeError, ValueError):
-        raise InvalidInputError(field, "must contain only numbers") from None
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value):
+        raise InvalidInputError(field, "must contain only numbers")
+    vector = [float(x) for x in value]
     if not all(math.isfinite(x) for x in vector):
         raise InvalidInputError(field, "contains NaN or infinity")
     if dimension is not None and len(vector) != dimension:

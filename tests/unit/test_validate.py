@@ -177,3 +177,16 @@ def test_tags_rejects_bad_items_by_index(bad):
     with pytest.raises(InvalidInputError) as info:
         check.tags(["ok", bad])
     assert info.value.field == "tags[1]"
+
+
+@pytest.mark.parametrize("bad", [5, "one", b"bytes"])
+def test_tags_rejects_non_lists(bad):
+    with pytest.raises(InvalidInputError) as info:
+        check.tags(bad)
+    assert info.value.field == "tags"
+
+
+@pytest.mark.parametrize("bad", [["1", "2"], [True, False], [1.0, None]])
+def test_embedding_rejects_strings_booleans_and_none(bad):
+    with pytest.raises(InvalidInputError, match="only numbers"):
+        check.embedding(bad, "embedding", None)
