@@ -3,6 +3,8 @@
 // and as true at $validAt (valid time). A validTo set after $asOf was not yet believed
 // then, so such a fact still counts as open (closedAt records when validTo was set).
 // Optional filters: $subject, $predicate; $includeInvalidated keeps invalidated records.
+// Each fact is returned as it was believed at $asOf: a validTo or an invalidation recorded
+// later is not shown.
 MATCH (m:Memory {tenant: $tenant})
 WHERE m.scope IN $chain AND m:Fact
   AND ($subject IS NULL OR m.subject = $subject)
@@ -12,5 +14,10 @@ WHERE m.scope IN $chain AND m:Fact
   AND ($includeInvalidated OR m.invalidatedAt IS NULL OR m.invalidatedAt > $asOf)
   AND m.validFrom <= $validAt
   AND (m.validTo IS NULL OR m.validTo > $validAt OR m.closedAt > $asOf)
-RETURN m {.*, embedding: null} AS node
+WITH m, m.closedAt > $asOf AS closedLater, m.invalidatedAt > $asOf AS invalidatedLater
+RETURN m {.*, embedding: null,
+          validTo: CASE WHEN closedLater THEN null ELSE m.validTo END,
+          closedAt: CASE WHEN closedLater THEN null ELSE m.closedAt END,
+          invalidatedAt: CASE WHEN invalidatedLater THEN null ELSE m.invalidatedAt END,
+          invalidationReason: CASE WHEN invalidatedLater THEN null ELSE m.invalidationReason END} AS node
 ORDER BY m.validFrom, m.createdAt, m.id

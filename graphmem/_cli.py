@@ -21,6 +21,7 @@ def _parser() -> argparse.ArgumentParser:
     start.add_argument("--timeout", type=float, default=None, help="seconds to wait for Bolt (default 180)")
     actions.add_parser("status", help="print the NEO4J_* lines of the running Neo4j, exit 1 if none")
     actions.add_parser("stop", help="stop the Neo4j started from this folder")
+    commands.add_parser("demo", help="write a short story into Neo4j (NEO4J_* settings) and read it back")
     return parser
 
 
@@ -31,6 +32,11 @@ def _progress(*args, **kwargs) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        if args.command == "demo":
+            from ._demo import run
+
+            run()
+            return 0
         if args.action == "start":
             running = _launcher.status()
             if running is None:

@@ -16,7 +16,7 @@ from .neo4j_server import neo4j_server
 
 _STACK = contextlib.ExitStack()
 _SERVER = {}
-DIMENSIONS = 64
+DIMENSIONS = 256
 
 
 def pytest_collection_modifyitems(config, items):

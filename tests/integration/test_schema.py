@@ -24,7 +24,7 @@ def test_setup_is_idempotent_and_every_index_is_online(neo4j, schema, embedder, 
 
 def test_vector_dimension_mismatch_is_a_clear_error(neo4j, schema):
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), embedder=HashingEmbedder(32)) as m:
-        with pytest.raises(SchemaError, match="64 dimensions but the embedder returns 32"):
+        with pytest.raises(SchemaError, match="256 dimensions but the embedder returns 32"):
             m.setup()
 
 
@@ -43,7 +43,7 @@ def test_every_template_compiles(driver, schema, name):
     statement = template.text
     if name.startswith("schema_") and not name.endswith(("_info", "_await")):
         # DDL cannot be EXPLAINed; running it is the check (it is idempotent: IF NOT EXISTS)
-        driver.execute_query(statement, {"dimensions": 64} if "dimensions" in params else {})
+        driver.execute_query(statement, {"dimensions": 256} if "dimensions" in params else {})
         return
     driver.execute_query("EXPLAIN " + statement, params)
 

@@ -132,3 +132,18 @@ def test_history_is_the_supersedes_chain_oldest_first(mem, clock):
     assert history[0].valid_to == utc(2020) and history[0].superseded_by[0].reason == "changed"
     assert history[1].invalidation_reason == "corrected" and history[1].superseded_by[0].by == c.id
     assert all(f.created_at.tzinfo is not None for f in history)
+
+
+def test_facts_as_of_shows_records_as_they_were_believed_then(mem, clock):
+    paris = city(mem, "Alice lives in Paris", "Paris", utc(2020))
+    before = clock.tick(days=1)
+    clock.tick(days=1)
+    city(mem, "Alice lives in Berlin", "Berlin", utc(2023))
+    then = mem.facts(scope=SCOPE, as_of=before, valid_at=utc(2020, 6))
+    assert [(f.id, f.valid_to) for f in then] == [(paris.id, None)]
+    clock.tick(days=1)
+    mem.forget(scope=SCOPE, id=paris.id)
+    kept = mem.facts(scope=SCOPE, as_of=before, valid_at=utc(2020, 6), include_invalidated=True)
+    assert [(f.id, f.invalidated_at) for f in kept] == [(paris.id, None)]
+    now = mem.facts(scope=SCOPE, valid_at=utc(2020, 6), include_invalidated=True)
+    assert now[0].invalidation_reason == "forgotten" and now[0].valid_to == utc(2023)

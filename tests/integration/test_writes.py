@@ -64,7 +64,7 @@ def test_a_batch_lands_in_one_transaction(neo4j, schema, embedder, tenant):
     ({"text": "x" * (MAX_TEXT_LENGTH + 1)}, "text"),
     ({"provenance": "rumour"}, "provenance"),
     ({"embedding": [0.1] * 3}, "embedding"),
-    ({"embedding": [math.nan] * 64}, "embedding"),
+    ({"embedding": [math.nan] * 256}, "embedding"),
     ({"importance": 1.5}, "importance"),
     ({"sensitivity": "top-secret"}, "sensitivity"),
     ({"subject": "alice"}, "predicate"),
@@ -88,7 +88,7 @@ def test_a_wrong_dimension_from_the_embedder_is_refused(neo4j, schema, tenant, d
             return [1.0, 0.0, 0.0]
 
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=Short()) as m:
-        with pytest.raises(InvalidInputError, match="3 dimensions; the vector index has 64"):
+        with pytest.raises(InvalidInputError, match="3 dimensions; the vector index has 256"):
             m.remember("x", scope=SCOPE)
     assert count(driver, tenant) == 0
 

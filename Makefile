@@ -1,0 +1,39 @@
+# graphmem: the two commands the README opens with, and their helpers.
+#   make demo   venv + install, start Neo4j if NEO4J_URI is not set, write and read real memories
+#   make test   venv + install, then the whole suite against a real Neo4j
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+GRAPHMEM := $(VENV)/bin/graphmem
+
+.PHONY: venv demo test unit neo4j-start neo4j-stop sync-check clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+venv: $(VENV)/.installed
+
+demo: venv
+	@if [ -z "$$NEO4J_URI" ]; then \
+	  eval "$$($(GRAPHMEM) neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD; \
+	fi; \
+	$(GRAPHMEM) demo
+
+test: venv
+	$(PY) tools/unasync.py --check
+	$(PY) -m pytest
+
+unit: venv
+	$(PY) -m pytest tests/unit
+
+neo4j-start: venv
+	$(GRAPHMEM) neo4j start
+
+neo4j-stop: venv
+	$(GRAPHMEM) neo4j stop
+
+clean:
+	rm -rf $(VENV) dist build .pytest_cache
