@@ -1,0 +1,51 @@
+"""AsyncMemory: the same behaviour as Memory, on asyncio."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from graphmem import AsyncMemory, InvalidInputError
+
+from .helpers import utc
+
+SCOPE = "acme/async"
+
+
+@pytest.fixture
+async def amem(neo4j, schema, embedder, tenant):
+    async with AsyncMemory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as m:
+        yield m
+
+
+async def test_async_remember_supersede_correct_forget(amem):
+    paris = await amem.remember("Alice lives in Paris", scope=SCOPE, subject="alice", predicate="lives_in",
+                                object="Paris", valid_from=utc(2020))
+    berlin = await amem.remember("Alice lives in Berlin", scope=SCOPE, subject="alice", predicate="lives_in",
+                                 object="Berlin", valid_from=utc(2023))
+    assert (await amem.get(paris.id)).valid_to == utc(2023)
+    fixed = await amem.correct(berlin.id, "Alice lives in Bonn", object="Bonn")
+    assert [f.object for f in await amem.facts(scope=SCOPE)] == ["Bonn"]
+    history = await amem.history(subject="alice", scope=SCOPE)
+    assert [f.id for f in history] == [paris.id, berlin.id, fixed.id]
+    assert await amem.forget(scope=SCOPE, subject="alice") == 2  # Paris (history) and Bonn
+    assert await amem.facts(scope=SCOPE) == []
+
+
+async def test_async_concurrent_writes_all_land(amem):
+    facts = await asyncio.gather(*(amem.remember(f"note {i}", scope=f"{SCOPE}/s{i % 3}") for i in range(20)))
+    assert len({f.id for f in facts}) == 20
+    assert len(await amem.facts(scope=f"{SCOPE}/s0")) == 7
+
+
+async def test_async_entities_episodes_and_errors(amem):
+    alice = await amem.upsert_entity("Alice", type="person", scope=SCOPE)
+    same = await amem.upsert_entity("ALICE", type="person", scope=SCOPE, aliases=["Al"])
+    assert alice.id == same.id and same.aliases == ("Al",)
+    episode = await amem.add_episode("I moved to Berlin", scope=SCOPE, role="user", occurred_at=utc(2023))
+    assert episode.occurred_at == utc(2023) and episode.kind == "episode"
+    with pytest.raises(InvalidInputError) as info:
+        await amem.add_episode("x", scope=SCOPE, role="narrator")
+    assert info.value.field == "role"
+    assert await amem.erase(scope=SCOPE) == 2

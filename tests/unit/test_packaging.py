@@ -1,0 +1,43 @@
+"""The built wheel carries the Cypher templates and the launcher project."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+import textwrap
+import zipfile
+from pathlib import Path
+
+import graphmem
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_wheel_ships_templates_and_loads_them_in_a_fresh_venv(tmp_path):
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(ROOT)],
+                   check=True, capture_output=True)
+    wheel = next(dist.glob("graphmem-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    shipped = {Path(n).name for n in names if n.startswith("graphmem/cypher/")}
+    assert shipped == {f"{name}.cypher" for name in graphmem._templates.names()}
+    assert "graphmem/embedded/pom.xml" in names
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)], check=True)
+    # dependencies come from this interpreter's site-packages, after the fresh venv's own
+    site = subprocess.run([str(py), "-c", "import site; print(site.getsitepackages()[0])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    Path(site, "zz_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    probe = textwrap.dedent("""
+        import graphmem, graphmem._templates as t
+        print(graphmem.__file__)
+        print(t._template_dir())
+        print(t.get("fact_create").parameters)
+    """)
+    out = subprocess.run([str(py), "-I", "-c", probe], check=True, capture_output=True, text=True, cwd=tmp_path).stdout.splitlines()
+    assert out[0].startswith(str(venv)), out[0]
+    assert out[1].startswith(str(venv)) and out[1].endswith("graphmem/cypher")
+    assert "rows" in out[2] and "tenant" in out[2]
