@@ -15,6 +15,7 @@ from ._errors import (
     SchemaError,
     TemplateError,
 )
+from ._recall import RecallSettings, RecallWeights, ScoredMemory, ScoreParts, estimate_tokens
 from ._models import (
     Entity,
     Episode,
@@ -59,6 +60,10 @@ __all__ = [
     "Neo4jUnavailableError",
     "NotFoundError",
     "Procedure",
+    "RecallSettings",
+    "RecallWeights",
+    "ScoreParts",
+    "ScoredMemory",
     "Provenance",
     "SchemaError",
     "Scope",
@@ -69,6 +74,7 @@ __all__ = [
     "TemplateError",
     "__version__",
     "connect",
+    "estimate_tokens",
     "setup",
     "verify_connectivity",
 ]

@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from neo4j import AsyncDriver, AsyncGraphDatabase
 
-from .. import _scopes
+from .. import _recall, _scopes
 from .. import _validate as check
 from .._base import AUTOMATIC, MemoryCore
 from .._errors import InvalidInputError, NotFoundError, SchemaError
@@ -46,6 +46,7 @@ class AsyncMemory:
         clock: Callable[[], datetime] | None = None,
         single_valued_predicates: Iterable[str] | None = None,
         contradiction_threshold: float = 0.85,
+        recall_settings: _recall.RecallSettings | None = None,
         driver: AsyncDriver | None = None,
     ) -> None:
         self._core = MemoryCore(
@@ -53,6 +54,7 @@ class AsyncMemory:
             single_valued_predicates=single_valued_predicates,
             contradiction_threshold=contradiction_threshold,
         )
+        self._recall = recall_settings or _recall.RecallSettings()
         owns = driver is None
         if driver is None:
             settings = Settings(**({"uri": uri} if uri else {}))
@@ -521,3 +523,64 @@ class AsyncMemory:
     async def scopes(self) -> list[dict[str, Any]]:
         """The tenant's scope tree: each path, its parent and its number of memories."""
         return await self._run.read("scope_tree", tenant=self._core.tenant)
+
+    # -- recall ---------------------------------------------------------------------
+    async def recall(
+        self,
+        query: str,
+        *,
+        scope: str,
+        k: int = 10,
+        as_of: datetime | None = None,
+        valid_at: datetime | None = None,
+        kinds: Iterable[str] | None = None,
+        purpose: str = "inform",
+        max_sensitivity: str | None = None,
+        include_invalidated: bool = False,
+    ) -> list[_recall.ScoredMemory]:
+        """The ``k`` memories visible in ``scope`` that best answer ``query``: vector and
+        full-text candidates from Neo4j's indexes, fused, expanded one hop through the
+        graph, re-scored with recency, importance and trust. By default only what is valid
+        and believed now; ``purpose="act"`` leaves out quarantined records. One round trip
+        to Neo4j (besides embedding the query)."""
+        text = check.text(query, "query")
+        scope = _scopes.check_path(scope)
+        k = _recall.check_k(k)
+        as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
+        vector = None
+        if self._core.embedder is not None:
+            vector = check.embedding(await self._core.embedder.aembed_query(text), "embedder output", None)
+        args = dict(
+            tenant=self._core.tenant, query=text, scope=scope, k=k, vector=vector, as_of=as_of_t,
+            valid_at=valid_t, kind_list=_recall.kinds(kinds), purpose=purpose,
+            max_sensitivity=max_sensitivity, include_invalidated=include_invalidated, settings=self._recall,
+        )
+        rows = await self._run.read("recall", **_recall.params(**args))
+        factor = 1.0
+        while _recall.underfilled(rows, k) and factor < 64:
+            factor *= 8  # the index path lost too much to filters: over-fetch harder
+            rows = await self._run.read("recall", **_recall.params(**args, fetch_factor=factor))
+        return _recall.score(rows, now=self._core.now(), settings=self._recall, k=k)
+
+    async def context(
+        self,
+        query: str,
+        *,
+        scope: str,
+        max_tokens: int = 2000,
+        sections: Iterable[str] | None = None,
+        k: int = 50,
+        as_of: datetime | None = None,
+        valid_at: datetime | None = None,
+        purpose: str = "inform",
+        max_sensitivity: str | None = None,
+    ) -> str:
+        """A prompt-ready block from ``recall``: sections for facts, insights (with their
+        citations), procedures and recent episodes, each line with its provenance and
+        validity, trimmed to ``max_tokens`` (estimated as characters / 4) by score."""
+        order = _recall.sections(sections)
+        results = await self.recall(
+            query, scope=scope, k=k, as_of=as_of, valid_at=valid_at, purpose=purpose,
+            max_sensitivity=max_sensitivity,
+        )
+        return _recall.render(results, max_tokens=max_tokens, order=order)

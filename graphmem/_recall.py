@@ -1,0 +1,278 @@
+"""Recall's pure logic: query parameters, scoring and ordering of candidates, and the
+prompt-ready context block. The single Cypher round trip lives in cypher/recall.cypher."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Iterable, Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from . import _scopes
+from . import _validate as check
+from ._errors import InvalidInputError
+from ._models import Fact, Provenance, Record, Sensitivity, Status
+from ._records import to_record
+
+KINDS = ("fact", "episode", "entity", "insight", "procedure")
+PURPOSES = ("inform", "act")
+_WORD = re.compile(r"\w+", re.UNICODE)
+_LUCENE_WORDS = 64
+_INSIGHT_GAP = 1e-6
+
+
+class ScoreParts(BaseModel):
+    """The parts of a recall score, each in 0..1 (``lexical`` is relative to the best hit)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    semantic: float = 0.0
+    """Neo4j's cosine similarity to the query, scaled to 0..1 as (1 + cos) / 2."""
+    lexical: float = 0.0
+    """Full-text (Lucene BM25) score relative to the best lexical hit of this recall."""
+    fused: float = 0.0
+    """Reciprocal rank fusion of the semantic and lexical ranks, 1.0 = first in both."""
+    graph: float = 0.0
+    recency: float = 0.0
+    importance: float = 0.0
+    trust: float = 0.0
+
+
+class ScoredMemory(BaseModel):
+    """One recall result: the record, its final score and the parts it was made of."""
+
+    model_config = ConfigDict(frozen=True)
+
+    record: Record
+    score: float
+    parts: ScoreParts
+    citations: tuple[Record, ...] = ()
+    quarantined: bool = False
+    via_graph: bool = False
+
+
+@dataclass(frozen=True)
+class RecallWeights:
+    """How the parts add up to the final score (they need not sum to one). ``fused`` is
+    reciprocal rank fusion of the semantic and lexical ranks; ``semantic`` and ``lexical``
+    add the scores themselves, so a clear winner on one side is not flattened to a rank."""
+
+    fused: float = 0.30
+    semantic: float = 0.15
+    lexical: float = 0.15
+    graph: float = 0.15
+    recency: float = 0.10
+    importance: float = 0.10
+    trust: float = 0.05
+
+
+@dataclass(frozen=True)
+class RecallSettings:
+    """Tuning knobs for recall; defaults suit agent memories of up to a few million nodes."""
+
+    weights: RecallWeights = field(default_factory=RecallWeights)
+    half_life: timedelta = timedelta(days=30)
+    exact_scan_limit: int = 20_000
+    over_fetch: float = 2.0
+    max_vector_fetch: int = 10_000
+    rrf_k: int = 60
+    expand_from: int = 5
+    expand_limit: int = 20
+
+
+def lucene_query(query: str, tenant: str, chain: Sequence[str]) -> str | None:
+    """A Lucene query for the full-text index: the query's words (lower-cased, so no
+    operator survives) narrowed to the tenant and scope chain as quoted phrases."""
+    words = [w.lower() for w in _WORD.findall(query)][:_LUCENE_WORDS]
+    if not words:
+        return None
+    phrase = lambda s: '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'  # noqa: E731
+    scopes = " OR ".join(phrase(s) for s in chain)
+    return f"text:({' '.join(words)}) AND tenant:{phrase(tenant)} AND scope:({scopes})"
+
+
+def statuses(purpose: str) -> list[str]:
+    if purpose not in PURPOSES:
+        raise InvalidInputError("purpose", f"{purpose!r} is not one of 'inform', 'act'")
+    return [Status.ACTIVE.value] if purpose == "act" else [Status.ACTIVE.value, Status.QUARANTINED.value]
+
+
+def sensitivities(max_sensitivity: Any) -> list[str]:
+    if max_sensitivity is None:
+        return [s.value for s in Sensitivity]
+    top = check.choice(max_sensitivity, Sensitivity, "max_sensitivity")
+    return [s.value for s in Sensitivity if s.level <= top.level]
+
+
+def kinds(value: Iterable[str] | None) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    out = []
+    for kind in value:
+        if kind not in KINDS:
+            raise InvalidInputError("kinds", f"{kind!r} is not one of {', '.join(KINDS)}")
+        out.append(kind)
+    return out
+
+
+def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] | None, as_of: datetime,
+           valid_at: datetime, kind_list: list[str] | None, purpose: str, max_sensitivity: Any,
+           include_invalidated: bool, settings: RecallSettings, fetch_factor: float = 1.0) -> dict[str, Any]:
+    """Parameters of the ``recall`` template."""
+    chain = _scopes.chain(scope)
+    fetch = max(4 * k, 40)
+    return {
+        "tenant": tenant,
+        "chain": chain,
+        "vector": vector,
+        "lucene": lucene_query(query, tenant, chain),
+        "exactLimit": settings.exact_scan_limit,
+        "overFetch": settings.over_fetch * fetch_factor,
+        "maxVectorFetch": settings.max_vector_fetch,
+        "fetch": fetch,
+        "textFetch": min(fetch * 10, 2000),
+        "kinds": kind_list,
+        "statuses": statuses(purpose),
+        "sensitivities": sensitivities(max_sensitivity),
+        "asOf": as_of,
+        "validAt": valid_at,
+        "includeInvalidated": bool(include_invalidated),
+        "rrfK": settings.rrf_k,
+        "expandFrom": settings.expand_from,
+        "expandLimit": settings.expand_limit,
+    }
+
+
+def check_k(k: Any) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
+        raise InvalidInputError("k", f"must be an integer from 1 to 1000, got {k!r}")
+    return k
+
+
+def underfilled(rows: list[dict[str, Any]], k: int) -> bool:
+    """True when the vector index path returned fewer than ``k`` semantic hits although
+    the scope holds more memories than the exact scan covers (filters ate the over-fetch)."""
+    if not rows:
+        return False
+    first = rows[0]
+    return first["inScope"] > first.get("exactLimit", float("inf")) and first["semanticCount"] < k
+
+
+def _moment(record: Record) -> datetime:
+    return getattr(record, "occurred_at", None) or getattr(record, "valid_from", None) or record.created_at
+
+
+def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings, k: int) -> list[ScoredMemory]:
+    """Turn the template's candidate rows into ranked ``ScoredMemory`` results."""
+    rows = [r for r in rows if r.get("node") is not None]
+    if not rows:
+        return []
+    best_lexical = max((r["lexical"] or 0.0) for r in rows) or 1.0
+    rrf_top = 2.0 / (settings.rrf_k + 1)
+    w = settings.weights
+    half_life = settings.half_life.total_seconds()
+    results = []
+    for row in rows:
+        record = to_record(row["node"])
+        semantic = float(row["semantic"] or 0.0)
+        lexical = float(row["lexical"] or 0.0) / best_lexical
+        rrf = sum(1.0 / (settings.rrf_k + r) for r in (row["semanticRank"], row["lexicalRank"]) if r)
+        fused = rrf / rrf_top
+        graph = min(1.0, float(row["graph"] or 0.0) / rrf_top)
+        age = max(0.0, (now - _moment(record)).total_seconds())
+        recency = math.pow(0.5, age / half_life) if half_life > 0 else 0.0
+        trust = record.provenance.trust / Provenance.HUMAN_CORRECTION.trust
+        parts = ScoreParts(semantic=semantic, lexical=lexical, fused=fused, graph=graph, recency=recency,
+                           importance=record.importance, trust=trust)
+        total = (w.fused * fused + w.semantic * semantic + w.lexical * lexical + w.graph * graph
+                 + w.recency * recency + w.importance * record.importance + w.trust * trust)
+        citations = tuple(to_record(c) for c in row.get("cites") or ())
+        results.append(ScoredMemory(
+            record=record, score=total, parts=parts, citations=citations,
+            quarantined=record.status == Status.QUARANTINED,
+            via_graph=row["semanticRank"] is None and row["lexicalRank"] is None,
+        ))
+    return _insights_below_their_evidence(results)[:k]
+
+
+def _insights_below_their_evidence(results: list[ScoredMemory]) -> list[ScoredMemory]:
+    """An insight never outranks a record it cites that is in the same result list."""
+    by_id = {r.record.id: r for r in results}
+    adjusted = []
+    for r in results:
+        cited = [by_id[c.id].score for c in r.citations if c.id in by_id]
+        if cited and r.score >= min(cited):
+            r = r.model_copy(update={"score": min(cited) - _INSIGHT_GAP})
+        adjusted.append(r)
+    return sorted(adjusted, key=lambda r: (-r.score, r.record.id))
+
+
+# -- context -------------------------------------------------------------------------
+SECTIONS = {"facts": "Facts", "insights": "Insights", "procedures": "Procedures", "episodes": "Recent episodes",
+            "entities": "Entities"}
+DEFAULT_SECTIONS = ("facts", "insights", "procedures", "episodes")
+_SECTION_OF = {"fact": "facts", "insight": "insights", "procedure": "procedures", "episode": "episodes",
+               "entity": "entities"}
+
+
+def estimate_tokens(text: str) -> int:
+    """A model-independent token estimate: one token per four characters, rounded up."""
+    return max(1, math.ceil(len(text) / 4))
+
+
+def _validity(record: Record) -> str:
+    if isinstance(record, Fact):
+        start = record.valid_from.date().isoformat() if record.valid_from else "?"
+        end = record.valid_to.date().isoformat() if record.valid_to else "now"
+        return f" (valid {start}..{end})"
+    occurred = getattr(record, "occurred_at", None)
+    return f" ({occurred.date().isoformat()})" if occurred else ""
+
+
+def line(result: ScoredMemory) -> str:
+    record = result.record
+    marker = record.provenance.value + (", unvalidated" if result.quarantined else "")
+    text = " ".join(record.text.split())
+    out = f"- [{marker}] {text}{_validity(record)}"
+    if result.citations:
+        out += " [cites: " + "; ".join(" ".join(c.text.split())[:80] for c in result.citations) + "]"
+    return out
+
+
+def sections(value: Iterable[str] | None) -> list[str]:
+    if isinstance(value, str):
+        raise InvalidInputError("sections", "must be a list of section names")
+    chosen = list(DEFAULT_SECTIONS) if value is None else list(value)
+    for name in chosen:
+        if name not in SECTIONS:
+            raise InvalidInputError("sections", f"{name!r} is not one of {', '.join(SECTIONS)}")
+    return chosen
+
+
+def render(results: list[ScoredMemory], *, max_tokens: int, order: list[str]) -> str:
+    """Group results by kind into sections (in ``order``) and keep the best-scored lines
+    that fit ``max_tokens``; the same results always render the same text."""
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise InvalidInputError("max_tokens", "must be a positive integer")
+    chosen: dict[str, list[str]] = {name: [] for name in order}
+    used = 0
+    for result in results:  # best first: what does not fit is the least relevant
+        section = _SECTION_OF[result.record.kind]
+        if section not in chosen:
+            continue
+        text = line(result)
+        # each piece is costed with its separator, so the sum bounds the whole block
+        cost = estimate_tokens(text + "\n")
+        if not chosen[section]:
+            cost += estimate_tokens(f"## {SECTIONS[section]}\n\n\n")
+        if used + cost > max_tokens:
+            continue
+        chosen[section].append(text)
+        used += cost
+    blocks = [f"## {SECTIONS[name]}\n" + "\n".join(lines) for name, lines in chosen.items() if lines]
+    return "\n\n".join(blocks)

@@ -1,0 +1,142 @@
+"""Recall: hybrid candidates from Neo4j's indexes, filters that never leak, time travel,
+trust ordering and the context block."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from graphmem import InvalidInputError, Memory, estimate_tokens
+
+from .helpers import Clock, utc
+
+
+def ids(results):
+    return [r.record.id for r in results]
+
+
+def test_recall_finds_by_meaning_and_words_in_one_round_trip(neo4j, schema, embedder, tenant):
+    seen = []
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                tracer=lambda name, params, seconds: seen.append(name)) as m:
+        tea = m.remember("Alice drinks green tea every morning", scope="acme/alice")
+        m.remember("The quarterly report is due on Friday", scope="acme/alice")
+        m.remember("Bob prefers espresso", scope="acme/bob")
+        seen.clear()
+        results = m.recall("what tea does Alice drink", scope="acme/alice", k=5)
+    assert seen == ["recall"]
+    assert results[0].record.id == tea.id
+    top = results[0].parts
+    assert top.semantic > 0.5 and top.lexical == 1.0 and top.fused > 0
+    assert all(r.record.scope in ("acme", "acme/alice") for r in results)
+
+
+def test_scope_and_tenant_filters_hold_through_graph_expansion(neo4j, schema, embedder):
+    tenants = [f"rec-{uuid.uuid4().hex[:8]}" for _ in range(2)]
+    mems = [Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=t, embedder=embedder) for t in tenants]
+    try:
+        for m in mems:
+            alice = m.upsert_entity("Alice", type="person", scope="acme")
+            berlin = m.upsert_entity("Berlin", type="city", scope="acme")
+            m.relate(alice, "lives_in", berlin, scope="acme/alice", text="Alice lives in Berlin")
+            m.relate(alice, "visited", berlin, scope="acme/bob", text="Bob saw Alice visit Berlin")
+            m.remember("Alice's salary is confidential", scope="acme/alice", sensitivity="restricted")
+        for m, t in zip(mems, tenants):
+            results = m.recall("Alice Berlin", scope="acme/alice", k=50)
+            assert results, "expected hits"
+            assert {r.record.tenant for r in results} == {t}
+            assert {r.record.scope for r in results} <= {"acme", "acme/alice"}
+            for r in results:
+                assert all(c.tenant == t for c in r.citations)
+            assert not any("Bob saw" in r.record.text for r in results)  # sibling scope, reachable via ABOUT
+            public = m.recall("Alice salary", scope="acme/alice", max_sensitivity="confidential", k=50)
+            assert not any("salary" in r.record.text for r in public)
+            assert any("salary" in r.record.text for r in m.recall("Alice salary", scope="acme/alice", k=50))
+    finally:
+        for m in mems:
+            m.close()
+
+
+def test_graph_expansion_brings_neighbours(memory):
+    alice = memory.upsert_entity("Alice Zhang", type="person", scope="acme")
+    acme = memory.upsert_entity("Umbrella Industries", type="org", scope="acme")
+    fact = memory.relate(alice, "works_at", acme, scope="acme", text="zhang is employed there since 2019")
+    results = memory.recall("Umbrella Industries", scope="acme", k=10)
+    by_id = {r.record.id: r for r in results}
+    assert fact.id in by_id and by_id[fact.id].parts.graph > 0
+
+
+def test_time_travel_in_recall(neo4j, schema, embedder, tenant):
+    clock = Clock(utc(2024, 1, 1))
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder, clock=clock) as m:
+        paris = m.remember("Alice lives in Paris", scope="s", subject="alice", predicate="lives_in",
+                           object="Paris", valid_from=utc(2019))
+        before = clock.tick(days=1)
+        clock.tick(days=1)
+        berlin = m.remember("Alice lives in Berlin", scope="s", subject="alice", predicate="lives_in",
+                            object="Berlin", valid_from=utc(2023))
+        clock.tick(days=1)
+        wrong = m.remember("Alice lives in Rome", scope="s", provenance="extraction")
+        m.forget(scope="s", id=wrong.id)
+        now_ids = ids(m.recall("where does Alice live", scope="s"))
+        assert berlin.id in now_ids and paris.id not in now_ids and wrong.id not in now_ids
+        assert ids(m.recall("where does Alice live", scope="s", valid_at=utc(2020)))[:1] == [paris.id]
+        then = ids(m.recall("where does Alice live", scope="s", as_of=before))
+        assert paris.id in then and berlin.id not in then
+        everything = ids(m.recall("where does Alice live", scope="s", include_invalidated=True, valid_at=utc(2024, 6)))
+        assert wrong.id in everything
+
+
+def test_quarantined_records_are_left_out_when_acting(memory):
+    guess = memory.remember("Alice probably prefers email over phone", scope="s", provenance="reflection")
+    said = memory.remember("Alice prefers phone calls", scope="s", provenance="user")
+    inform = {r.record.id: r for r in memory.recall("Alice prefers", scope="s", purpose="inform")}
+    assert inform[guess.id].quarantined and not inform[said.id].quarantined
+    act = ids(memory.recall("Alice prefers", scope="s", purpose="act"))
+    assert said.id in act and guess.id not in act
+
+
+def test_an_insight_ranks_below_the_facts_it_cites(memory, driver, embedder):
+    fact = memory.remember("Alice reorders coffee beans monthly", scope="s", importance=0.1)
+    text = "Alice reorders coffee beans monthly so suggest a subscription"
+    driver.execute_query(
+        "MATCH (f:Fact {tenant: $t, id: $fid}) "
+        "CREATE (i:Memory:Insight {tenant: $t, id: 'ins-1', kind: 'insight', scope: 's', text: $text, "
+        "createdAt: datetime(), provenance: 'reflection', status: 'active', sensitivity: 'internal', "
+        "importance: 1.0, salience: 2, embedding: $vec})-[:CITES]->(f)",
+        {"t": memory.tenant, "fid": fact.id, "text": text, "vec": embedder.embed_query(text)})
+    results = memory.recall(text, scope="s", k=5)
+    order = ids(results)
+    assert order.index(fact.id) < order.index("ins-1")
+    insight = results[order.index("ins-1")]
+    assert [c.id for c in insight.citations] == [fact.id]
+
+
+def test_context_is_grouped_marked_and_within_budget(memory):
+    for i in range(40):
+        memory.remember(f"Alice fact number {i}: she enjoys hiking trail {i} in the Alps", scope="s",
+                        provenance="user" if i % 2 else "manual")
+    memory.add_episode("Alice: I hiked the Eiger trail yesterday", scope="s", occurred_at=utc(2024, 5, 1))
+    memory.remember("Alice might like climbing", scope="s", provenance="reflection")
+    for budget in (50, 200, 2000):
+        text = memory.context("Alice hiking", scope="s", max_tokens=budget)
+        assert estimate_tokens(text) <= budget
+        assert text == memory.context("Alice hiking", scope="s", max_tokens=budget)  # deterministic
+    full = memory.context("Alice hiking", scope="s", max_tokens=4000)
+    assert full.startswith("## Facts\n- [")
+    assert "## Recent episodes" in full and "(2024-05-01)" in full
+    assert "[reflection, unvalidated]" in full and "(valid " in full
+    only = memory.context("Alice hiking", scope="s", sections=["episodes"])
+    assert only.startswith("## Recent episodes") and "## Facts" not in only
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"k": 0}, "k"), ({"purpose": "guess"}, "purpose"), ({"kinds": ["thought"]}, "kinds"),
+    ({"max_sensitivity": "ultra"}, "max_sensitivity"), ({"scope": "a//b"}, "scope"), ({"query": " "}, "query"),
+])
+def test_recall_rejects_bad_input(memory, kwargs, field):
+    args = {"query": "x", "scope": "s", **kwargs}
+    with pytest.raises(InvalidInputError) as info:
+        memory.recall(args.pop("query"), **args)
+    assert info.value.field == field
