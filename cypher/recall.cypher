@@ -3,7 +3,8 @@
 //   semantic -- when the scope chain holds at most $exactLimit memories, an exact cosine
 //               scan of them (true top-k, whatever the rest of the tenant holds); otherwise
 //               the vector index, over-fetched by the ratio of all memories to that limit
-//               times $overFetch, then filtered;
+//               times $overFetch, then filtered and re-scored exactly (the index may be
+//               quantized);
 //   lexical  -- the full-text index ($lucene, already narrowed to the tenant), filtered.
 // Filters: tenant, visible scopes ($chain), kinds, status, sensitivity, transaction time
 // ($asOf, $includeInvalidated) and valid time ($validAt; episodes that happened later are
@@ -34,10 +35,10 @@ CALL (inScope) {
     WITH toInteger($fetch * $overFetch * (1.0 * total / $exactLimit)) + $fetch AS wanted
     CALL db.index.vector.queryNodes('memory_embedding',
         CASE WHEN wanted > $maxVectorFetch THEN $maxVectorFetch ELSE wanted END, $vector)
-      YIELD node AS m, score AS semantic
-    WITH m, semantic
+      YIELD node AS m
+    WITH m
     WHERE m.tenant = $tenant AND m.scope IN $chain
-    RETURN m, semantic
+    RETURN m, vector.similarity.cosine(m.embedding, $vector) AS semantic
   }
   WITH m, semantic
   WHERE ($kinds IS NULL OR m.kind IN $kinds)
