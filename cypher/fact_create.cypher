@@ -3,6 +3,7 @@
 // object entities visible in the row's scope chain, the RELATES projection when both ends
 // are entities, and DERIVED_FROM edges to the episodes the fact was extracted from.
 // $rows: [{props, chain, derivedFrom}]; props holds the node's properties (no tenant).
+// Returns the new ids (the caller has the properties already).
 UNWIND $rows AS row
 CREATE (m:Memory:Fact)
 SET m = row.props, m.tenant = $tenant, m.kind = 'fact', m.createdAt = $now
@@ -26,4 +27,4 @@ CALL (m, row) {
   MATCH (e:Episode {tenant: $tenant, id: episodeId})
   CREATE (m)-[:DERIVED_FROM]->(e)
 }
-RETURN m {.*, embedding: null} AS node
+RETURN m.id AS id

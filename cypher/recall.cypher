@@ -5,7 +5,7 @@
 //               the vector index, over-fetched by the ratio of all memories to that limit
 //               times $overFetch, then filtered and re-scored exactly (the index may be
 //               quantized);
-//   lexical  -- the full-text index ($lucene, already narrowed to the tenant), filtered.
+//   lexical  -- the full-text index ($lucene, narrowed to the visible scopes by lexKey).
 // Filters: tenant, visible scopes ($chain), kinds, status, sensitivity, transaction time
 // ($asOf, $includeInvalidated) and valid time ($validAt; episodes that happened later are
 // left out). The best $expandFrom hits by reciprocal rank fusion are expanded one hop
@@ -86,9 +86,10 @@ WITH inScope, semanticCount,
               lexicalRank: lexicalRank, rrf: rrf}) AS direct
 CALL (direct) {
   UNWIND direct[0..$expandFrom] AS hit
-  WITH hit WHERE hit.m IS NOT NULL
-  MATCH (source)-[:ABOUT|RELATES|CITES|DERIVED_FROM]-(n:Memory {tenant: $tenant})
-  WHERE source = hit.m AND n.scope IN $chain
+  WITH hit, hit.m AS source
+  WHERE source IS NOT NULL
+  MATCH (source)-[:ABOUT|RELATES|CITES|DERIVED_FROM]-(n:Memory)
+  WHERE n.tenant = $tenant AND n.scope IN $chain
     AND ($kinds IS NULL OR n.kind IN $kinds)
     AND n.status IN $statuses AND n.sensitivity IN $sensitivities
     AND n.createdAt <= $asOf

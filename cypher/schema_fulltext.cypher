@@ -1,5 +1,5 @@
 // name: schema_fulltext
-// Full-text index over every memory's text (lexical recall). The tenant and scope are
-// indexed too, so a recall query narrows to its tenant inside Lucene (the exact tenant
-// and scope filter is still applied in Cypher).
-CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (n:Memory) ON EACH [n.text, n.tenant, n.scope]
+// Full-text index over every memory's text (lexical recall), with lexKey, a single token
+// naming the memory's (tenant, scope), so a recall query is narrowed to the visible scopes
+// of its tenant inside Lucene (the exact filter is still applied in Cypher).
+CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (n:Memory) ON EACH [n.text, n.lexKey]

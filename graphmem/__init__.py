@@ -3,7 +3,7 @@
 from ._async.memory import AsyncMemory
 from ._base import DEFAULT_SINGLE_VALUED
 from ._connection import connect, verify_connectivity
-from ._embeddings import HashingEmbedder
+from ._embeddings import HashingEmbedder, WordLlamaEmbedder
 from ._errors import (
     ConfigurationError,
     ConflictError,
@@ -72,6 +72,7 @@ __all__ = [
     "Status",
     "Supersession",
     "TemplateError",
+    "WordLlamaEmbedder",
     "__version__",
     "connect",
     "estimate_tokens",

@@ -99,6 +99,7 @@ class MemoryCore:
         props = {
             "id": check.new_id() if item.get("id") is None else check.identifier(item["id"], f("id")),
             "scope": scope,
+            "lexKey": _scopes.lexical_key(self.tenant, scope),
             "text": text,
             "textKey": check.text_key(text),
             "subject": subject,
@@ -135,6 +136,10 @@ class MemoryCore:
             seen[rid] = i
             rows.append(row)
         return rows
+
+    def stored(self, props: Mapping[str, Any], kind: str, now: datetime) -> dict[str, Any]:
+        """The node map a template would return for a record just written with ``props``."""
+        return {**props, "tenant": self.tenant, "kind": kind, "createdAt": now, "embedding": None}
 
     def check_embeddings(self, rows: list[dict[str, Any]], vectors: list[list[float]], fields: list[str]) -> None:
         for row, vector, field in zip(rows, vectors, fields):
@@ -177,6 +182,7 @@ class MemoryCore:
         props = {
             "id": check.new_id() if id is None else check.identifier(id, "id"),
             "scope": _scopes.check_path(scope),
+            "lexKey": _scopes.lexical_key(self.tenant, scope),
             "text": text,
             "textKey": check.text_key(text),
             "role": role,
@@ -211,6 +217,7 @@ class MemoryCore:
         return {
             "id": check.new_id() if id is None else check.identifier(id, "id"),
             "scope": _scopes.check_path(scope),
+            "lexKey": _scopes.lexical_key(self.tenant, scope),
             "text": name,
             "textKey": check.text_key(name),
             "name": name,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timezone
 
-from ._embeddings import HashingEmbedder
+from ._embeddings import WordLlamaEmbedder
 from ._sync.memory import Memory
 
 
@@ -20,7 +20,7 @@ def _show(title: str, facts) -> None:
 def run() -> None:
     tenant = f"demo-{uuid.uuid4().hex[:8]}"
     day = lambda y, m=1: datetime(y, m, 1, tzinfo=timezone.utc)  # noqa: E731
-    with Memory(tenant=tenant, embedder=HashingEmbedder(256)) as memory:
+    with Memory(tenant=tenant, embedder=WordLlamaEmbedder()) as memory:
         info = memory.verify_connectivity()
         print(f"Connected to {info['name']} {info['version']} ({info['edition']}); tenant {tenant}")
         memory.setup()

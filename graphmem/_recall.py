@@ -85,13 +85,13 @@ class RecallSettings:
 
 def lucene_query(query: str, tenant: str, chain: Sequence[str]) -> str | None:
     """A Lucene query for the full-text index: the query's words (lower-cased, so no
-    operator survives) narrowed to the tenant and scope chain as quoted phrases."""
+    operator survives), restricted to the tenant's visible scopes by their exact
+    ``lexKey`` tokens."""
     words = [w.lower() for w in _WORD.findall(query)][:_LUCENE_WORDS]
     if not words:
         return None
-    phrase = lambda s: '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'  # noqa: E731
-    scopes = " OR ".join(phrase(s) for s in chain)
-    return f"text:({' '.join(words)}) AND tenant:{phrase(tenant)} AND scope:({scopes})"
+    keys = " OR ".join(_scopes.lexical_key(tenant, scope) for scope in chain)
+    return f"text:({' '.join(words)}) AND lexKey:({keys})"
 
 
 def statuses(purpose: str) -> list[str]:

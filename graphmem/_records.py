@@ -28,7 +28,7 @@ _FIELDS = {
     "failureCount": "failure_count",
     "lastUsedAt": "last_used_at",
 }
-_INTERNAL = {"textKey", "nameKey", "aliasKeys", "closedAt", "propertiesJson", "kind"}
+_INTERNAL = {"lexKey", "textKey", "nameKey", "aliasKeys", "closedAt", "propertiesJson", "kind"}
 
 
 def native(value: Any) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import unicodedata
 
 from ._errors import InvalidInputError
@@ -50,3 +51,10 @@ def parents(paths: list[str]) -> list[dict[str, str | None]]:
                 head, sep, _ = link.rpartition("/")
                 seen[link] = head if sep else None
     return [{"path": p, "parent": parent, "name": p.rpartition("/")[2]} for p, parent in seen.items()]
+
+
+def lexical_key(tenant: str, scope: str) -> str:
+    """One full-text token naming (tenant, scope) exactly, so a Lucene query can be narrowed
+    to the visible scopes of one tenant inside the index (a letter, then hex digits)."""
+    digest = hashlib.blake2b(f"{tenant}\x00{scope}".encode(), digest_size=10).hexdigest()
+    return f"k{digest}"

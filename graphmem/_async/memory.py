@@ -186,10 +186,13 @@ class AsyncMemory:
     async def _create_facts(self, tx: AsyncTx, rows: list[dict[str, Any]], now: datetime) -> list[Fact]:
         tenant = self._core.tenant
         ids = [row["props"]["id"] for row in rows]
-        existing = {r["node"]["id"]: r["node"] for r in await tx.run("memory_existing", tenant=tenant, ids=ids)}
-        for rid, node in existing.items():
-            if node["kind"] != "fact":
-                raise InvalidInputError("id", f"{rid!r} is already used by an {node['kind']}")
+        kinds = {r["id"]: r["kind"] for r in await tx.run("memory_kinds", tenant=tenant, ids=ids)}
+        for rid, kind in kinds.items():
+            if kind != "fact":
+                raise InvalidInputError("id", f"{rid!r} is already used by an {kind}")
+        existing: dict[str, Any] = {}
+        if kinds:  # idempotent rewrites return the stored records unchanged
+            existing = {r["node"]["id"]: r["node"] for r in await tx.run("memory_existing", tenant=tenant, ids=sorted(kinds))}
         automatic = [
             {"id": p["id"], "key": p["textKey"], "subject": p["subject"], "predicate": p["predicate"],
              "object": p["object"], "chain": row["chain"]}
@@ -203,20 +206,17 @@ class AsyncMemory:
         created: dict[str, Any] = {}
         if fresh:
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([r["props"]["scope"] for r in fresh]))
-            for r in await tx.run("fact_create", tenant=tenant, rows=fresh, now=now):
-                created[r["node"]["id"]] = r["node"]
-            await self._supersede(tx, fresh, now)
-        out = []
-        for rid in ids:
-            node = created.get(rid) or existing.get(rid)
-            if node is not None:
-                out.append(node)
-        if fresh:  # supersession may have shortened new facts: read them back
-            reread = {r["node"]["id"]: r["node"] for r in await tx.run("memory_existing", tenant=tenant, ids=[n["id"] for n in out])}
-            out = [reread[n["id"]] for n in out]
-        return [to_record(node) for node in out]
+            await tx.run("fact_create", tenant=tenant, rows=fresh, now=now)
+            created = {row["props"]["id"]: self._core.stored(row["props"], "fact", now) for row in fresh}
+            shortened = sorted(await self._supersede(tx, fresh, now) & set(created))
+            if shortened:  # supersession ended some of the new facts: read those back
+                for r in await tx.run("memory_existing", tenant=tenant, ids=shortened):
+                    created[r["node"]["id"]] = r["node"]
+        out = [created.get(rid) or existing.get(rid) for rid in ids]
+        return [to_record(node) for node in out if node is not None]
 
-    async def _supersede(self, tx: AsyncTx, fresh: list[dict[str, Any]], now: datetime) -> None:
+    async def _supersede(self, tx: AsyncTx, fresh: list[dict[str, Any]], now: datetime) -> set[str]:
+        """Apply contradiction rule 1 to new facts; return the ids whose times changed."""
         tenant = self._core.tenant
         batch_ids = [row["props"]["id"] for row in fresh]
         changed: list[str] = []
@@ -231,6 +231,7 @@ class AsyncMemory:
                 changed += r["closed"]
                 invalidated += r["replaced"]
         await self._after_invalidation(tx, changed + invalidated, invalidated, now)
+        return set(changed) | set(invalidated)
 
     async def _after_invalidation(self, tx: AsyncTx, changed: list[str], invalidated: list[str], now: datetime) -> None:
         """Keep RELATES projections in step and lower the salience of insights citing

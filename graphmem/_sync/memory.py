@@ -187,10 +187,13 @@ class Memory:
     def _create_facts(self, tx: Tx, rows: list[dict[str, Any]], now: datetime) -> list[Fact]:
         tenant = self._core.tenant
         ids = [row["props"]["id"] for row in rows]
-        existing = {r["node"]["id"]: r["node"] for r in tx.run("memory_existing", tenant=tenant, ids=ids)}
-        for rid, node in existing.items():
-            if node["kind"] != "fact":
-                raise InvalidInputError("id", f"{rid!r} is already used by an {node['kind']}")
+        kinds = {r["id"]: r["kind"] for r in tx.run("memory_kinds", tenant=tenant, ids=ids)}
+        for rid, kind in kinds.items():
+            if kind != "fact":
+                raise InvalidInputError("id", f"{rid!r} is already used by an {kind}")
+        existing: dict[str, Any] = {}
+        if kinds:  # idempotent rewrites return the stored records unchanged
+            existing = {r["node"]["id"]: r["node"] for r in tx.run("memory_existing", tenant=tenant, ids=sorted(kinds))}
         automatic = [
             {"id": p["id"], "key": p["textKey"], "subject": p["subject"], "predicate": p["predicate"],
              "object": p["object"], "chain": row["chain"]}
@@ -204,20 +207,17 @@ class Memory:
         created: dict[str, Any] = {}
         if fresh:
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([r["props"]["scope"] for r in fresh]))
-            for r in tx.run("fact_create", tenant=tenant, rows=fresh, now=now):
-                created[r["node"]["id"]] = r["node"]
-            self._supersede(tx, fresh, now)
-        out = []
-        for rid in ids:
-            node = created.get(rid) or existing.get(rid)
-            if node is not None:
-                out.append(node)
-        if fresh:  # supersession may have shortened new facts: read them back
-            reread = {r["node"]["id"]: r["node"] for r in tx.run("memory_existing", tenant=tenant, ids=[n["id"] for n in out])}
-            out = [reread[n["id"]] for n in out]
-        return [to_record(node) for node in out]
+            tx.run("fact_create", tenant=tenant, rows=fresh, now=now)
+            created = {row["props"]["id"]: self._core.stored(row["props"], "fact", now) for row in fresh}
+            shortened = sorted(self._supersede(tx, fresh, now) & set(created))
+            if shortened:  # supersession ended some of the new facts: read those back
+                for r in tx.run("memory_existing", tenant=tenant, ids=shortened):
+                    created[r["node"]["id"]] = r["node"]
+        out = [created.get(rid) or existing.get(rid) for rid in ids]
+        return [to_record(node) for node in out if node is not None]
 
-    def _supersede(self, tx: Tx, fresh: list[dict[str, Any]], now: datetime) -> None:
+    def _supersede(self, tx: Tx, fresh: list[dict[str, Any]], now: datetime) -> set[str]:
+        """Apply contradiction rule 1 to new facts; return the ids whose times changed."""
         tenant = self._core.tenant
         batch_ids = [row["props"]["id"] for row in fresh]
         changed: list[str] = []
@@ -232,6 +232,7 @@ class Memory:
                 changed += r["closed"]
                 invalidated += r["replaced"]
         self._after_invalidation(tx, changed + invalidated, invalidated, now)
+        return set(changed) | set(invalidated)
 
     def _after_invalidation(self, tx: Tx, changed: list[str], invalidated: list[str], now: datetime) -> None:
         """Keep RELATES projections in step and lower the salience of insights citing
