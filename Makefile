@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 GRAPHMEM := $(VENV)/bin/graphmem
 
-.PHONY: venv demo test unit neo4j-start neo4j-stop sync-check clean
+.PHONY: venv demo test unit bench neo4j-start neo4j-stop clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,13 @@ demo: venv
 test: venv
 	$(PY) tools/unasync.py --check
 	$(PY) -m pytest
+
+bench: venv
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	@if [ -z "$$NEO4J_URI" ]; then \
+	  eval "$$($(GRAPHMEM) neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD; \
+	fi; \
+	$(PY) bench/recall.py
 
 unit: venv
 	$(PY) -m pytest tests/unit

@@ -55,14 +55,13 @@ def main(argv: list[str] | None = None) -> int:
             while written < size:
                 batch = min(5000, size - written)
                 texts = [sentence(rng) for _ in range(batch)]
-                items = [{"text": t, "scope": f"shop/customer{rng.randint(0, 99)}" if written + i >= 200 else "shop/vip",
+                items = [{"text": t, "scope": "shop" if written + i >= 200 else "shop/vip",
                           "embedding": v} for i, (t, v) in enumerate(zip(texts, embedder.embed_documents(texts)))]
                 memory.remember_many(items)
                 written += batch
                 print(f"  wrote {written:,} memories", file=sys.stderr)
             print(f"size {size:,}: loaded in {time.perf_counter() - started:.0f}s", file=sys.stderr)
-            scope = "shop"  # the root: every memory of the tenant is in another scope, so use a customer
-            cases = [("whole tenant", "shop/customer7"), ("200-memory scope", "shop/vip")]
+            cases = [("whole tenant", "shop"), ("200-memory scope", "shop/vip")]
             for qi in range(3):  # warm up plans and caches
                 memory.recall(queries[qi], scope=cases[0][1])
                 driver.execute_query(floor, {"k": 10, "vector": vectors[qi]})
@@ -76,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
                 for q in queries:
                     recall_ms += harness.timed(lambda: memory.recall(q, scope=scope, k=10), 1)
                 p50, p95, f50 = harness.median(recall_ms), harness.pct(recall_ms, 0.95), harness.median(floor_ms)
-                rows.append([f"{size:,}", label, p50, p95, f50, harness.pct(floor_ms, 0.95), f"{p50 / f50:.1f}x"])
+                rows.append([f"{size:,}", label if label == "whole tenant" else f"{label} (in {size:,})", p50, p95, f50, harness.pct(floor_ms, 0.95), f"{p50 / f50:.1f}x"])
                 if label == "whole tenant":
                     series["graphmem recall p50"][0].append(size)
                     series["graphmem recall p50"][1].append(p50)
@@ -87,8 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     body = harness.table(headers, rows)
     notes = ("Recall is the whole `Memory.recall()` call (query embedding with WordLlama, one Cypher round trip: "
              "vector + full-text candidates, filters, RRF, one-hop graph expansion, Python re-scoring). The floor is "
-             "one bare `db.index.vector.queryNodes(k=10)` call through the same driver. `shop/customer7` sees ~1% of "
-             "the tenant (exact scan below 20,000 in-scope memories); `shop/vip` is a 200-memory scope.")
+             "one bare `db.index.vector.queryNodes(k=10)` call through the same driver. The whole-tenant query sees every "
+             "memory (exact scan up to `exact_scan_limit` in-scope memories, the vector index above it); `shop/vip` "
+             "is a 200-memory scope inside the same tenant, always answered by an exact scan.")
     print(body)
     print(harness.write_result("recall", "Recall latency vs the vector-index floor", body, notes))
     harness.plot("recall", "Recall latency vs floor (p50)", "memories in tenant", "ms", series)

@@ -1,14 +1,26 @@
 // name: memory_erase
 // Hard delete for data-protection requests: the tenant's memories matching $id, $userId
 // and/or the scope subtree $scope (the scope and every scope below it), with their edges,
-// embeddings and RELATES projections. Returns how many memories were deleted.
+// embeddings and RELATES projections; the scopes' memory counters are lowered to match.
+// Returns how many memories were deleted.
 MATCH (m:Memory {tenant: $tenant})
 WHERE ($id IS NULL OR m.id = $id)
   AND ($userId IS NULL OR m.userId = $userId)
   AND ($scope IS NULL OR m.scope = $scope OR m.scope STARTS WITH $scope + '/')
-CALL (m) {
+WITH collect(m) AS doomed
+CALL (doomed) {
+  UNWIND doomed AS m
+  WITH m.scope AS path, count(*) AS n
+  MATCH (s:Scope {tenant: $tenant, path: path})
+  SET s._lock = true
+  SET s.memories = coalesce(s.memories, n) - n
+  REMOVE s._lock
+}
+CALL (doomed) {
+  UNWIND doomed AS m
   OPTIONAL MATCH (m)-[:ABOUT {role: 'subject'}]->(:Entity)-[r:RELATES {factId: m.id}]->()
   DELETE r
 }
+UNWIND doomed AS m
 DETACH DELETE m
 RETURN count(*) AS erased

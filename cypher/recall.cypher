@@ -1,38 +1,45 @@
 // name: recall
 // Hybrid recall in one round trip. Candidates:
-//   semantic -- when the scope chain holds at most $exactLimit memories, an exact cosine
-//               scan of them (true top-k, whatever the rest of the tenant holds); otherwise
-//               the vector index, over-fetched by the ratio of all memories to that limit
-//               times $overFetch, then filtered and re-scored exactly (the index may be
-//               quantized);
+//   semantic -- an exact cosine scan of the memories in the visible scopes (their number
+//               comes from the scopes' memories counters) when there are at most
+//               $exactLimit of them, or when scanning them costs less than over-fetching
+//               from the index (inScope^2 <= fetch * overFetch * total): a small scope in a
+//               large tenant gets its true top-k. Otherwise the vector index, over-fetched
+//               by total / inScope times $overFetch, then filtered and re-scored exactly
+//               (the index may be quantized). $strategy 'exact' or 'index' forces one.
 //   lexical  -- the full-text index ($lucene, narrowed to the visible scopes by lexKey).
 // Filters: tenant, visible scopes ($chain), kinds, status, sensitivity, transaction time
 // ($asOf, $includeInvalidated) and valid time ($validAt; episodes that happened later are
 // left out). The best $expandFrom hits by reciprocal rank fusion are expanded one hop
-// through ABOUT, RELATES, CITES and DERIVED_FROM (same filters). Returns every candidate
-// with its semantic and lexical scores and ranks, its graph score, and, for insights, the
+// through ABOUT, RELATES, CITES and DERIVED_FROM (same filters). Returns the best $keep
+// direct hits and the expanded neighbours
+// with their semantic and lexical scores and ranks, graph score, and, for insights, the
 // cited records. Final scoring happens in the caller.
 CALL () {
-  MATCH (m:Memory {tenant: $tenant})
-  WHERE m.scope IN $chain
-  WITH m LIMIT $exactLimit + 1
-  RETURN count(m) AS inScope
+  UNWIND $chain AS path
+  OPTIONAL MATCH (s:Scope {tenant: $tenant, path: path})
+  RETURN sum(coalesce(s.memories, 0)) AS inScope
 }
-CALL (inScope) {
-  CALL (inScope) {
-    WITH inScope
-    WHERE $vector IS NOT NULL AND inScope <= $exactLimit
-    MATCH (m:Memory {tenant: $tenant})
-    WHERE m.scope IN $chain AND m.embedding IS NOT NULL
+CALL () {
+  MATCH (any_memory:Memory)
+  RETURN count(any_memory) AS total
+}
+WITH inScope, total,
+     CASE $strategy
+       WHEN 'exact' THEN true
+       WHEN 'index' THEN false
+       ELSE inScope <= $exactLimit OR inScope * inScope <= $fetch * $overFetch * total
+     END AS exact
+CALL (inScope, total, exact) {
+  CALL (inScope, total, exact) {
+    UNWIND CASE WHEN $vector IS NOT NULL AND exact THEN $chain ELSE [] END AS path
+    MATCH (m:Memory {tenant: $tenant, scope: path})
+    WHERE m.embedding IS NOT NULL
     RETURN m, vector.similarity.cosine(m.embedding, $vector) AS semantic
     UNION
-    WITH inScope
-    WHERE $vector IS NOT NULL AND inScope > $exactLimit
-    CALL () {
-      MATCH (any_memory:Memory)
-      RETURN count(any_memory) AS total
-    }
-    WITH toInteger($fetch * $overFetch * (1.0 * total / $exactLimit)) + $fetch AS wanted
+    WITH inScope, total
+    WHERE $vector IS NOT NULL AND NOT exact
+    WITH toInteger($fetch * $overFetch * (1.0 * total / inScope)) + $fetch AS wanted
     CALL db.index.vector.queryNodes('memory_embedding',
         CASE WHEN wanted > $maxVectorFetch THEN $maxVectorFetch ELSE wanted END, $vector)
       YIELD node AS m
@@ -72,16 +79,16 @@ CALL () {
   WITH m, lexical ORDER BY lexical DESC, m.id LIMIT $fetch
   RETURN collect({m: m, score: lexical}) AS lexicalHits
 }
-WITH inScope, semanticHits, lexicalHits,
+WITH inScope, exact, semanticHits, lexicalHits,
      [i IN range(0, size(semanticHits) - 1) | {m: semanticHits[i].m, semantic: semanticHits[i].score, semanticRank: i + 1}]
      + [i IN range(0, size(lexicalHits) - 1) | {m: lexicalHits[i].m, lexical: lexicalHits[i].score, lexicalRank: i + 1}] AS ranked
 UNWIND (CASE WHEN ranked = [] THEN [null] ELSE ranked END) AS hit
-WITH inScope, size(semanticHits) AS semanticCount, hit.m AS m, max(hit.semantic) AS semantic,
+WITH inScope, exact, size(semanticHits) AS semanticCount, hit.m AS m, max(hit.semantic) AS semantic,
      max(hit.lexical) AS lexical, min(hit.semanticRank) AS semanticRank, min(hit.lexicalRank) AS lexicalRank
-WITH inScope, semanticCount, m, semantic, lexical, semanticRank, lexicalRank,
+WITH inScope, exact, semanticCount, m, semantic, lexical, semanticRank, lexicalRank,
      coalesce(1.0 / ($rrfK + semanticRank), 0.0) + coalesce(1.0 / ($rrfK + lexicalRank), 0.0) AS rrf
 ORDER BY rrf DESC, m.id
-WITH inScope, semanticCount,
+WITH inScope, exact, semanticCount,
      collect({m: m, semantic: semantic, lexical: lexical, semanticRank: semanticRank,
               lexicalRank: lexicalRank, rrf: rrf}) AS direct
 CALL (direct) {
@@ -101,14 +108,14 @@ CALL (direct) {
   ORDER BY via DESC, n.id LIMIT $expandLimit
   RETURN collect({m: n, via: via}) AS expanded
 }
-WITH inScope, semanticCount, direct, expanded,
-     [x IN direct WHERE x.m IS NOT NULL | x.m] + [x IN expanded | x.m] AS nodes
+WITH inScope, exact, semanticCount, direct[0..$keep] AS direct, expanded,
+     [x IN direct[0..$keep] WHERE x.m IS NOT NULL | x.m] + [x IN expanded | x.m] AS nodes
 UNWIND (CASE WHEN nodes = [] THEN [null] ELSE nodes END) AS m
-WITH DISTINCT inScope, semanticCount, direct, expanded, m
-WITH inScope, semanticCount, m,
+WITH DISTINCT inScope, exact, semanticCount, direct, expanded, m
+WITH inScope, exact, semanticCount, m,
      head([x IN direct WHERE x.m = m]) AS d,
      head([x IN expanded WHERE x.m = m]) AS e
-RETURN inScope, semanticCount, $exactLimit AS exactLimit,
+RETURN inScope, exact, semanticCount,
        CASE WHEN m IS NULL THEN null ELSE m {.*, embedding: null} END AS node,
        d.semantic AS semantic, d.lexical AS lexical, d.semanticRank AS semanticRank,
        d.lexicalRank AS lexicalRank, coalesce(e.via, 0.0) AS graph,

@@ -71,11 +71,21 @@ class RecallWeights:
 
 @dataclass(frozen=True)
 class RecallSettings:
-    """Tuning knobs for recall; defaults suit agent memories of up to a few million nodes."""
+    """Tuning knobs for recall; defaults suit agent memories of up to a few million nodes.
+
+    ``strategy`` is ``"auto"`` (exact in-scope scan when the visible scopes hold at most
+    ``exact_scan_limit`` memories or when scanning them is cheaper than over-fetching from
+    the vector index), ``"exact"`` or ``"index"``.
+    """
+
+    def __post_init__(self) -> None:
+        if self.strategy not in ("auto", "exact", "index"):
+            raise InvalidInputError("strategy", f"{self.strategy!r} is not one of 'auto', 'exact', 'index'")
 
     weights: RecallWeights = field(default_factory=RecallWeights)
     half_life: timedelta = timedelta(days=30)
-    exact_scan_limit: int = 20_000
+    exact_scan_limit: int = 1_000
+    strategy: str = "auto"
     over_fetch: float = 2.0
     max_vector_fetch: int = 10_000
     rrf_k: int = 60
@@ -125,17 +135,19 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
            include_invalidated: bool, settings: RecallSettings, fetch_factor: float = 1.0) -> dict[str, Any]:
     """Parameters of the ``recall`` template."""
     chain = _scopes.chain(scope)
-    fetch = max(4 * k, 40)
+    fetch = max(2 * k, 20)
     return {
         "tenant": tenant,
         "chain": chain,
         "vector": vector,
         "lucene": lucene_query(query, tenant, chain),
         "exactLimit": settings.exact_scan_limit,
+        "strategy": settings.strategy,
         "overFetch": settings.over_fetch * fetch_factor,
         "maxVectorFetch": settings.max_vector_fetch,
         "fetch": fetch,
-        "textFetch": min(fetch * 10, 2000),
+        "textFetch": min(fetch * 5, 2000),
+        "keep": 3 * k,
         "kinds": kind_list,
         "statuses": statuses(purpose),
         "sensitivities": sensitivities(max_sensitivity),
@@ -144,7 +156,7 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "includeInvalidated": bool(include_invalidated),
         "rrfK": settings.rrf_k,
         "expandFrom": settings.expand_from,
-        "expandLimit": settings.expand_limit,
+        "expandLimit": min(settings.expand_limit, 2 * k),
     }
 
 
@@ -160,7 +172,7 @@ def underfilled(rows: list[dict[str, Any]], k: int) -> bool:
     if not rows:
         return False
     first = rows[0]
-    return first["inScope"] > first.get("exactLimit", float("inf")) and first["semanticCount"] < k
+    return not first["exact"] and first["semanticCount"] < min(k, first["inScope"])
 
 
 def _moment(record: Record) -> datetime:

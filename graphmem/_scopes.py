@@ -42,15 +42,19 @@ def chain(path: str) -> list[str]:
     return ["/".join(segments[: i + 1]) for i in range(len(segments))]
 
 
-def parents(paths: list[str]) -> list[dict[str, str | None]]:
-    """Every scope in the chains of ``paths`` with its parent, root first, no repeats."""
+def parents(paths: list[str]) -> list[dict[str, object]]:
+    """Every scope in the chains of ``paths`` with its parent, root first, no repeats, and
+    ``n``: how many of ``paths`` are exactly that scope (new memories to count there)."""
     seen: dict[str, str | None] = {}
+    counts: dict[str, int] = {}
     for path in paths:
+        counts[path] = counts.get(path, 0) + 1
         for link in chain(path):
             if link not in seen:
                 head, sep, _ = link.rpartition("/")
                 seen[link] = head if sep else None
-    return [{"path": p, "parent": parent, "name": p.rpartition("/")[2]} for p, parent in seen.items()]
+    return [{"path": p, "parent": parent, "name": p.rpartition("/")[2], "n": counts.get(p, 0)}
+            for p, parent in seen.items()]
 
 
 def lexical_key(tenant: str, scope: str) -> str:

@@ -54,20 +54,25 @@ def recall_at_k(got_texts, truth, ranked, k):
     return min(found, k) / k
 
 
-@pytest.mark.parametrize("exact_limit", [20_000, 100])
-def test_small_scope_in_large_tenant_gets_its_true_top_k(neo4j, embedder, big_tenant, exact_limit):
+@pytest.mark.parametrize("scope, strategy, floor", [
+    ("corp/target", "auto", 1.0),   # 200 of 50,200: auto picks the exact in-scope scan
+    ("corp/target", "exact", 1.0),
+    ("corp/team3", "auto", 0.9),    # ~2,000 of 50,200: auto picks the vector index + over-fetch
+])
+def test_small_scope_in_large_tenant_gets_its_true_top_k(neo4j, embedder, big_tenant, scope, strategy, floor):
     tenant, rows = big_tenant
-    settings = RecallSettings(weights=SEMANTIC_ONLY, exact_scan_limit=exact_limit)
+    settings = RecallSettings(weights=SEMANTIC_ONLY, strategy=strategy)
     rng = random.Random(99)
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
                 recall_settings=settings) as m:
         scores = []
         for _ in range(10):
             query = " ".join(rng.choice(WORDS) for _ in range(4))
-            truth, ranked = brute_force(embedder, rows, "corp/target", query, 10)
-            got = m.recall(query, scope="corp/target", k=10, kinds=["fact"])
-            assert len(got) == 10 and {r.record.scope for r in got} == {"corp/target"}
+            truth, ranked = brute_force(embedder, rows, scope, query, 10)
+            got = m.recall(query, scope=scope, k=10, kinds=["fact"])
+            assert len(got) == 10 and {r.record.scope for r in got} == {scope}
             scores.append(recall_at_k([r.record.text for r in got], truth, ranked, 10))
-    # exact scan (the default for a 200-memory scope) is exact; the index path, forced here
-    # by a tiny exact-scan limit, over-fetches adaptively and must still find them
-    assert sum(scores) / len(scores) == 1.0, scores
+    mean = sum(scores) / len(scores)
+    print(f"\nrecall@10 {scope} {strategy}: {mean:.2f}")
+    # the exact scan is exact; the approximate index path must still find (nearly) all
+    assert mean >= floor, scores

@@ -74,3 +74,17 @@ def test_translated_errors_keeps_the_cause():
         with translated_errors():
             raise OSError("boom")
     assert isinstance(info.value.__cause__, OSError)
+
+
+def test_connect_helper_verifies_and_hides_the_password(neo4j):
+    from graphmem import Settings, connect
+
+    settings = Settings(uri=neo4j.uri, user=neo4j.user, password=neo4j.password)
+    assert neo4j.password not in repr(settings) and neo4j.password not in str(settings.model_dump())
+    driver = connect(settings)
+    try:
+        driver.verify_connectivity()
+    finally:
+        driver.close()
+    with pytest.raises(Neo4jUnavailableError):
+        connect(Settings(uri="bolt://127.0.0.1:9", password="whatever-secret"))

@@ -76,6 +76,14 @@ def test_no_read_api_ever_returns_another_tenants_node(neo4j, schema, embedder):
                     if got is not None:
                         assert got.tenant == t
             assert {row["path"] for row in m.scopes()} <= set(scopes) | {"shared/team"}
+            for scope in scopes:
+                for hit in m.recall("Alice lives in Berlin fact turn", scope=scope, k=50, include_invalidated=True):
+                    assert hit.record.tenant == t and hit.record.id in owned[t]
+                    assert all(c.tenant == t for c in hit.citations)
+                block = m.context("Alice Berlin", scope=scope, max_tokens=4000)
+                for other in tenants:
+                    if other != t:
+                        assert other not in block
         # forgetting and erasing in one tenant never reaches another
         victim, bystander = tenants[0], tenants[1]
         before = len(memories[bystander].facts(scope="shared/team/x"))
@@ -91,3 +99,13 @@ def test_relates_edges_never_join_two_tenants(driver, memory):
     records, _, _ = driver.execute_query(
         "MATCH (a)-[r]->(b) WHERE a.tenant IS NOT NULL AND b.tenant IS NOT NULL AND a.tenant <> b.tenant RETURN count(r) AS n")
     assert records[0]["n"] == 0
+
+
+def test_scope_counters_follow_writes_and_erases(memory):
+    memory.remember_many([{"text": f"n{i}", "scope": "c/d"} for i in range(5)])
+    memory.add_episode("hello", scope="c")
+    memory.upsert_entity("Alice", type="person", scope="c/d/e")
+    counts = lambda: {row["path"]: row["memories"] for row in memory.scopes()}  # noqa: E731
+    assert counts() == {"c": 1, "c/d": 5, "c/d/e": 1}
+    memory.erase(scope="c/d")
+    assert counts() == {"c": 1, "c/d": 0, "c/d/e": 0}

@@ -133,3 +133,26 @@ def test_stop_stale_state_cleans_up_without_signalling(state, tmp_path, monkeypa
     assert _launcher.stop() is False  # our own pid is not a launcher: never signalled
     assert not data.exists()
     assert not (state / "neo4j.pid").exists() and not (state / "neo4j.env").exists()
+
+
+def test_a_built_launcher_is_reused_without_maven(no_tools, tmp_path, monkeypatch):
+    """A second start on the same machine needs no Maven and downloads nothing."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("GRAPHMEM_CACHE", str(cache))
+    project = _launcher._project_source()
+    built = cache / f"embedded-{_launcher._fingerprint(project)}" / "target"
+    (built / "lib").mkdir(parents=True)
+    (built / "graphmem-embedded-neo4j-1.0.0.jar").write_bytes(b"jar")
+    messages = []
+    assert _launcher.build(progress=lambda *a, **k: messages.append(a)) == built.parent
+    assert messages == []
+
+
+def test_changing_the_launcher_source_changes_the_cache_key(tmp_path):
+    project = tmp_path / "p"
+    (project / "src").mkdir(parents=True)
+    (project / "pom.xml").write_text("<project/>")
+    (project / "src" / "A.java").write_text("class A {}")
+    before = _launcher._fingerprint(project)
+    (project / "src" / "A.java").write_text("class A { int x; }")
+    assert _launcher._fingerprint(project) != before

@@ -45,3 +45,20 @@ def test_generated_sync_code_is_not_stale():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.main(["--check"]) == 0
+
+
+def test_settings_come_from_the_environment(monkeypatch):
+    import pytest
+
+    from graphmem import Settings
+
+    monkeypatch.setenv("NEO4J_URI", "neo4j+s://example.databases.neo4j.io")
+    monkeypatch.setenv("NEO4J_USER", "reader")
+    monkeypatch.setenv("NEO4J_PASSWORD", "hunter2-secret")
+    monkeypatch.setenv("NEO4J_DATABASE", "memories")
+    s = Settings()
+    assert (s.uri, s.user, s.database) == ("neo4j+s://example.databases.neo4j.io", "reader", "memories")
+    assert s.password.get_secret_value() == "hunter2-secret" and "hunter2" not in repr(s)
+    monkeypatch.setenv("NEO4J_URI", "http://localhost:7474")
+    with pytest.raises(ValueError, match="NEO4J_URI"):
+        Settings()

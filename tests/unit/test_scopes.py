@@ -61,13 +61,15 @@ def test_chain():
 
 
 def test_parents_root_first_without_repeats():
-    rows = _scopes.parents(["a/b/c", "a/b/d", "a", "x/y"])
+    rows = _scopes.parents(["a/b/c", "a/b/d", "a", "x/y", "a/b/c"])
     assert [r["path"] for r in rows] == ["a", "a/b", "a/b/c", "a/b/d", "x", "x/y"]
     by_path = {r["path"]: r for r in rows}
     assert by_path["a"]["parent"] is None
     assert by_path["a/b"]["parent"] == "a"
     assert by_path["a/b/d"]["parent"] == "a/b"
-    assert by_path["x/y"] == {"path": "x/y", "parent": "x", "name": "y"}
+    assert by_path["x/y"] == {"path": "x/y", "parent": "x", "name": "y", "n": 1}
+    # n counts the new memories stored directly in each scope
+    assert [by_path[p]["n"] for p in ("a", "a/b", "a/b/c", "a/b/d", "x")] == [1, 0, 2, 1, 0]
     # every parent is listed before its child
     index = {r["path"]: i for i, r in enumerate(rows)}
     for r in rows:
