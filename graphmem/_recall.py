@@ -84,7 +84,7 @@ class RecallSettings:
 
     weights: RecallWeights = field(default_factory=RecallWeights)
     half_life: timedelta = timedelta(days=30)
-    exact_scan_limit: int = 1_000
+    exact_scan_limit: int = 256
     strategy: str = "auto"
     over_fetch: float = 2.0
     max_vector_fetch: int = 10_000

@@ -49,3 +49,12 @@ async def test_async_entities_episodes_and_errors(amem):
         await amem.add_episode("x", scope=SCOPE, role="narrator")
     assert info.value.field == "role"
     assert await amem.erase(scope=SCOPE) == 2
+
+
+async def test_async_recall_and_context(amem):
+    tea = await amem.remember("Alice drinks green tea every morning", scope=SCOPE, provenance="user")
+    await amem.remember("Invoices are due on the first of the month", scope=SCOPE)
+    results = await amem.recall("what does Alice drink", scope=SCOPE, k=2)
+    assert results[0].record.id == tea.id and results[0].parts.trust > 0
+    block = await amem.context("what does Alice drink", scope=SCOPE, max_tokens=100)
+    assert block.startswith("## Facts") and "[user] Alice drinks green tea" in block
