@@ -13,7 +13,7 @@ from pathlib import Path
 from graphmem import _templates
 
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
+RESULTS = Path(os.environ.get("GRAPHMEM_BENCH_RESULTS", HERE / "results"))
 
 
 def template(name: str) -> str:
