@@ -9,7 +9,8 @@
 //   - starting later than n (n is older news): the nearest one ends n's validity and
 //     SUPERSEDES n.
 // Records of people (provenance user, manual, human-correction) are touched only by a new
-// record that is not automatic ($rows.explicit). Returns the ids whose times changed.
+// record that is not automatic ($rows.explicit), and an automatic record never ends a
+// person's record either way. Returns the ids whose times changed.
 UNWIND $rows AS row
 MATCH (n:Fact {tenant: $tenant, id: row.id})
 CALL (n, row) {
@@ -40,6 +41,7 @@ CALL (n, others) {
   UNWIND others AS o
   WITH n, o
   WHERE o.validFrom > n.validFrom AND (n.validTo IS NULL OR n.validTo > o.validFrom)
+    AND (NOT o.provenance IN $automatic OR n.provenance IN $automatic)
   WITH n, o ORDER BY o.validFrom ASC LIMIT 1
   SET n.validTo = o.validFrom, n.closedAt = $now
   CREATE (o)-[:SUPERSEDES {reason: 'changed', at: $now}]->(n)

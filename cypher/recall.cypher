@@ -11,7 +11,8 @@
 // Filters: tenant, visible scopes ($chain), kinds, status, sensitivity, transaction time
 // ($asOf, $includeInvalidated) and valid time ($validAt; episodes that happened later are
 // left out). The best $expandFrom hits by reciprocal rank fusion are expanded one hop
-// through ABOUT, RELATES, CITES and DERIVED_FROM (same filters). Returns the best $keep
+// through ABOUT, RELATES, CITES and DERIVED_FROM (same filters on the neighbours; a RELATES
+// edge must itself be believed and valid; citations are filtered too). Returns the best $keep
 // direct hits and the expanded neighbours
 // with their semantic and lexical scores and ranks, graph score, and, for insights, the
 // cited records. Final scoring happens in the caller.
@@ -95,8 +96,12 @@ CALL (direct) {
   UNWIND direct[0..$expandFrom] AS hit
   WITH hit, hit.m AS source
   WHERE source IS NOT NULL
-  MATCH (source)-[:ABOUT|RELATES|CITES|DERIVED_FROM]-(n:Memory)
+  MATCH (source)-[link:ABOUT|RELATES|CITES|DERIVED_FROM]-(n:Memory)
   WHERE n.tenant = $tenant AND n.scope IN $chain
+    AND (NOT link:RELATES OR (link.createdAt <= $asOf
+         AND ($includeInvalidated OR link.invalidatedAt IS NULL OR link.invalidatedAt > $asOf)
+         AND (link.validFrom IS NULL OR link.validFrom <= $validAt)
+         AND (link.validTo IS NULL OR link.validTo > $validAt)))
     AND ($kinds IS NULL OR n.kind IN $kinds)
     AND n.status IN $statuses AND n.sensitivity IN $sensitivities
     AND n.createdAt <= $asOf
@@ -119,4 +124,8 @@ RETURN inScope, exact, semanticCount,
        CASE WHEN m IS NULL THEN null ELSE m {.*, embedding: null} END AS node,
        d.semantic AS semantic, d.lexical AS lexical, d.semanticRank AS semanticRank,
        d.lexicalRank AS lexicalRank, coalesce(e.via, 0.0) AS graph,
-       CASE WHEN m:Insight THEN [(m)-[:CITES]->(c:Memory {tenant: $tenant}) | c {.*, embedding: null}] ELSE [] END AS cites
+       CASE WHEN m:Insight THEN [(m)-[:CITES]->(c:Memory {tenant: $tenant})
+            WHERE c.scope IN $chain AND c.status IN $statuses AND c.sensitivity IN $sensitivities
+              AND c.createdAt <= $asOf
+              AND ($includeInvalidated OR c.invalidatedAt IS NULL OR c.invalidatedAt > $asOf)
+            | c {.*, embedding: null}] ELSE [] END AS cites

@@ -191,8 +191,18 @@ def start(*, port: int | None = None, data: Path | None = None, timeout: float |
     data_dir = Path(tempfile.mkdtemp(prefix="graphmem-neo4j-")) if temporary else Path(data).resolve()
     password = os.environ.get("GRAPHMEM_NEO4J_PASSWORD") or secrets.token_urlsafe(18)
     log = folder / "neo4j.log"
-    env = dict(os.environ, GRAPHMEM_NEO4J_PASSWORD=password)
     heap = os.environ.get("GRAPHMEM_NEO4J_HEAP", "3g")
+    try:
+        return _launch(java, build_dir, port, folder, data_dir, temporary, password, heap, log, timeout)
+    except BaseException:
+        if temporary:
+            shutil.rmtree(data_dir, ignore_errors=True)
+        raise
+
+
+def _launch(java: str, build_dir: Path, port: int, folder: Path, data_dir: Path, temporary: bool,
+            password: str, heap: str, log: Path, timeout: float | None) -> RunningNeo4j:
+    env = dict(os.environ, GRAPHMEM_NEO4J_PASSWORD=password)
     classpath = os.pathsep.join([str(build_dir / "target" / "graphmem-embedded-neo4j-1.0.0.jar"), str(build_dir / "target" / "lib" / "*")])
     with open(log, "wb") as out:
         proc = subprocess.Popen(

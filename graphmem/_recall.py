@@ -122,6 +122,8 @@ def kinds(value: Iterable[str] | None) -> list[str] | None:
         return None
     if isinstance(value, str):
         value = [value]
+    if not isinstance(value, Iterable):
+        raise InvalidInputError("kinds", "must be a list of kinds")
     out = []
     for kind in value:
         if kind not in KINDS:
@@ -132,7 +134,7 @@ def kinds(value: Iterable[str] | None) -> list[str] | None:
 
 def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] | None, as_of: datetime,
            valid_at: datetime, kind_list: list[str] | None, purpose: str, max_sensitivity: Any,
-           include_invalidated: bool, settings: RecallSettings, fetch_factor: float = 1.0) -> dict[str, Any]:
+           include_invalidated: bool, settings: RecallSettings, strategy: str | None = None) -> dict[str, Any]:
     """Parameters of the ``recall`` template."""
     chain = _scopes.chain(scope)
     fetch = max(2 * k, 20)
@@ -142,8 +144,8 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "vector": vector,
         "lucene": lucene_query(query, tenant, chain),
         "exactLimit": settings.exact_scan_limit,
-        "strategy": settings.strategy,
-        "overFetch": settings.over_fetch * fetch_factor,
+        "strategy": strategy or settings.strategy,
+        "overFetch": settings.over_fetch,
         "maxVectorFetch": settings.max_vector_fetch,
         "fetch": fetch,
         "textFetch": min(fetch * 5, 2000),

@@ -12,7 +12,7 @@ from neo4j import Driver, GraphDatabase
 from .. import _recall, _scopes
 from .. import _validate as check
 from .._base import AUTOMATIC, MemoryCore
-from .._errors import InvalidInputError, NotFoundError, SchemaError
+from .._errors import ConfigurationError, InvalidInputError, NotFoundError, SchemaError
 from .._models import Entity, Episode, Fact, Provenance, Record
 from .._records import to_record
 from .._settings import Settings
@@ -58,7 +58,10 @@ class Memory:
         self._recall = recall_settings or _recall.RecallSettings()
         owns = driver is None
         if driver is None:
-            settings = Settings(**({"uri": uri} if uri else {}))
+            try:
+                settings = Settings(**({"uri": uri} if uri else {}))
+            except ValueError as exc:
+                raise ConfigurationError(f"invalid Neo4j settings: {exc}") from exc
             if auth is None:
                 auth = (settings.user, settings.password.get_secret_value())
             database = database or settings.database
@@ -159,14 +162,17 @@ class Memory:
         batch (the error names it as ``items[i].field``). Tombstoned automatic
         statements are left out of the result.
         """
+        if isinstance(items, (Mapping, str, bytes)) or not isinstance(items, Iterable):
+            raise InvalidInputError("items", "must be a list of remember() argument mappings")
         return self._write_facts(list(items), single=False)
 
     def _write_facts(self, items: list[Mapping[str, Any]], *, single: bool) -> list[Fact]:
         core = self._core
         now = core.now()
-        if any(item.get("embedding") is not None for item in items):
-            self._known_dimension()
         rows = [core.fact_row(items[0], now)] if single else core.fact_rows(items, now)
+        if any(row["props"]["embedding"] is not None for row in rows) and core.dimension is None:
+            self._known_dimension()  # the index's dimension: check the given vectors
+            rows = [core.fact_row(items[0], now)] if single else core.fact_rows(items, now)
         self._embed(rows, ["embedding" if single else f"items[{i}].embedding" for i in range(len(rows))])
 
         def work(tx: Tx) -> list[Fact]:
@@ -196,7 +202,7 @@ class Memory:
             existing = {r["node"]["id"]: r["node"] for r in tx.run("memory_existing", tenant=tenant, ids=sorted(kinds))}
         automatic = [
             {"id": p["id"], "key": p["textKey"], "subject": p["subject"], "predicate": p["predicate"],
-             "object": p["object"], "chain": row["chain"]}
+             "object": p["object"], "chain": row["chain"], "scope": p["scope"]}
             for row in rows if (p := row["props"])["id"] not in existing and Provenance(p["provenance"]).automatic
         ]
         suppressed = set()
@@ -357,13 +363,15 @@ class Memory:
         oid = object_entity.id if isinstance(object_entity, Entity) else object_entity
         check.identifier(sid, "subject_entity")
         check.identifier(oid, "object_entity")
+        if predicate is None:
+            raise InvalidInputError("predicate", "is required")
+        normal = check.predicate(predicate)
         chain = _scopes.chain(_scopes.check_path(scope))
         seen = {r["node"]["id"]: r["node"] for r in self._run.read(
             "entity_visible", tenant=self._core.tenant, ids=[sid, oid], chain=chain)}
         for field, eid in (("subject_entity", sid), ("object_entity", oid)):
             if eid not in seen:
                 raise NotFoundError(f"{field}: no entity {eid!r} visible in scope {scope!r}")
-        normal = check.predicate(predicate)
         if text is None:
             text = f"{seen[sid]['name']} {normal.replace('_', ' ')} {seen[oid]['name']}"
         fact = self.remember(
@@ -410,7 +418,8 @@ class Memory:
             "text": corrected_text, "scope": old.scope, "subject": old.subject, "predicate": old.predicate,
             "object": object if object is not None else (None if old.subject is None else old.object),
             "single_valued": old.single_valued,
-            "valid_from": valid_from or old.valid_from, "valid_to": valid_to,
+            "valid_from": valid_from or old.valid_from,
+            "valid_to": valid_to if valid_to is not None or valid_from is not None else old.valid_to,
             "provenance": Provenance.HUMAN_CORRECTION, "importance": old.importance,
             "sensitivity": old.sensitivity, "tags": old.tags, "user_id": old.user_id,
             "agent_id": old.agent_id, "session_id": old.session_id, "id": id, "embedding": embedding,
@@ -558,10 +567,9 @@ class Memory:
             max_sensitivity=max_sensitivity, include_invalidated=include_invalidated, settings=self._recall,
         )
         rows = self._run.read("recall", **_recall.params(**args))
-        factor = 1.0
-        while _recall.underfilled(rows, k) and factor < 64:
-            factor *= 8  # the index path lost too much to filters: over-fetch harder
-            rows = self._run.read("recall", **_recall.params(**args, fetch_factor=factor))
+        if _recall.underfilled(rows, k):
+            # filters ate the index's over-fetch: ask once more, exactly, so nothing is lost
+            rows = self._run.read("recall", **_recall.params(**args, strategy="exact"))
         return _recall.score(rows, now=self._core.now(), settings=self._recall, k=k)
 
     def context(

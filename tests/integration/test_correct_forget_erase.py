@@ -93,3 +93,22 @@ def test_erase_by_scope_means_the_subtree(memory):
     memory.remember("d", scope="org/teammate")
     assert memory.erase(scope="org/team") == 2
     assert sorted(f.text for f in memory.facts(scope="org/teammate")) == ["a", "d"]
+
+
+def test_a_tombstone_is_lifted_only_by_a_later_statement_and_covers_child_scopes(memory):
+    memory.add_episode("Alice lives in Paris", scope=SCOPE, role="user")  # said before the forget
+    fact = memory.remember("Alice lives in Paris", scope=SCOPE, provenance="extraction")
+    assert memory.forget(scope=SCOPE, id=fact.id) == 1
+    assert memory.remember("Alice lives in Paris", scope=SCOPE, provenance="extraction") is None
+    # written higher up it would be visible in the forgetting scope again: suppressed too
+    assert memory.remember("Alice lives in Paris", scope="acme", provenance="extraction") is None
+    # an unrelated sibling scope is not affected
+    assert memory.remember("Alice lives in Paris", scope="other", provenance="extraction") is not None
+
+
+def test_correcting_a_historic_fact_keeps_its_valid_time(memory):
+    old = memory.remember("Alice lived in Paris", scope=SCOPE, subject="alice", predicate="lived_in",
+                          object="Paris", valid_from=utc(2019), valid_to=utc(2021))
+    fixed = memory.correct(old.id, "Alice lived in Lyon", object="Lyon")
+    assert (fixed.valid_from, fixed.valid_to) == (utc(2019), utc(2021))
+    assert memory.facts(scope=SCOPE) == []

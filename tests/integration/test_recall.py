@@ -140,3 +140,59 @@ def test_recall_rejects_bad_input(memory, kwargs, field):
     with pytest.raises(InvalidInputError) as info:
         memory.recall(args.pop("query"), **args)
     assert info.value.field == field
+
+
+def test_expansion_ignores_invalidated_relations_and_citations_are_filtered(memory, driver, embedder):
+    alice = memory.upsert_entity("Alice", type="person", scope="s")
+    bob = memory.upsert_entity("Bob", type="person", scope="s")
+    married = memory.relate(alice, "married_to", bob, scope="s")
+    graph_of_bob = lambda: {r.record.id: r.parts.graph for r in memory.recall("Alice", scope="s", k=20)}.get(bob.id, 0.0)  # noqa: E731
+    assert graph_of_bob() > 0
+    memory.forget(scope="s", id=married.id)
+    assert graph_of_bob() == 0.0
+    secret = memory.remember("Alice's diagnosis is private", scope="s", sensitivity="restricted")
+    driver.execute_query(
+        "MATCH (f:Fact {tenant: $t, id: $fid}) "
+        "CREATE (i:Memory:Insight {tenant: $t, id: 'ins-2', kind: 'insight', scope: 's', text: 'Alice needs rest', "
+        "createdAt: datetime(), provenance: 'reflection', status: 'active', sensitivity: 'internal', "
+        "importance: 0.5, salience: 2, embedding: $vec})-[:CITES]->(f)",
+        {"t": memory.tenant, "fid": secret.id, "vec": embedder.embed_query("Alice needs rest")})
+    hits = {r.record.id: r for r in memory.recall("Alice needs rest", scope="s", max_sensitivity="internal")}
+    assert hits["ins-2"].citations == () and secret.id not in hits
+
+
+def test_filters_never_lose_results_on_the_index_path(neo4j, schema, embedder, tenant):
+    """300 episodes crowd the index's candidates; the 3 facts asked for must still come back."""
+    from graphmem import RecallSettings
+
+    seen = []
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                recall_settings=RecallSettings(strategy="index"),
+                tracer=lambda name, params, seconds: seen.append(params.get("strategy"))) as m:
+        for i in range(300):
+            m.add_episode(f"Alice said something about Alice number {i}", scope="s")
+        wanted = {m.remember(f"Alice fact {word}", scope="s").id for word in ("one", "two", "three")}
+        seen.clear()
+        got = {r.record.id for r in m.recall("Alice said something about Alice", scope="s", k=3, kinds=["fact"])}
+    assert got == wanted
+    assert seen[0] == "index"  # the first try used the index; a retry, if any, scans exactly
+    assert set(seen[1:]) <= {"exact"}
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda m: m.remember_many([5]), "items[0]"),
+    (lambda m: m.remember_many(5), "items"),
+    (lambda m: m.recall("x", scope="s", kinds=5), "kinds"),
+    (lambda m: m.relate("a", None, "b", scope="s"), "predicate"),
+])
+def test_more_bad_input_is_named(memory, call, field):
+    with pytest.raises(InvalidInputError) as info:
+        call(memory)
+    assert info.value.field == field
+
+
+def test_bad_settings_are_a_configuration_error():
+    from graphmem import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="NEO4J_URI"):
+        Memory("http://localhost:7474", ("neo4j", "x"))

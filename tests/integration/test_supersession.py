@@ -89,3 +89,11 @@ def test_supersession_follows_the_scope_chain_only(memory):
     assert untouched.valid_to is None and untouched.superseded_by == ()
     assert [f.object for f in memory.facts(scope="acme/bob")] == ["Berlin"]
     assert [f.object for f in memory.facts(scope="acme/other")] == ["Lima"]
+
+
+def test_an_automatic_record_never_ends_a_persons_record(memory):
+    memory.remember("Zoe lives in Berlin", scope=SCOPE, subject="zoe", predicate="lives_in", object="Berlin",
+                    provenance="extraction", valid_from=utc(2023))
+    said = memory.remember("Zoe lives in Paris", scope=SCOPE, subject="zoe", predicate="lives_in", object="Paris",
+                           provenance="user", valid_from=utc(2019))
+    assert memory.get(said.id).valid_to is None and memory.get(said.id).superseded_by == ()
