@@ -5,9 +5,8 @@
 //               $exactLimit of them, or when scanning them costs less than over-fetching
 //               from the index (inScope^2 <= fetch * overFetch * total): a small scope in a
 //               large tenant gets its true top-k. Otherwise the vector index, over-fetched
-//               by total / inScope times $overFetch, then filtered (the index is created
-//               without quantization, so its scores are exact cosines). $strategy 'exact' or
-//               'index' forces one.
+//               by total / inScope times $overFetch, then filtered and re-scored exactly
+//               (the index may be quantized). $strategy 'exact' or 'index' forces one.
 //   lexical  -- the full-text index ($lucene, narrowed to the visible scopes by lexKey).
 // Filters: tenant, visible scopes ($chain), kinds, status, sensitivity, transaction time
 // ($asOf, $includeInvalidated) and valid time ($validAt; episodes that happened later are
@@ -44,10 +43,10 @@ CALL (inScope, total, exact) {
     WITH toInteger($fetch * $overFetch * (1.0 * total / inScope)) + $fetch AS wanted
     CALL db.index.vector.queryNodes('memory_embedding',
         CASE WHEN wanted > $maxVectorFetch THEN $maxVectorFetch ELSE wanted END, $vector)
-      YIELD node AS m, score AS semantic
-    WITH m, semantic
+      YIELD node AS m
+    WITH m
     WHERE m.tenant = $tenant AND m.scope IN $chain
-    RETURN m, semantic
+    RETURN m, vector.similarity.cosine(m.embedding, $vector) AS semantic
   }
   WITH m, semantic
   WHERE ($kinds IS NULL OR m.kind IN $kinds)
