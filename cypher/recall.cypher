@@ -40,7 +40,7 @@ CALL (inScope, total, exact) {
     UNION
     WITH inScope, total
     WHERE $vector IS NOT NULL AND NOT exact
-    WITH toInteger($fetch * $overFetch * (1.0 * total / inScope)) + $fetch AS wanted
+    WITH toInteger(ceil($fetch * $overFetch * (1.0 * total / inScope))) AS wanted
     CALL db.index.vector.queryNodes('memory_embedding',
         CASE WHEN wanted > $maxVectorFetch THEN $maxVectorFetch ELSE wanted END, $vector)
       YIELD node AS m

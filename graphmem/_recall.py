@@ -86,7 +86,7 @@ class RecallSettings:
     half_life: timedelta = timedelta(days=30)
     exact_scan_limit: int = 256
     strategy: str = "auto"
-    over_fetch: float = 2.0
+    over_fetch: float = 1.5
     max_vector_fetch: int = 10_000
     rrf_k: int = 60
     expand_from: int = 5
