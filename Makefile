@@ -31,7 +31,8 @@ bench: venv
 	@if [ -z "$$NEO4J_URI" ]; then \
 	  eval "$$($(GRAPHMEM) neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD; \
 	fi; \
-	$(PY) bench/recall.py
+	$(PY) bench/recall.py && \
+	$(PY) bench/write.py
 
 unit: venv
 	$(PY) -m pytest tests/unit
