@@ -2,11 +2,13 @@
 // Hard delete for data-protection requests: the tenant's memories matching $id, $userId
 // and/or the scope subtree $scope (the scope and every scope below it), with their edges,
 // embeddings and RELATES projections; the scopes' memory counters are lowered to match.
-// Returns how many memories were deleted.
+// Deletes at most $limit memories per call (the caller repeats until fewer come back), so
+// a very large erase never needs one huge transaction. Returns how many were deleted.
 MATCH (m:Memory {tenant: $tenant})
 WHERE ($id IS NULL OR m.id = $id)
   AND ($userId IS NULL OR m.userId = $userId)
   AND ($scope IS NULL OR m.scope = $scope OR m.scope STARTS WITH $scope + '/')
+WITH m LIMIT $limit
 WITH collect(m) AS doomed
 CALL (doomed) {
   UNWIND doomed AS m

@@ -17,6 +17,8 @@ from .._records import to_record
 from .._settings import Settings
 from .executor import AsyncExecutor, AsyncTx, Tracer
 
+_ERASE_BATCH = 5_000
+
 _SCHEMA = [
     "schema_memory_id", "schema_fact_id", "schema_episode_id", "schema_entity_id",
     "schema_insight_id", "schema_procedure_id", "schema_scope_path", "schema_entity_name",
@@ -480,7 +482,8 @@ class AsyncMemory:
     async def erase(self, *, id: str | None = None, user_id: str | None = None, scope: str | None = None) -> int:
         """Hard delete (data-protection requests): memories matching every given selector
         -- ``scope`` means that scope and all below it -- with their edges and embeddings.
-        Returns how many memories were deleted."""
+        Large erases run in transactions of 5,000 memories; calling again after an
+        interruption finishes the job. Returns how many memories were deleted."""
         if id is None and user_id is None and scope is None:
             raise InvalidInputError("id", "erase() needs at least one of id, user_id, scope")
         params = {
@@ -488,8 +491,13 @@ class AsyncMemory:
             "userId": check.identifier(user_id, "user_id", allow_none=True),
             "scope": None if scope is None else _scopes.check_path(scope),
         }
-        rows = await self._run.write_one("memory_erase", tenant=self._core.tenant, **params)
-        return rows[0]["erased"] if rows else 0
+        total = 0
+        while True:  # in batches: each lands whole, and a repeated erase simply continues
+            rows = await self._run.write_one("memory_erase", tenant=self._core.tenant, limit=_ERASE_BATCH, **params)
+            erased = rows[0]["erased"] if rows else 0
+            total += erased
+            if erased < _ERASE_BATCH:
+                return total
 
     # -- reading --------------------------------------------------------------------
     async def get(self, id: str) -> Record | None:

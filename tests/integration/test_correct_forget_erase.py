@@ -112,3 +112,13 @@ def test_correcting_a_historic_fact_keeps_its_valid_time(memory):
     fixed = memory.correct(old.id, "Alice lived in Lyon", object="Lyon")
     assert (fixed.valid_from, fixed.valid_to) == (utc(2019), utc(2021))
     assert memory.facts(scope=SCOPE) == []
+
+
+def test_large_erases_run_in_batches(memory, monkeypatch):
+    import graphmem._sync.memory as sync_memory
+
+    monkeypatch.setattr(sync_memory, "_ERASE_BATCH", 3)
+    memory.remember_many([{"text": f"note {i}", "scope": "big/part"} for i in range(10)])
+    assert memory.erase(scope="big") == 10
+    assert memory.facts(scope="big/part") == []
+    assert {row["path"]: row["memories"] for row in memory.scopes()}["big/part"] == 0
