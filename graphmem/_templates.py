@@ -1,16 +1,10 @@
 """Cypher templates: one statement per ``.cypher`` file, loaded by name, checked on call.
 
-A template file looks like::
-
-    // name: fact_get
-    // Returns one memory node of the tenant by id.
-    MATCH (m:Memory {tenant: $tenant, id: $id})
-    RETURN m
-
-The ``// name:`` header must match the file name, the comment lines after it are the
-template's documentation, and every ``$parameter`` it references is part of its
-signature: a call must pass exactly those keys, or ``TemplateError`` is raised before
-anything is sent to Neo4j.
+A template file (see ``cypher/memory_get.cypher``) starts with a ``// name: <name>``
+header that must match the file name, then ``//`` documentation lines, then the
+statement. Every ``$parameter`` the statement references is part of its signature: a
+call must pass exactly those keys, or ``TemplateError`` is raised before anything is
+sent to Neo4j.
 """
 
 from __future__ import annotations
