@@ -10,11 +10,15 @@ from ._errors import (
     GraphMemError,
     InvalidInputError,
     LauncherError,
+    ModelError,
     Neo4jUnavailableError,
     NotFoundError,
     SchemaError,
     TemplateError,
 )
+from ._insights import DroppedInsight, MaintenanceReport, ReflectionReport
+from ._learning import LearningSettings
+from ._procedures import SuggestedProcedure, ToolCall
 from ._recall import RecallSettings, RecallWeights, ScoredMemory, ScoreParts, estimate_tokens
 from ._models import (
     Entity,
@@ -47,6 +51,7 @@ __all__ = [
     "AsyncMemory",
     "ConfigurationError",
     "ConflictError",
+    "DroppedInsight",
     "Entity",
     "Episode",
     "Fact",
@@ -55,13 +60,17 @@ __all__ = [
     "Insight",
     "InvalidInputError",
     "LauncherError",
+    "LearningSettings",
+    "MaintenanceReport",
     "Memory",
     "MemoryRecord",
+    "ModelError",
     "Neo4jUnavailableError",
     "NotFoundError",
     "Procedure",
     "RecallSettings",
     "RecallWeights",
+    "ReflectionReport",
     "ScoreParts",
     "ScoredMemory",
     "Provenance",
@@ -70,8 +79,10 @@ __all__ = [
     "Sensitivity",
     "Settings",
     "Status",
+    "SuggestedProcedure",
     "Supersession",
     "TemplateError",
+    "ToolCall",
     "WordLlamaEmbedder",
     "__version__",
     "connect",

@@ -8,7 +8,8 @@
     ├── SchemaError               the database schema does not fit (e.g. vector dimension)
     ├── InvalidInputError         caller input is invalid; ``.field`` names the culprit
     ├── ConflictError             a write collided with an existing record (uniqueness)
-    └── NotFoundError             an id names no visible record
+    ├── NotFoundError             an id names no visible record
+    └── ModelError                a chat model failed on every attempt (bounded retries)
 
 Driver and pydantic errors are translated at the boundary and re-raised ``from`` the
 original, so the cause is never lost.
@@ -59,3 +60,17 @@ class NotFoundError(GraphMemError, LookupError):
 
 class ConflictError(GraphMemError):
     """A write collided with an existing record (e.g. an id already used by another kind)."""
+
+
+class ModelError(GraphMemError):
+    """A chat model failed (an exception, malformed or unusable output) on every attempt.
+
+    ``purpose`` names the call (``reflect``, ``induce_procedure``); ``attempts`` lists each
+    attempt's error. Nothing the call would have produced was written.
+    """
+
+    def __init__(self, purpose: str, attempts: list[str]) -> None:
+        self.purpose = purpose
+        self.attempts = list(attempts)
+        last = attempts[-1] if attempts else "no attempt made"
+        super().__init__(f"{purpose}: the model failed {len(attempts)} time(s); last error: {last}")

@@ -90,6 +90,9 @@ class MemoryRecord(BaseModel):
     user_id: str | None = None
     agent_id: str | None = None
     session_id: str | None = None
+    status_changed_at: datetime | None = None
+    status_log: tuple[str, ...] = ()
+    """Each status change (validate, reject, demotion): when, from, to and why."""
     embedding: list[float] | None = Field(default=None, repr=False)
 
     @property
@@ -132,6 +135,7 @@ class Insight(MemoryRecord):
     kind: Literal["insight"] = "insight"
     salience: int = 2
     cites: tuple[str, ...] = ()
+    last_corroborated_at: datetime | None = None
 
 
 class Procedure(MemoryRecord):
@@ -145,6 +149,7 @@ class Procedure(MemoryRecord):
     success_count: int = 0
     failure_count: int = 0
     last_used_at: datetime | None = None
+    cites: tuple[str, ...] = ()
 
 
 class Scope(BaseModel):

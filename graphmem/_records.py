@@ -27,8 +27,11 @@ _FIELDS = {
     "successCount": "success_count",
     "failureCount": "failure_count",
     "lastUsedAt": "last_used_at",
+    "statusChangedAt": "status_changed_at",
+    "statusLog": "status_log",
+    "lastCorroboratedAt": "last_corroborated_at",
 }
-_INTERNAL = {"lexKey", "textKey", "nameKey", "aliasKeys", "closedAt", "propertiesJson", "kind"}
+_INTERNAL = {"lexKey", "textKey", "nameKey", "aliasKeys", "closedAt", "propertiesJson", "kind", "stepsKey"}
 
 
 def native(value: Any) -> Any:
@@ -53,6 +56,8 @@ def to_record(node: dict[str, Any], *, superseded_by: list[dict[str, Any]] | Non
         field = _FIELDS.get(key, key)
         if field in cls.model_fields:
             data[field] = native(value)
+    if "cites" in data:
+        data["cites"] = tuple(sorted(data["cites"]))
     if kind == "entity" and node.get("propertiesJson"):
         data["properties"] = json.loads(node["propertiesJson"])
     if superseded_by:

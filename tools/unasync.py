@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "graphmem" / "_async"
 TARGET = ROOT / "graphmem" / "_sync"
-MODULES = ["executor.py", "memory.py"]
+MODULES = ["executor.py", "insights.py", "memory.py", "model.py", "procedures.py"]
 
 # Whole-word replacements, applied in order.
 WORDS = [
@@ -23,6 +23,10 @@ WORDS = [
     ("AsyncExecutor", "Executor"),
     ("AsyncMemory", "Memory"),
     ("AsyncTx", "Tx"),
+    ("AsyncInsightsMixin", "InsightsMixin"),
+    ("AsyncProceduresMixin", "ProceduresMixin"),
+    ("AsyncModelCaller", "ModelCaller"),
+    ("ainvoke", "invoke"),
     ("aembed_documents", "embed_documents"),
     ("aembed_query", "embed_query"),
     ("__aenter__", "__enter__"),

@@ -11,11 +11,16 @@ from neo4j import AsyncDriver, AsyncGraphDatabase
 from .. import _recall, _scopes
 from .. import _validate as check
 from .._base import AUTOMATIC, MemoryCore
+from .._insights import ReflectionReport
+from .._learning import LearningSettings
 from .._errors import ConfigurationError, InvalidInputError, NotFoundError, SchemaError
 from .._models import Entity, Episode, Fact, Provenance, Record
 from .._records import to_record
 from .._settings import Settings
 from .executor import AsyncExecutor, AsyncTx, Tracer
+from .insights import AsyncInsightsMixin
+from .model import AsyncModelCaller
+from .procedures import AsyncProceduresMixin
 
 _ERASE_BATCH = 5_000
 
@@ -28,12 +33,14 @@ _SCHEMA = [
 ]
 
 
-class AsyncMemory:
+class AsyncMemory(AsyncInsightsMixin, AsyncProceduresMixin):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (asyncio).
 
     ``uri``/``auth`` default to ``NEO4J_URI``, ``NEO4J_USER`` and ``NEO4J_PASSWORD``;
     ``embedder`` is any langchain-core ``Embeddings``; ``tracer(template, params, seconds)``
-    sees every Cypher template run; ``clock`` returns the current UTC time (tests pin it).
+    sees every Cypher template run; ``clock`` returns the current UTC time (tests pin it);
+    ``learning`` tunes insights, procedures and model calls. ``last_reflection`` reports
+    what the most recent ``reflect`` call wrote and dropped.
     """
 
     def __init__(
@@ -49,6 +56,7 @@ class AsyncMemory:
         single_valued_predicates: Iterable[str] | None = None,
         contradiction_threshold: float = 0.85,
         recall_settings: _recall.RecallSettings | None = None,
+        learning: LearningSettings | None = None,
         driver: AsyncDriver | None = None,
     ) -> None:
         self._core = MemoryCore(
@@ -57,6 +65,9 @@ class AsyncMemory:
             contradiction_threshold=contradiction_threshold,
         )
         self._recall = recall_settings or _recall.RecallSettings()
+        self._learning = learning or LearningSettings()
+        self._model = AsyncModelCaller(retries=self._learning.model_retries)
+        self.last_reflection = ReflectionReport()
         owns = driver is None
         if driver is None:
             try:
@@ -146,8 +157,10 @@ class AsyncMemory:
         session_id: str | None = None,
         id: str | None = None,
         embedding: list[float] | None = None,
+        derived_from: Iterable[str] = (),
     ) -> Fact | None:
         """Store one fact. A single-valued fact supersedes the current value (design §7.1).
+        ``derived_from`` names the episodes it was taken from (DERIVED_FROM edges).
 
         Returns the stored fact (the existing one, unchanged, if ``id`` was already written),
         or None when an automatic record restates something the user asked to forget.
@@ -186,7 +199,8 @@ class AsyncMemory:
         if not todo:
             return
         await self._known_dimension()
-        vectors = await self._core.embedder.aembed_documents([rows[i]["props"]["text"] for i in todo])
+        texts = [rows[i].get("embedText") or rows[i]["props"]["text"] for i in todo]
+        vectors = await self._core.embedder.aembed_documents(texts)
         if len(vectors) != len(todo):
             raise InvalidInputError("embedder", f"returned {len(vectors)} vectors for {len(todo)} texts")
         self._core.check_embeddings([rows[i] for i in todo], vectors, [fields[i] for i in todo])

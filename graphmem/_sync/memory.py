@@ -12,11 +12,16 @@ from neo4j import Driver, GraphDatabase
 from .. import _recall, _scopes
 from .. import _validate as check
 from .._base import AUTOMATIC, MemoryCore
+from .._insights import ReflectionReport
+from .._learning import LearningSettings
 from .._errors import ConfigurationError, InvalidInputError, NotFoundError, SchemaError
 from .._models import Entity, Episode, Fact, Provenance, Record
 from .._records import to_record
 from .._settings import Settings
 from .executor import Executor, Tx, Tracer
+from .insights import InsightsMixin
+from .model import ModelCaller
+from .procedures import ProceduresMixin
 
 _ERASE_BATCH = 5_000
 
@@ -29,12 +34,14 @@ _SCHEMA = [
 ]
 
 
-class Memory:
+class Memory(InsightsMixin, ProceduresMixin):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (blocking I/O).
 
     ``uri``/``auth`` default to ``NEO4J_URI``, ``NEO4J_USER`` and ``NEO4J_PASSWORD``;
     ``embedder`` is any langchain-core ``Embeddings``; ``tracer(template, params, seconds)``
-    sees every Cypher template run; ``clock`` returns the current UTC time (tests pin it).
+    sees every Cypher template run; ``clock`` returns the current UTC time (tests pin it);
+    ``learning`` tunes insights, procedures and model calls. ``last_reflection`` reports
+    what the most recent ``reflect`` call wrote and dropped.
     """
 
     def __init__(
@@ -50,6 +57,7 @@ class Memory:
         single_valued_predicates: Iterable[str] | None = None,
         contradiction_threshold: float = 0.85,
         recall_settings: _recall.RecallSettings | None = None,
+        learning: LearningSettings | None = None,
         driver: Driver | None = None,
     ) -> None:
         self._core = MemoryCore(
@@ -58,6 +66,9 @@ class Memory:
             contradiction_threshold=contradiction_threshold,
         )
         self._recall = recall_settings or _recall.RecallSettings()
+        self._learning = learning or LearningSettings()
+        self._model = ModelCaller(retries=self._learning.model_retries)
+        self.last_reflection = ReflectionReport()
         owns = driver is None
         if driver is None:
             try:
@@ -147,8 +158,10 @@ class Memory:
         session_id: str | None = None,
         id: str | None = None,
         embedding: list[float] | None = None,
+        derived_from: Iterable[str] = (),
     ) -> Fact | None:
         """Store one fact. A single-valued fact supersedes the current value (design §7.1).
+        ``derived_from`` names the episodes it was taken from (DERIVED_FROM edges).
 
         Returns the stored fact (the existing one, unchanged, if ``id`` was already written),
         or None when an automatic record restates something the user asked to forget.
@@ -187,7 +200,8 @@ class Memory:
         if not todo:
             return
         self._known_dimension()
-        vectors = self._core.embedder.embed_documents([rows[i]["props"]["text"] for i in todo])
+        texts = [rows[i].get("embedText") or rows[i]["props"]["text"] for i in todo]
+        vectors = self._core.embedder.embed_documents(texts)
         if len(vectors) != len(todo):
             raise InvalidInputError("embedder", f"returned {len(vectors)} vectors for {len(todo)} texts")
         self._core.check_embeddings([rows[i] for i in todo], vectors, [fields[i] for i in todo])

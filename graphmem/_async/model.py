@@ -1,0 +1,73 @@
+"""Structured calls to any langchain-core chat model, with bounded retries.
+
+``graphmem/_sync/model.py`` is generated from this file by ``tools/unasync.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, TypeVar
+
+from pydantic import BaseModel
+
+from .._errors import ModelError
+from .._prompts import json_instructions
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class AsyncModelCaller:
+    """Asks a chat model for one pydantic object: ``with_structured_output`` when the model
+    supports tool calling, otherwise JSON in the reply parsed against the schema. Every
+    failure -- an exception from the model (timeouts, refusals, transport), output that is
+    not JSON or does not fit the schema, or output the caller's ``check`` rejects -- is
+    retried up to ``retries`` times, then raised as ``ModelError``. ``calls`` counts the
+    requests made to models through this caller."""
+
+    def __init__(self, *, retries: int = 2) -> None:
+        if not isinstance(retries, int) or retries < 0:
+            raise ValueError("retries must be a non-negative integer")
+        self.retries = retries
+        self.calls = 0
+
+    async def ask(
+        self,
+        llm: Any,
+        schema: type[M],
+        messages: list[tuple[str, str]],
+        *,
+        purpose: str,
+        check: Callable[[M], None] | None = None,
+    ) -> M:
+        runnable, structured = _runnable(llm, schema)
+        prompt = messages if structured else _with_json_instructions(messages, schema)
+        errors: list[str] = []
+        for _ in range(self.retries + 1):
+            self.calls += 1
+            try:
+                out = await runnable.ainvoke(prompt)
+                parsed = out if isinstance(out, schema) else schema.model_validate(out)
+                if check is not None:
+                    check(parsed)
+                return parsed
+            except Exception as exc:  # noqa: BLE001 -- any model failure is retried, then reported
+                errors.append(f"{type(exc).__name__}: {_short(exc)}")
+        raise ModelError(purpose, errors)
+
+
+def _runnable(llm: Any, schema: type[BaseModel]) -> tuple[Any, bool]:
+    try:
+        return llm.with_structured_output(schema), True
+    except NotImplementedError:
+        from langchain_core.output_parsers import PydanticOutputParser
+
+        return llm | PydanticOutputParser(pydantic_object=schema), False
+
+
+def _with_json_instructions(messages: list[tuple[str, str]], schema: type[BaseModel]) -> list[tuple[str, str]]:
+    role, content = messages[0]
+    return [(role, content + "\n\n" + json_instructions(schema)), *messages[1:]]
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."

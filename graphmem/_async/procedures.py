@@ -1,0 +1,218 @@
+"""Procedures on ``AsyncMemory``: author-defined rules, workflows induced from
+trajectories, suggestion, binding and outcomes (design §2, §6).
+``graphmem/_sync/procedures.py`` is generated from this file by ``tools/unasync.py``."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, Iterable
+
+from .. import _procedures, _recall, _scopes
+from .. import _validate as check
+from .._errors import InvalidInputError, NotFoundError
+from .._insights import status_entry
+from .._models import Procedure, Provenance, Status
+from .._prompts import INDUCE_SYSTEM, ProcedureDraft, trajectory_block
+from .._records import to_record
+from .executor import AsyncTx
+
+
+class AsyncProceduresMixin:
+    """Mixed into ``AsyncMemory``: uses its ``_core``, ``_run``, ``_learning``, ``_model``,
+    ``_embed`` and ``recall``."""
+
+    async def add_procedure(
+        self,
+        text: str,
+        *,
+        scope: str,
+        trigger: str | None = None,
+        condition: str | None = None,
+        priority: int = 0,
+        steps: Iterable[str] | None = None,
+        variables: Iterable[str] | None = None,
+        success_criteria: str | None = None,
+        provenance: Provenance | str = Provenance.MANUAL,
+        importance: float | None = None,
+        sensitivity: str | None = None,
+        tags: Iterable[str] = (),
+        id: str | None = None,
+    ) -> Procedure:
+        """Store a standing rule or workflow. ``steps`` may hold ``{variable}`` placeholders
+        (``variables`` defaults to those, in order). Author-defined procedures (``manual``,
+        ``user``) are ``active``; machine-made ones land ``quarantined``."""
+        props = _procedures.procedure_props(
+            self._core, text, scope=scope, trigger=trigger, condition=condition, priority=priority,
+            steps=steps, variables=variables, success_criteria=success_criteria, provenance=provenance,
+            importance=importance, sensitivity=sensitivity, tags=tags, id=id,
+        )
+        row = {"props": props, "embedText": _procedures.embed_text(props)}
+        await self._embed([row], ["text"])
+        now = self._core.now()
+        tenant = self._core.tenant
+
+        async def work(tx: AsyncTx) -> Procedure:
+            found = await tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
+            if found:
+                if found[0]["node"]["kind"] != "procedure":
+                    raise InvalidInputError("id", f"{props['id']!r} is already used by a {found[0]['node']['kind']}")
+                return to_record((await tx.run("memory_get", tenant=tenant, id=props["id"]))[0]["node"])
+            await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
+            rows = await tx.run("procedure_create", tenant=tenant, props=props, cites=[], now=now)
+            return to_record(rows[0]["node"])
+
+        return await self._run.write(work)
+
+    async def induce_procedure(
+        self,
+        trajectory: Iterable[Any],
+        *,
+        scope: str,
+        llm: Any = None,
+        text: str | None = None,
+        trigger: str | None = None,
+        condition: str | None = None,
+        priority: int = 0,
+        session_id: str | None = None,
+    ) -> Procedure:
+        """Learn a reusable workflow from one successful trajectory: tool calls
+        (``{"tool", "args", "result"}`` mappings, stored first as ``tool`` episodes) or the
+        ids of episodes already stored (visible in ``scope``, in order). With ``llm`` the
+        model writes value-abstracted steps (checked: every concrete argument value replaced
+        by a declared ``{variable}``; retried, then ``ModelError``); without one the
+        deterministic inducer turns argument values into variables, one per recurring
+        value. The procedure CITES the trajectory's episodes and lands ``induction`` /
+        ``quarantined``; if a believed procedure visible in ``scope`` has the same steps
+        (or near-identical ones), the new one supersedes it (reason ``merged``) and carries
+        over its citations, outcome counts and validated status."""
+        scope = _scopes.check_path(scope)
+        calls, episode_ids = _procedures.split_trajectory(trajectory)
+        tenant = self._core.tenant
+        chain = _scopes.chain(scope)
+        if episode_ids:
+            nodes = {r["node"]["id"]: r["node"] for r in await self._run.read("memory_existing", tenant=tenant, ids=episode_ids)}
+            calls = [_procedures.parse_episode(to_record(_visible_episode(nodes.get(eid), eid, i, chain)), f"trajectory[{i}]")
+                     for i, eid in enumerate(episode_ids)]
+        now = self._core.now()
+        episodes = [] if episode_ids else [
+            self._core.episode_row(
+                call.content(), scope=scope, role="tool", occurred_at=now + timedelta(microseconds=i),
+                source="trajectory", id=None, user_id=None, agent_id=None, session_id=session_id,
+                importance=None, sensitivity=None, tags=(), now=now,
+            ) for i, call in enumerate(calls)
+        ]
+        if llm is None:
+            draft = _procedures.induce(calls)
+        else:
+            messages = [("system", INDUCE_SYSTEM), ("human", "Trajectory:\n" + trajectory_block([c.model_dump() for c in calls]))]
+            draft = await self._model.ask(llm, ProcedureDraft, messages, purpose="induce_procedure",
+                                          check=lambda d: _procedures.check_draft(d, calls))
+        props = _procedures.procedure_props(
+            self._core, text or draft.text, scope=scope, trigger=trigger or draft.trigger, condition=condition,
+            priority=priority, steps=draft.steps, variables=draft.variables,
+            success_criteria=draft.success_criteria, provenance=Provenance.INDUCTION, importance=None,
+            sensitivity=None, tags=(), id=None,
+        )
+        row = {"props": props, "embedText": _procedures.embed_text(props)}
+        await self._embed([row, *episodes], ["trajectory"] * (1 + len(episodes)))
+        cites = episode_ids or [e["props"]["id"] for e in episodes]
+        threshold = self._core.neo4j_similarity(self._learning.procedure_merge_threshold)
+
+        async def work(tx: AsyncTx) -> Procedure:
+            await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope] * (1 + len(episodes))))
+            if episodes:
+                await tx.run("episode_create", tenant=tenant, rows=episodes, now=now)
+            twins = await tx.run("procedure_twin", tenant=tenant, chain=chain, stepsKey=props["stepsKey"],
+                                 stepCount=len(props["steps"]), embedding=props["embedding"], threshold=threshold)
+            merged_from = None
+            if twins:
+                old = twins[0]["node"]
+                merged_from = old["id"]
+                props.update(_procedures.carried_over(old, now))
+            created = await tx.run("procedure_create", tenant=tenant, props=props,
+                                   cites=list(dict.fromkeys([*cites, *(twins[0]["node"]["cites"] if twins else [])])), now=now)
+            if merged_from is not None:
+                await tx.run("memory_invalidate", tenant=tenant, ids=[merged_from], reason="merged",
+                             by=props["id"], note=None, now=now)
+            return to_record(created[0]["node"])
+
+        return await self._run.write(work)
+
+    async def suggest_procedures(
+        self,
+        task: str,
+        *,
+        scope: str,
+        k: int = 3,
+        purpose: str = "act",
+        min_similarity: float = 0.3,
+    ) -> list[_procedures.SuggestedProcedure]:
+        """Procedures visible in ``scope`` whose text, trigger or condition matches ``task``
+        (a full-text match, or cosine similarity >= ``min_similarity``), ranked by
+        relevance, success rate and priority. ``purpose="act"`` (the default) returns only
+        active procedures; ``"inform"`` includes quarantined ones, marked."""
+        k = _recall.check_k(k)
+        if isinstance(min_similarity, bool) or not isinstance(min_similarity, (int, float)) or not -1.0 <= min_similarity <= 1.0:
+            raise InvalidInputError("min_similarity", "must be a cosine similarity in [-1, 1]")
+        results = await self.recall(task, scope=scope, k=max(20, 4 * k), kinds=["procedure"], purpose=purpose)
+        return _procedures.rank_suggestions(results, k=k, min_similarity=float(min_similarity))
+
+    async def bind(self, procedure: Procedure | str, **values: Any) -> list[str]:
+        """The procedure's steps with each ``{variable}`` replaced by the value given for
+        it; a missing or unknown variable raises ``InvalidInputError`` naming it."""
+        if not isinstance(procedure, Procedure):
+            procedure = await self._procedure(check.identifier(procedure, "procedure"), "procedure")
+        return _procedures.bind(procedure, values)
+
+    async def _procedure(self, id: str, field: str) -> Procedure:
+        record = await self.get(id)
+        if record is None:
+            raise NotFoundError(f"{field}: no procedure {id!r} in tenant {self._core.tenant!r}")
+        if not isinstance(record, Procedure):
+            raise InvalidInputError(field, f"{id!r} is a {record.kind}, not a procedure")
+        return record
+
+    async def record_outcome(self, procedure_id: str, success: bool, *, episode_id: str | None = None) -> Procedure:
+        """Count one use of a procedure (success or failure, ``lastUsedAt``), linked to the
+        episode that shows it when given. An active procedure whose failure rate passes
+        ``LearningSettings.max_failure_rate`` after ``min_outcomes`` uses is demoted to
+        quarantined."""
+        check.identifier(procedure_id, "procedure_id")
+        if not isinstance(success, bool):
+            raise InvalidInputError("success", "must be True or False")
+        check.identifier(episode_id, "episode_id", allow_none=True)
+        tenant = self._core.tenant
+        now = self._core.now()
+        bound = self._learning.max_failure_rate
+        entry = status_entry(now, Status.ACTIVE.value, Status.QUARANTINED.value, "demoted",
+                             f"failure rate above {bound:g}")
+
+        async def work(tx: AsyncTx) -> Procedure:
+            found = {r["node"]["id"]: r["node"] for r in await tx.run(
+                "memory_existing", tenant=tenant, ids=[procedure_id, *([episode_id] if episode_id else [])])}
+            node = found.get(procedure_id)
+            if node is None:
+                raise NotFoundError(f"procedure_id: no procedure {procedure_id!r} in tenant {tenant!r}")
+            if node["kind"] != "procedure":
+                raise InvalidInputError("procedure_id", f"{procedure_id!r} is a {node['kind']}, not a procedure")
+            if node.get("invalidatedAt") is not None:
+                raise InvalidInputError("procedure_id", f"{procedure_id!r} is no longer believed ({node.get('invalidationReason')})")
+            if episode_id is not None and (episode_id not in found or found[episode_id]["kind"] != "episode"):
+                raise InvalidInputError("episode_id", f"{episode_id!r} names no episode in this tenant")
+            rows = await tx.run("procedure_outcome", tenant=tenant, id=procedure_id, success=success, now=now,
+                                episodeId=episode_id, minOutcomes=self._learning.min_outcomes,
+                                maxFailureRate=bound, entry=entry)
+            return to_record(rows[0]["node"])
+
+        return await self._run.write(work)
+
+
+def _visible_episode(node: dict[str, Any] | None, eid: str, i: int, chain: list[str]) -> dict[str, Any]:
+    field = f"trajectory[{i}]"
+    if node is None:
+        raise InvalidInputError(field, f"{eid!r} names no memory in this tenant")
+    if node["kind"] != "episode":
+        raise InvalidInputError(field, f"{eid!r} is a {node['kind']}, not an episode")
+    if node["scope"] not in chain:
+        raise InvalidInputError(field, f"{eid!r} lives in scope {node['scope']!r}, not visible here")
+    return node

@@ -1,0 +1,167 @@
+"""Insights (design §2, §3, §7.3) without I/O: the checks on their citations, the filtering
+of model drafts, and the node properties written for them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+from . import _scopes
+from . import _validate as check
+from ._errors import InvalidInputError
+from ._models import MemoryRecord, Provenance, Sensitivity, Status
+from ._prompts import InsightDraft
+
+CITABLE = ("fact", "episode")
+
+
+class DroppedInsight(BaseModel):
+    """A model draft ``reflect`` did not write, and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    reason: str
+    invented: tuple[str, ...] = ()
+
+
+class ReflectionReport(BaseModel):
+    """What the last ``reflect`` call wrote (ids, created or corroborated) and dropped."""
+
+    model_config = ConfigDict(frozen=True)
+
+    written: tuple[str, ...] = ()
+    dropped: tuple[DroppedInsight, ...] = ()
+
+
+class MaintenanceReport(BaseModel):
+    """What ``maintain`` changed: salience raised by corroborating facts (insight id ->
+    points), insights pruned, and insights pruned because no believed evidence is left."""
+
+    model_config = ConfigDict(frozen=True)
+
+    corroborated: dict[str, int] = {}
+    pruned: tuple[str, ...] = ()
+    unsupported: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.corroborated or self.pruned or self.unsupported)
+
+
+def cite_ids(cites: Any, field: str = "cites") -> list[str]:
+    """Ids from records or strings, in order, without repeats; at least one."""
+    if isinstance(cites, (str, bytes, MemoryRecord)) or not isinstance(cites, Iterable):
+        raise InvalidInputError(field, "must be a list of fact or episode ids (or records)")
+    out: list[str] = []
+    for i, item in enumerate(cites):
+        rid = item.id if isinstance(item, MemoryRecord) else item
+        check.identifier(rid, f"{field}[{i}]")
+        if rid not in out:
+            out.append(rid)
+    if not out:
+        raise InvalidInputError(field, "an insight must cite at least one fact or episode")
+    return out
+
+
+def check_evidence(wanted: list[str], found: list[dict[str, Any]], scope: str, field: str = "cites") -> list[dict[str, Any]]:
+    """Each cited id must be an existing, visible, currently believed, non-rejected Fact or
+    Episode; return the rows found, in the order cited."""
+    chain = set(_scopes.chain(scope))
+    rows = {r["id"]: r for r in found}
+    for i, rid in enumerate(wanted):
+        row = rows.get(rid)
+        if row is None:
+            problem = "names no memory in this tenant"
+        elif row["kind"] not in CITABLE:
+            problem = f"is an {row['kind']}; insights cite facts and episodes"
+        elif row["scope"] not in chain:
+            problem = f"lives in scope {row['scope']!r}, which is not visible from {scope!r}"
+        elif row.get("invalidatedAt") is not None:
+            problem = f"is no longer believed ({row.get('invalidationReason')})"
+        elif row.get("status") == Status.REJECTED.value:
+            problem = "was rejected"
+        else:
+            continue
+        raise InvalidInputError(f"{field}[{i}]", f"{rid!r} {problem}")
+    return [rows[rid] for rid in wanted]
+
+
+def insight_props(
+    core: Any, text: Any, *, scope: Any, importance: Any, sensitivity: Any, tags: Any, id: Any,
+    user_id: Any, agent_id: Any, session_id: Any,
+) -> dict[str, Any]:
+    text = check.text(text, "text")
+    scope = _scopes.check_path(scope)
+    return {
+        "id": check.new_id() if id is None else check.identifier(id, "id"),
+        "scope": scope,
+        "lexKey": _scopes.lexical_key(core.tenant, scope),
+        "text": text,
+        "textKey": check.text_key(text),
+        "provenance": Provenance.REFLECTION.value,
+        "status": Status.QUARANTINED.value,
+        "sensitivity": check.choice(sensitivity or Sensitivity.INTERNAL, Sensitivity, "sensitivity").value,
+        "importance": check.unit_interval(importance, "importance", 0.5),
+        "tags": check.tags(tags or ()),
+        "salience": 2,
+        "userId": check.identifier(user_id, "user_id", allow_none=True),
+        "agentId": check.identifier(agent_id, "agent_id", allow_none=True),
+        "sessionId": check.identifier(session_id, "session_id", allow_none=True),
+        "embedding": None,
+    }
+
+
+def at_least_as_sensitive(props: dict[str, Any], evidence: list[dict[str, Any]]) -> None:
+    """An insight is at least as sensitive as the most sensitive record it cites, so
+    reflection never launders a restricted fact into an internal one."""
+    levels = [Sensitivity(props["sensitivity"]), *(Sensitivity(r["sensitivity"]) for r in evidence)]
+    props["sensitivity"] = max(levels, key=lambda s: s.level).value
+
+
+def usable_drafts(
+    drafts: list[InsightDraft], evidence_ids: set[str], max_insights: int,
+) -> tuple[list[tuple[InsightDraft, list[str]]], list[DroppedInsight]]:
+    """Keep drafts with text and at least one citation from the evidence shown; citations
+    the model invented are removed, and a draft left with none is dropped."""
+    kept: list[tuple[InsightDraft, list[str]]] = []
+    dropped: list[DroppedInsight] = []
+    seen: set[str] = set()
+    for draft in drafts:
+        text = " ".join((draft.text or "").split())
+        cites = list(dict.fromkeys(c for c in draft.cites if c in evidence_ids))
+        invented = tuple(c for c in draft.cites if c not in evidence_ids)
+        if not text:
+            dropped.append(DroppedInsight(text="", reason="empty text", invented=invented))
+        elif not cites:
+            dropped.append(DroppedInsight(text=text, reason="no citation from the evidence shown", invented=invented))
+        elif check.text_key(text) in seen:
+            dropped.append(DroppedInsight(text=text, reason="repeats another draft", invented=invented))
+        elif len(kept) >= max_insights:
+            dropped.append(DroppedInsight(text=text, reason=f"over max_insights={max_insights}", invented=invented))
+        else:
+            seen.add(check.text_key(text))
+            kept.append((draft.model_copy(update={"text": text}), cites))
+    return kept, dropped
+
+
+def since_instant(since: Any, now: datetime) -> datetime | None:
+    value = check.instant(since, "since")
+    if value is not None and value > now:
+        raise InvalidInputError("since", "is in the future")
+    return value
+
+
+def clamp(importance: float | None) -> float | None:
+    """A model's importance estimate, forced into 0..1 (None stays the default)."""
+    if importance is None or not isinstance(importance, (int, float)) or importance != importance:
+        return None
+    return min(1.0, max(0.0, float(importance)))
+
+
+def status_entry(now: datetime, old: str, new: str, verb: str, note: str | None) -> str:
+    """One statusLog line: ``2026-11-29T22:00:00+00:00 quarantined -> active (validated: note)``."""
+    why = verb if note is None else f"{verb}: {' '.join(note.split())}"
+    return f"{now.isoformat()} {old} -> {new} ({why})"
