@@ -93,6 +93,8 @@ class MemoryRecord(BaseModel):
     status_changed_at: datetime | None = None
     status_log: tuple[str, ...] = ()
     """Each status change (validate, reject, demotion): when, from, to and why."""
+    superseded_by: tuple[Supersession, ...] = ()
+    """The SUPERSEDES edges pointing at this record (filled by ``get`` and ``history``)."""
     embedding: list[float] | None = Field(default=None, repr=False)
 
     @property
@@ -109,7 +111,6 @@ class Fact(MemoryRecord):
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     single_valued: bool = False
-    superseded_by: tuple[Supersession, ...] = ()
 
     def valid_at(self, instant: datetime) -> bool:
         starts = self.valid_from is None or self.valid_from <= instant
