@@ -1,8 +1,8 @@
 // name: insight_fact_corroboration
 // Corroboration by facts (design §7.3), for the believed insights stored at $scope or
 // below: a believed, active fact written after the insight, visible from the insight's
-// scope, sharing its evidence (derived from an episode the insight cites, or about the
-// subject of a fact it cites), not cited by it, and agreeing with it (Neo4j cosine
+// scope, sharing its evidence (derived from an episode the insight cites or that a cited
+// fact was derived from, or about the subject of a cited fact), not cited by it, and agreeing with it (Neo4j cosine
 // similarity >= $threshold) raises its salience by one, once: the CORROBORATES edge
 // records that it was counted. Returns each insight raised and by how much.
 MATCH (i:Insight {tenant: $tenant})
@@ -11,6 +11,9 @@ WHERE (i.scope = $scope OR i.scope STARTS WITH $prefix)
 MATCH (i)-[:CITES]->(e:Memory {tenant: $tenant})
 CALL (e) {
   MATCH (f:Fact {tenant: $tenant})-[:DERIVED_FROM]->(e)
+  RETURN f
+  UNION
+  MATCH (e)-[:DERIVED_FROM]->(:Episode {tenant: $tenant})<-[:DERIVED_FROM]-(f:Fact {tenant: $tenant})
   RETURN f
   UNION
   MATCH (f:Fact {tenant: $tenant, subject: e.subject})

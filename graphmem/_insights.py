@@ -165,3 +165,17 @@ def status_entry(now: datetime, old: str, new: str, verb: str, note: str | None)
     """One statusLog line: ``2026-11-29T22:00:00+00:00 quarantined -> active (validated: note)``."""
     why = verb if note is None else f"{verb}: {' '.join(note.split())}"
     return f"{now.isoformat()} {old} -> {new} ({why})"
+
+
+def trail_graph(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> Any:
+    """A networkx DiGraph of an evidence trail (see ``Memory.evidence``)."""
+    import networkx
+
+    from ._records import to_record
+
+    graph = networkx.DiGraph()
+    for node in nodes:
+        graph.add_node(node["id"], record=to_record(node), kind=node["kind"], text=node["text"])
+    for edge in edges:
+        graph.add_edge(edge["source"], edge["target"], type=edge["type"], reason=edge.get("reason"), at=edge.get("at"))
+    return graph

@@ -170,6 +170,18 @@ class InsightsMixin:
 
         return self._run.write(work)
 
+    def evidence(self, id: str) -> Any:
+        """The evidence trail of a memory as a ``networkx.DiGraph``: nodes are memory ids
+        (attributes ``record``, ``kind``, ``text``), edges point from a record to its
+        evidence (``CITES``, ``DERIVED_FROM``, up to three hops), from corroborating facts
+        (``CORROBORATES``) and from the records that superseded anything on the trail
+        (``SUPERSEDES``, with ``reason``); every edge has ``type`` and, where known, ``at``."""
+        check.identifier(id, "id")
+        rows = self._run.read("memory_evidence", tenant=self._core.tenant, id=id)
+        if not rows:
+            raise NotFoundError(f"id: no memory {id!r} in tenant {self._core.tenant!r}")
+        return _insights.trail_graph(rows[0]["nodes"], rows[0]["edges"])
+
     # -- status -----------------------------------------------------------------------
     def validate(self, id: str, *, note: str | None = None) -> Record:
         """Promote a quarantined (or rejected) record to ``active``, recording when."""

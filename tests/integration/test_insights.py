@@ -227,3 +227,25 @@ async def test_async_insights(neo4j, schema, embedder, tenant):
         [insight] = await m.reflect(scope="s", llm=llm)
         assert (await m.validate(insight.id)).status.value == "active"
         assert (await m.maintain("s")).changed is False
+
+
+def test_the_evidence_trail_is_a_graph_down_to_the_episodes(memory):
+    said = memory.add_episode("Nina: I moved to Oslo last spring", scope="s")
+    lives = memory.remember("Nina lives in Oslo", scope="s", subject="nina", predicate="lives_in", object="Oslo",
+                            derived_from=[said.id], provenance="extraction")
+    likes = memory.remember("Nina likes skiing", scope="s")
+    insight = memory.add_insight("Nina enjoys Norwegian winters", cites=[lives, likes], scope="s")
+    memory.remember("Nina enjoys the Norwegian winters", scope="s", derived_from=[said.id])
+    memory.maintain("s")
+    memory.correct(likes.id, "Nina likes cross-country skiing")
+    trail = memory.evidence(insight.id)
+    edges = {(a, b, d["type"]) for a, b, d in trail.edges(data=True)}
+    assert (insight.id, lives.id, "CITES") in edges and (lives.id, said.id, "DERIVED_FROM") in edges
+    assert {t for _, _, t in edges} == {"CITES", "DERIVED_FROM", "CORROBORATES", "SUPERSEDES"}
+    corrected = [a for a, b, d in trail.edges(data=True) if d["type"] == "SUPERSEDES" and b == likes.id]
+    assert trail.nodes[corrected[0]]["text"] == "Nina likes cross-country skiing"
+    assert trail.nodes[insight.id]["record"].salience == 2  # +1 corroborated, -1 evidence corrected
+    lone = memory.remember("Otto likes jazz", scope="s")
+    assert list(memory.evidence(lone.id).nodes) == [lone.id]
+    with pytest.raises(NotFoundError):
+        memory.evidence("nope")
