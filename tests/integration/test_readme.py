@@ -14,16 +14,23 @@ def blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", README.read_text(), flags=re.S)
 
 
-def test_readme_example_runs_and_prints_what_it_says(neo4j, schema, monkeypatch):
+def examples() -> list[tuple[str, str]]:
+    """Each Python example with the output the README says it prints."""
+    return re.findall(r"```python\n(.*?)```\s*prints\s*```text\n(.*?)```", README.read_text(), flags=re.S)
+
+
+def test_readme_examples_run_and_print_what_they_say(neo4j, schema, monkeypatch):
     monkeypatch.setenv("NEO4J_URI", neo4j.uri)
     monkeypatch.setenv("NEO4J_USER", neo4j.user)
     monkeypatch.setenv("NEO4J_PASSWORD", neo4j.password)
-    code = blocks("python")
-    assert len(code) == 1 and len(code[0].strip().splitlines()) <= 20
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code[0], str(README), "exec"), {})
-    assert out.getvalue() == blocks("text")[0]
+    pairs = examples()
+    assert len(pairs) == len(blocks("python")) == 2
+    assert len(pairs[0][0].strip().splitlines()) <= 20
+    for code, printed in pairs:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, str(README), "exec"), {})
+        assert out.getvalue() == printed
 
 
 def test_readme_opens_with_the_two_commands():
