@@ -16,6 +16,7 @@ from ._errors import (
     SchemaError,
     TemplateError,
 )
+from ._ingest import IngestResult, SameAsCandidate, Skipped
 from ._insights import DroppedInsight, MaintenanceReport, ReflectionReport
 from ._learning import LearningSettings
 from ._procedures import SuggestedProcedure, ToolCall
@@ -58,6 +59,7 @@ __all__ = [
     "GraphMemError",
     "HashingEmbedder",
     "Insight",
+    "IngestResult",
     "InvalidInputError",
     "LauncherError",
     "LearningSettings",
@@ -70,6 +72,7 @@ __all__ = [
     "Procedure",
     "RecallSettings",
     "RecallWeights",
+    "SameAsCandidate",
     "ReflectionReport",
     "ScoreParts",
     "ScoredMemory",
@@ -78,6 +81,7 @@ __all__ = [
     "Scope",
     "Sensitivity",
     "Settings",
+    "Skipped",
     "Status",
     "SuggestedProcedure",
     "Supersession",

@@ -71,3 +71,64 @@ def json_instructions(schema: type[BaseModel]) -> str:
         "Answer with one JSON object and nothing else. It must validate against this JSON "
         f"schema:\n{json.dumps(schema.model_json_schema(), sort_keys=True)}"
     )
+
+
+class EntityDraft(BaseModel):
+    """A person, organisation, place, product... mentioned in the messages."""
+
+    name: str = Field(description="the name as used in the conversation; reuse a known entity's exact name")
+    type: str = Field(description="person, organization, place, product, project, event, ...")
+    aliases: list[str] = Field(default_factory=list, description="other names used for it in these messages")
+
+
+class FactDraft(BaseModel):
+    """One statement the messages make about an entity."""
+
+    subject: str = Field(description="name of the entity the fact is about (one of the entities)")
+    predicate: str = Field(description="short attribute or relation in snake_case, e.g. lives_in, works_at, likes")
+    object: str | None = Field(default=None, description="the value, or the name of another entity")
+    object_is_entity: bool = Field(default=False, description="true when object names one of the entities")
+    text: str = Field(description="the fact as a standalone sentence with names, no pronouns")
+    single_valued: bool | None = Field(default=None, description="true if the subject has one value at a time (lives_in), false if many (likes)")
+    valid_from: str | None = Field(default=None, description="when it became true, copied verbatim from the message ('yesterday', 'in 2019')")
+    valid_to: str | None = Field(default=None, description="when it stopped being true, copied verbatim, if said")
+    corrects: bool = Field(default=False, description="true when the speaker says an earlier statement was wrong (not a change in the world)")
+    messages: list[int] = Field(default_factory=list, description="numbers of the messages that state it")
+
+
+class Extraction(BaseModel):
+    """Entities and facts stated in the messages (relations are facts whose object is an entity)."""
+
+    entities: list[EntityDraft] = Field(description="every entity the facts mention")
+    facts: list[FactDraft] = Field(description="the statements; empty when the messages state nothing lasting")
+
+
+class Verdict(BaseModel):
+    pair: int = Field(description="the pair number")
+    contradicts: bool = Field(description="true when both cannot be true at the same time")
+
+
+class Judgement(BaseModel):
+    """For each numbered pair of statements about one subject: do they contradict?"""
+
+    verdicts: list[Verdict]
+
+
+EXTRACT_SYSTEM = (
+    "You extract lasting knowledge from a conversation for an AI agent's long-term memory. "
+    "List the entities mentioned and the facts stated about them: who lives, works, likes, "
+    "owns or plans what. Use the known entities' exact names when the messages refer to them. "
+    "Copy time expressions verbatim ('yesterday', 'last March'); do not compute dates. Mark "
+    "a fact 'corrects' only when the speaker says an earlier statement was wrong. Number "
+    "the source messages of each fact. Extract nothing from small talk."
+)
+
+JUDGE_SYSTEM = (
+    "Each numbered pair holds an existing statement and a new one about the same subject. "
+    "Say for each pair whether they contradict each other: both cannot be true at the same "
+    "time. A change over time is not a contradiction only if the new one says it changed."
+)
+
+
+def messages_block(rows: list[tuple[str, str]]) -> str:
+    return "\n".join(f"{i}. {role}: {' '.join(text.split())}" for i, (role, text) in enumerate(rows, 1))

@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "graphmem" / "_async"
 TARGET = ROOT / "graphmem" / "_sync"
-MODULES = ["executor.py", "insights.py", "memory.py", "model.py", "procedures.py"]
+MODULES = ["executor.py", "ingest.py", "insights.py", "memory.py", "model.py", "procedures.py"]
 
 # Whole-word replacements, applied in order.
 WORDS = [
@@ -27,6 +27,8 @@ WORDS = [
     ("AsyncProceduresMixin", "ProceduresMixin"),
     ("AsyncModelCaller", "ModelCaller"),
     ("ainvoke", "invoke"),
+    ("asyncio", "threading"),
+    ("AsyncIngestMixin", "IngestMixin"),
     ("aembed_documents", "embed_documents"),
     ("aembed_query", "embed_query"),
     ("__aenter__", "__enter__"),

@@ -18,6 +18,7 @@ from .._models import Entity, Episode, Fact, Provenance, Record
 from .._records import to_record
 from .._settings import Settings
 from .executor import AsyncExecutor, AsyncTx, Tracer
+from .ingest import AsyncIngestMixin
 from .insights import AsyncInsightsMixin
 from .model import AsyncModelCaller
 from .procedures import AsyncProceduresMixin
@@ -33,7 +34,7 @@ _SCHEMA = [
 ]
 
 
-class AsyncMemory(AsyncInsightsMixin, AsyncProceduresMixin):
+class AsyncMemory(AsyncIngestMixin, AsyncInsightsMixin, AsyncProceduresMixin):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (asyncio).
 
     ``uri``/``auth`` default to ``NEO4J_URI``, ``NEO4J_USER`` and ``NEO4J_PASSWORD``;
@@ -66,7 +67,8 @@ class AsyncMemory(AsyncInsightsMixin, AsyncProceduresMixin):
         )
         self._recall = recall_settings or _recall.RecallSettings()
         self._learning = learning or LearningSettings()
-        self._model = AsyncModelCaller(retries=self._learning.model_retries)
+        self._model = AsyncModelCaller(retries=self._learning.model_retries,
+                                       concurrency=self._learning.max_concurrent_model_calls)
         self.last_reflection = ReflectionReport()
         owns = driver is None
         if driver is None:
@@ -205,7 +207,8 @@ class AsyncMemory(AsyncInsightsMixin, AsyncProceduresMixin):
             raise InvalidInputError("embedder", f"returned {len(vectors)} vectors for {len(todo)} texts")
         self._core.check_embeddings([rows[i] for i in todo], vectors, [fields[i] for i in todo])
 
-    async def _create_facts(self, tx: AsyncTx, rows: list[dict[str, Any]], now: datetime) -> list[Fact]:
+    async def _create_facts(self, tx: AsyncTx, rows: list[dict[str, Any]], now: datetime,
+                            effects: dict[str, list[str]] | None = None) -> list[Fact]:
         tenant = self._core.tenant
         ids = [row["props"]["id"] for row in rows]
         kinds = {r["id"]: r["kind"] for r in await tx.run("memory_kinds", tenant=tenant, ids=ids)}
@@ -230,15 +233,17 @@ class AsyncMemory(AsyncInsightsMixin, AsyncProceduresMixin):
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([r["props"]["scope"] for r in fresh]))
             await tx.run("fact_create", tenant=tenant, rows=fresh, now=now)
             created = {row["props"]["id"]: self._core.stored(row["props"], "fact", now) for row in fresh}
-            shortened = sorted(await self._supersede(tx, fresh, now) & set(created))
+            shortened = sorted(await self._supersede(tx, fresh, now, effects) & set(created))
             if shortened:  # supersession ended some of the new facts: read those back
                 for r in await tx.run("memory_existing", tenant=tenant, ids=shortened):
                     created[r["node"]["id"]] = r["node"]
         out = [created.get(rid) or existing.get(rid) for rid in ids]
         return [to_record(node) for node in out if node is not None]
 
-    async def _supersede(self, tx: AsyncTx, fresh: list[dict[str, Any]], now: datetime) -> set[str]:
-        """Apply contradiction rule 1 to new facts; return the ids whose times changed."""
+    async def _supersede(self, tx: AsyncTx, fresh: list[dict[str, Any]], now: datetime,
+                         effects: dict[str, list[str]] | None = None) -> set[str]:
+        """Apply contradiction rule 1 to new facts; return the ids whose times changed
+        (and add them to ``effects["closed"]`` / ``effects["replaced"]`` when given)."""
         tenant = self._core.tenant
         batch_ids = [row["props"]["id"] for row in fresh]
         changed: list[str] = []
@@ -253,6 +258,9 @@ class AsyncMemory(AsyncInsightsMixin, AsyncProceduresMixin):
                 changed += r["closed"]
                 invalidated += r["replaced"]
         await self._after_invalidation(tx, changed + invalidated, invalidated, now)
+        if effects is not None:
+            effects.setdefault("closed", []).extend(changed)
+            effects.setdefault("replaced", []).extend(invalidated)
         return set(changed) | set(invalidated)
 
     async def _after_invalidation(self, tx: AsyncTx, changed: list[str], invalidated: list[str], now: datetime) -> None:

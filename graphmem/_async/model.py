@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Callable, TypeVar
 
 from pydantic import BaseModel
@@ -20,14 +21,17 @@ class AsyncModelCaller:
     supports tool calling, otherwise JSON in the reply parsed against the schema. Every
     failure -- an exception from the model (timeouts, refusals, transport), output that is
     not JSON or does not fit the schema, or output the caller's ``check`` rejects -- is
-    retried up to ``retries`` times, then raised as ``ModelError``. ``calls`` counts the
-    requests made to models through this caller."""
+    retried up to ``retries`` times, then raised as ``ModelError``. ``tally`` (a list the
+    caller owns) gets one entry per request, so one call's requests can be counted while
+    others run concurrently. ``calls`` counts the
+    requests made to models through this caller; at most ``concurrency`` are in flight."""
 
-    def __init__(self, *, retries: int = 2) -> None:
+    def __init__(self, *, retries: int = 2, concurrency: int = 4) -> None:
         if not isinstance(retries, int) or retries < 0:
             raise ValueError("retries must be a non-negative integer")
         self.retries = retries
         self.calls = 0
+        self._slots = asyncio.Semaphore(concurrency)
 
     async def ask(
         self,
@@ -37,14 +41,18 @@ class AsyncModelCaller:
         *,
         purpose: str,
         check: Callable[[M], None] | None = None,
+        tally: list[str] | None = None,
     ) -> M:
         runnable, structured = _runnable(llm, schema)
         prompt = messages if structured else _with_json_instructions(messages, schema)
         errors: list[str] = []
         for _ in range(self.retries + 1):
             self.calls += 1
+            if tally is not None:
+                tally.append(purpose)
             try:
-                out = await runnable.ainvoke(prompt)
+                async with self._slots:
+                    out = await runnable.ainvoke(prompt)
                 parsed = out if isinstance(out, schema) else schema.model_validate(out)
                 if check is not None:
                     check(parsed)

@@ -1,0 +1,282 @@
+"""``ingest``: from conversation turns to entities, facts and relations, with entity
+resolution and scoped contradiction handling (design §2-§7).
+``graphmem/_sync/ingest.py`` is generated from this file by ``tools/unasync.py``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Iterable
+
+from .. import _dates, _ingest, _scopes
+from .. import _validate as check
+from .._base import AUTOMATIC
+from .._errors import InvalidInputError, ModelError
+from .._models import Entity, Provenance
+from .._prompts import (
+    EXTRACT_SYSTEM,
+    JUDGE_SYSTEM,
+    EntityDraft,
+    Extraction,
+    Judgement,
+    messages_block,
+)
+from .._records import to_record
+from .executor import AsyncTx
+
+_KNOWN_ENTITIES = 50
+_PENDING = "\x00pending-entity:"  # stands for an entity the write transaction will create
+
+
+class AsyncIngestMixin:
+    """Mixed into ``AsyncMemory``: uses its ``_core``, ``_run``, ``_learning``, ``_model``,
+    ``_embed`` and ``_create_facts``."""
+
+    async def ingest(
+        self,
+        messages: Iterable[Any],
+        *,
+        scope: str,
+        llm: Any,
+        session_id: str | None = None,
+        occurred_at: datetime | None = None,
+        timezone: str = "UTC",
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> _ingest.IngestResult:
+        """Store each message as an Episode, then -- with ``llm``, any langchain-core chat
+        model -- extract entities, facts and relations with one structured-output call and
+        land them in one transaction with DERIVED_FROM / MENTIONS provenance.
+
+        Entities are resolved before anything is created: normalised name and aliases,
+        then name-embedding similarity among visible entities of the type (merge above
+        ``LearningSettings.entity_merge_threshold``, a ``SAME_AS`` candidate in the grey
+        band). Time expressions are resolved in code against each message's time in
+        ``timezone``. Only facts about the same subject are contradiction candidates;
+        single-valued ones supersede by rule, restatements are skipped, and the model is
+        asked (one more call) only about grey-band pairs. Only ``extraction`` records are
+        retired automatically; forgotten statements are not re-extracted. If the model
+        fails after its retries, the episodes are kept and the error is reported in the
+        result. ``llm=None`` stores the episodes only."""
+        scope = _scopes.check_path(scope)
+        if not isinstance(timezone, str):
+            raise InvalidInputError("timezone", "must be an IANA timezone name")
+        tz = _dates.zone(timezone)
+        for name, value in (("session_id", session_id), ("user_id", user_id), ("agent_id", agent_id)):
+            check.identifier(value, name, allow_none=True)
+        now = self._core.now()
+        msgs = _ingest.messages(messages, check.instant(occurred_at, "occurred_at"), now)
+        episodes = [
+            self._core.episode_row(
+                m["content"], scope=scope, role=m["role"], occurred_at=m["occurred_at"], source="ingest",
+                id=None, user_id=user_id, agent_id=agent_id, session_id=session_id, importance=None,
+                sensitivity=None, tags=(), now=now,
+            ) for m in msgs
+        ]
+        await self._embed(episodes, [f"messages[{i}].content" for i in range(len(episodes))])
+        tenant = self._core.tenant
+
+        async def store(tx: AsyncTx) -> None:
+            await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope] * len(episodes)))
+            await tx.run("episode_create", tenant=tenant, rows=episodes, now=now)
+
+        await self._run.write(store)
+        episode_ids = [e["props"]["id"] for e in episodes]
+        if llm is None:
+            return _ingest.IngestResult(episodes=tuple(episode_ids), notes=("no model given: episodes only",))
+        tally: list[str] = []
+        try:
+            return await self._extract(llm, msgs, episode_ids, scope, tz, now, tally,
+                                       {"user_id": user_id, "agent_id": agent_id, "session_id": session_id})
+        except ModelError as exc:
+            return _ingest.IngestResult(episodes=tuple(episode_ids), model_calls=len(tally), error=str(exc))
+
+    async def _extract(self, llm: Any, msgs: list[dict[str, Any]], episode_ids: list[str], scope: str, tz: Any,
+                       now: datetime, tally: list[str], who: dict[str, Any]) -> _ingest.IngestResult:
+        tenant = self._core.tenant
+        chain = _scopes.chain(scope)
+        known = await self._run.read("entity_known", tenant=tenant, chain=chain, limit=_KNOWN_ENTITIES)
+        prompt = "Known entities:\n" + ("\n".join(
+            f"- {k['name']} ({k['type']}{'; also ' + ', '.join(k['aliases']) if k['aliases'] else ''})" for k in known
+        ) or "(none)") + "\n\nMessages:\n" + messages_block([(m["role"], m["content"]) for m in msgs])
+        extraction = await self._model.ask(llm, Extraction, [("system", EXTRACT_SYSTEM), ("human", prompt)],
+                                           purpose="ingest", tally=tally)
+        entities, skipped = _ingest.unique_entities(extraction)
+        names = _ingest.name_index(entities)
+        learning = self._learning
+        entity_rows = [{"props": self._core.entity_props(
+            d.name, type=d.type, scope=scope, aliases=d.aliases, properties=None, id=None, importance=None,
+            sensitivity=None, provenance=Provenance.EXTRACTION)} for d in entities]
+        await self._embed(entity_rows, ["entities"] * len(entity_rows))
+
+        # resolution as it stands now (read only), to find the contradiction candidates
+        existing = [await self._resolve(None, row, chain) for row in entity_rows]
+        ids_now = [(node or {}).get("id") if how in ("found", "similar") else None for how, node, _ in existing]
+        plans, notes = [], []
+        for draft in extraction.facts:
+            plan, note, skip = _ingest.fact_plan(
+                draft, names=names, entity_ids=[i or f"{_PENDING}{n}" for n, i in enumerate(ids_now)], episodes=msgs,
+                episode_ids=episode_ids, tz=tz, single_valued=self._core.single_valued_predicates)
+            notes += note
+            if skip is not None:
+                skipped.append(skip)
+            else:
+                plans.append((draft, plan))
+        fact_rows = [{"props": {"text": p["text"], "embedding": None}} for _, p in plans]
+        await self._embed(fact_rows, ["facts"] * len(fact_rows))
+        for (_, plan), row in zip(plans, fact_rows):
+            plan["embedding"] = row["props"]["embedding"]
+        decisions = await self._contradictions(llm, plans, chain, now, tally)
+
+        async def work(tx: AsyncTx) -> _ingest.IngestResult:
+            return await self._land(tx, entities, entity_rows, plans, decisions, msgs, episode_ids, scope, chain,
+                                    now, who, skipped, notes, tally)
+
+        return await self._run.write(work)
+
+    async def _resolve(self, tx: AsyncTx | None, row: dict[str, Any], chain: list[str]) -> tuple[str, Any, float]:
+        """How one extracted entity resolves: ('found', node) by name or alias, ('similar',
+        node, cosine) above the merge threshold, ('candidate', node, cosine) in the grey
+        band, or ('new', None)."""
+        props = row["props"]
+        tenant = self._core.tenant
+        run = self._run.read if tx is None else tx.run
+        keys = sorted({props["nameKey"], *props["aliasKeys"]})
+        match = await run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
+        if match:
+            return "found", match[0]["node"], 1.0
+        if props["embedding"] is not None:
+            near = await run("entity_similar", tenant=tenant, chain=chain, type=props["type"],
+                             embedding=props["embedding"],
+                             threshold=self._core.neo4j_similarity(self._learning.entity_candidate_threshold))
+            if near:
+                cosine = 2.0 * near[0]["similarity"] - 1.0
+                how = "similar" if cosine >= self._learning.entity_merge_threshold else "candidate"
+                return how, near[0]["node"], cosine
+        return "new", None, 0.0
+
+    async def _contradictions(self, llm: Any, plans: list[tuple[Any, dict[str, Any]]], chain: list[str],
+                              now: datetime, tally: list[str]) -> dict[int, Any]:
+        """Per fact index: ('skip', reason) for restatements, or ('retire', [(id, reason)])."""
+        rows = [{"i": i, "subject": p["subject"], "embedding": p["embedding"]}
+                for i, (_, p) in enumerate(plans) if not p["subject"].startswith(_PENDING) and p["embedding"]]
+        if not rows:
+            return {}
+        found = await self._run.read("fact_candidates", tenant=self._core.tenant, chain=chain, rows=rows, now=now)
+        decisions: dict[int, Any] = {}
+        grey: list[tuple[int, dict[str, Any]]] = []
+        for old in found:
+            i = old["i"]
+            draft, plan = plans[i]
+            if decisions.get(i, ("",))[0] == "skip":
+                continue
+            cosine = 2.0 * old["similarity"] - 1.0
+            same_predicate = old["predicate"] == plan["predicate"]
+            same_value = same_predicate and (old["object"] or "").casefold() == (plan["object"] or "").casefold()
+            automatic = old["provenance"] in AUTOMATIC
+            if old["textKey"] == check.text_key(plan["text"]) or (same_value and old["object"] is not None) \
+                    or cosine >= self._learning.duplicate_threshold:
+                decisions[i] = ("skip", f"restates {old['id']}")
+            elif draft.corrects and same_predicate and automatic:
+                decisions.setdefault(i, ("retire", []))[1].append((old["id"], "corrected"))
+            elif same_predicate and plan["single_valued"] and old["singleValued"]:
+                continue  # a change of value: supersession (design §7.1) handles it
+            elif automatic and cosine >= self._learning.judge_threshold:
+                grey.append((i, old))
+        if grey:
+            pairs = "\n".join(f"{n}. existing: {old['text']}\n   new: {plans[i][1]['text']}"
+                              for n, (i, old) in enumerate(grey, 1))
+            verdict = await self._model.ask(llm, Judgement, [("system", JUDGE_SYSTEM), ("human", pairs)],
+                                            purpose="ingest (contradiction check)", tally=tally)
+            contradicted = {v.pair for v in verdict.verdicts if v.contradicts}
+            for n, (i, old) in enumerate(grey, 1):
+                if n in contradicted and decisions.get(i, ("",))[0] != "skip":
+                    decisions.setdefault(i, ("retire", []))[1].append((old["id"], "contradicted"))
+        return decisions
+
+    async def _land(self, tx: AsyncTx, entities: list[EntityDraft], entity_rows: list[dict[str, Any]],
+                    plans: list[tuple[Any, dict[str, Any]]], decisions: dict[int, Any], msgs: list[dict[str, Any]],
+                    episode_ids: list[str], scope: str, chain: list[str], now: datetime, who: dict[str, Any],
+                    skipped: list[_ingest.Skipped], notes: list[str], tally: list[str]) -> _ingest.IngestResult:
+        """The extraction's one write transaction."""
+        tenant = self._core.tenant
+        created: list[Entity] = []
+        merged: list[Entity] = []
+        same_as: list[_ingest.SameAsCandidate] = []
+        ids: list[str | None] = []
+        for draft, row in zip(entities, entity_rows):
+            props = row["props"]
+            how, node, cosine = await self._resolve(tx, row, chain)
+            if how in ("found", "similar"):
+                entity = await self._merge_entity(tx, node, props)
+                merged.append(entity)
+                ids.append(entity.id)
+                continue
+            if await tx.run("entity_forgotten", tenant=tenant, scope=scope, type=props["type"], keys=[props["nameKey"]]):
+                skipped.append(_ingest.Skipped(kind="entity", text=draft.name, reason="forgotten by the user"))
+                ids.append(None)
+                continue
+            await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope]))
+            entity = to_record((await tx.run("entity_create", tenant=tenant, props=props, now=now))[0]["node"])
+            created.append(entity)
+            ids.append(entity.id)
+            if how == "candidate":
+                same_as.append(_ingest.SameAsCandidate(entity=entity.id, candidate=node["id"], similarity=round(cosine, 4)))
+        items, kept = [], []
+        for i, (draft, plan) in enumerate(plans):
+            decision = decisions.get(i)
+            if decision and decision[0] == "skip":
+                skipped.append(_ingest.Skipped(kind="fact", text=plan["text"], reason=decision[1]))
+                continue
+            item = _remap(plan, ids)
+            if item is None:
+                skipped.append(_ingest.Skipped(kind="fact", text=plan["text"], reason="its entity was forgotten by the user"))
+                continue
+            items.append({**item, "scope": scope, **who})
+            kept.append(i)
+        effects: dict[str, list[str]] = {}
+        facts = []
+        if items:
+            rows = self._core.fact_rows(items, now)
+            facts = await self._create_facts(tx, rows, now, effects)
+        by_text = {f.id: f for f in facts}
+        written = {rows[n]["props"]["id"]: kept[n] for n in range(len(kept))} if items else {}
+        for rid, i in written.items():
+            if rid not in by_text:
+                skipped.append(_ingest.Skipped(kind="fact", text=plans[i][1]["text"], reason="forgotten by the user"))
+        retired: list[str] = []
+        for rid, i in written.items():
+            decision = decisions.get(i)
+            if rid in by_text and decision and decision[0] == "retire":
+                for old_id, reason in decision[1]:
+                    retired += [r["id"] for r in await tx.run(
+                        "memory_invalidate", tenant=tenant, ids=[old_id], reason=reason, by=rid, note=None, now=now)]
+        if retired:
+            await self._after_invalidation(tx, retired, retired, now)
+        links = _ingest.mentions(entities, ids, msgs, episode_ids, items)
+        if links:
+            await tx.run("episode_links", tenant=tenant, rows=links, created=[e.id for e in created])
+        if same_as:
+            await tx.run("entity_same_as", tenant=tenant, now=now, rows=[
+                {"id": s.entity, "candidate": s.candidate, "similarity": s.similarity} for s in same_as])
+        batch = set(by_text)
+        return _ingest.IngestResult(
+            episodes=tuple(episode_ids), entities_created=tuple(created), entities_merged=tuple(merged),
+            same_as=tuple(same_as), facts=tuple(facts),
+            superseded=tuple(sorted(set(effects.get("closed", [])) - batch - set(retired))),
+            invalidated=tuple(sorted(set(retired) | set(effects.get("replaced", [])))),
+            skipped=tuple(skipped), notes=tuple(notes), model_calls=len(tally),
+        )
+
+
+def _remap(plan: dict[str, Any], ids: list[str | None]) -> dict[str, Any] | None:
+    """Replace the placeholder ids of entities new at planning time by the ids the write
+    transaction resolved them to; None if one of them was not written."""
+    item = dict(plan)
+    for key in ("subject", "object"):
+        value = item.get(key)
+        if isinstance(value, str) and value.startswith(_PENDING):
+            resolved = ids[int(value[len(_PENDING):])]
+            if resolved is None:
+                return None
+            item[key] = resolved
+    return item
