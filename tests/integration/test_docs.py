@@ -1,11 +1,24 @@
-"""The Python blocks of docs/learning.md run, in order, against a real Neo4j."""
+"""The Python blocks of the guides in docs/ run, in order, against a real Neo4j."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "learning.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOC = DOCS / "learning.md"
+
+
+def run_blocks(path: Path, memory) -> dict:
+    namespace = {"memory": memory}
+    for i, block in enumerate(re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)):
+        exec(compile(block, f"{path}[block {i}]", "exec"), namespace)
+    return namespace
+
+
+def test_ingest_guide_blocks_run_as_written(memory):
+    namespace = run_blocks(DOCS / "ingest.md", memory)
+    assert namespace["moved"].facts[0].valid_from == namespace["datetime"](2024, 3, 31, 23, tzinfo=namespace["timezone"].utc)
 
 
 def test_learning_guide_blocks_run_as_written(memory):
