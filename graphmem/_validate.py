@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import unicodedata
@@ -47,10 +48,20 @@ def text(value: Any, field: str = "text") -> str:
     return value
 
 
+_KEY_HEAD = 960
+
+
 def text_key(value: str) -> str:
-    """Normalised form of a statement or name, for tombstones and entity resolution."""
+    """Normalised form of a statement or name, for tombstones and entity resolution.
+
+    Range indexes hold values of at most ~8 KB, so a long key keeps its first 960
+    characters and replaces the rest with a hash of the whole: equal texts still have
+    equal keys, and any text up to ``MAX_TEXT_LENGTH`` can be stored."""
     folded = unicodedata.normalize("NFKC", value).casefold()
-    return " ".join(_TEXT_KEY_JUNK.sub(" ", folded).split())
+    key = " ".join(_TEXT_KEY_JUNK.sub(" ", folded).split())
+    if len(key) > _KEY_HEAD + 64:
+        key = f"{key[:_KEY_HEAD]} #{hashlib.blake2b(key.encode(), digest_size=16).hexdigest()}"
+    return key
 
 
 def instant(value: Any, field: str, *, allow_none: bool = True) -> datetime | None:

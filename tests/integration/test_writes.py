@@ -113,3 +113,13 @@ def test_the_tracer_sees_every_template_and_never_the_password(neo4j, schema, em
     assert create["tenant"] == tenant and create["rows"][0]["props"]["text"] == "Alice lives in Paris"
     assert all(seconds >= 0 for _, _, seconds in seen)
     assert neo4j.password not in repr(seen)
+
+
+def test_texts_up_to_the_limit_are_stored_and_forgettable(memory):
+    """Range indexes cap values at ~8 KB; long texts must still be written, matched and forgotten."""
+    words = " ".join(f"word{i}" for i in range(5000))[:MAX_TEXT_LENGTH - 5]
+    episode = memory.add_episode(words, scope="s")
+    fact = memory.remember(words + " fact", scope="s")
+    assert memory.get(episode.id).text == words and fact.text.endswith(" fact")
+    assert memory.forget(scope="s", text=words + " fact") == 1
+    assert memory.remember(words + " fact", scope="s", provenance="extraction") is None  # tombstone still matches

@@ -190,3 +190,12 @@ def test_tags_rejects_non_lists(bad):
 def test_embedding_rejects_strings_booleans_and_none(bad):
     with pytest.raises(InvalidInputError, match="only numbers"):
         check.embedding(bad, "embedding", None)
+
+
+def test_long_text_keys_are_bounded_and_still_distinguish_texts():
+    from graphmem._validate import text_key
+
+    long_a, long_b = "A " * 9000 + "end one", "a " * 9000 + "end two"
+    assert len(text_key(long_a)) < 1100 and text_key(long_a) != text_key(long_b)
+    assert text_key(long_a) == text_key(long_a.lower() + "  ")
+    assert text_key("Hello,  World!") == "hello world"

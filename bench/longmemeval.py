@@ -1,0 +1,167 @@
+"""Retrieval quality without an LLM on LongMemEval S (60-question dev subset): graphmem's
+fused recall against BM25 over turns and dense-only vector search over turns (same
+embedder), computed in the same run.
+
+Every haystack turn is ingested as an episode (one ``ingest(llm=None)`` per session, with
+the session's date); each question is asked at its date. Scores per question type:
+session recall@5 / @10 (share of the evidence sessions among the sessions of the top-k
+turns), all-evidence@10 (all evidence sessions in the top 10) and nDCG@10 (over the
+distinct sessions of the top 10 turns, binary relevance).
+
+    python bench/longmemeval.py [--data PATH] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+import time
+import uuid
+from collections import Counter, defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from graphmem import MAX_TEXT_LENGTH, Memory, WordLlamaEmbedder  # noqa: E402
+import harness  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "longmemeval" / "longmemeval_s_dev60.json"
+K = 10
+# Lucene's English stop words (what the full-text index drops), so BM25 sees the same words.
+STOP = set("a an and are as at be but by for if in into is it no not of on or such that the their then there "
+           "these they this to was will with".split())
+WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def when(text: str) -> datetime:
+    return datetime.strptime(text, "%Y/%m/%d (%a) %H:%M").replace(tzinfo=timezone.utc)
+
+
+def words(text: str) -> list[str]:
+    return [w for w in (t.lower() for t in WORD.findall(text)) if w not in STOP]
+
+
+class BM25:
+    """Okapi BM25 (k1 = 1.2, b = 0.75) over a list of documents."""
+
+    def __init__(self, docs: list[str], k1: float = 1.2, b: float = 0.75) -> None:
+        self.docs = [Counter(words(d)) for d in docs]
+        self.lengths = [sum(d.values()) for d in self.docs]
+        self.avg = sum(self.lengths) / max(1, len(self.lengths))
+        df = Counter(w for d in self.docs for w in d)
+        n = len(self.docs)
+        self.idf = {w: math.log(1 + (n - f + 0.5) / (f + 0.5)) for w, f in df.items()}
+        self.k1, self.b = k1, b
+
+    def rank(self, query: str) -> list[int]:
+        terms = [w for w in set(words(query)) if w in self.idf]
+        scores = []
+        for i, (doc, length) in enumerate(zip(self.docs, self.lengths)):
+            s = 0.0
+            for w in terms:
+                tf = doc.get(w, 0)
+                if tf:
+                    s += self.idf[w] * tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * length / self.avg))
+            scores.append((-s, i))
+        return [i for _, i in sorted(scores)]
+
+
+def dense_rank(query_vec: list[float], vectors: list[list[float]]) -> list[int]:
+    def cos(v):
+        return sum(a * b for a, b in zip(query_vec, v))
+    return [i for _, i in sorted((-cos(v), i) for i, v in enumerate(vectors))]
+
+
+def sessions_of(ranked_sessions: list[str], k: int) -> list[str]:
+    return list(dict.fromkeys(ranked_sessions[:k]))
+
+
+def scores(ranked_sessions: list[str], evidence: set[str]) -> dict[str, float]:
+    top5, top10 = set(sessions_of(ranked_sessions, 5)), sessions_of(ranked_sessions, K)
+    dcg = sum(1 / math.log2(i + 2) for i, s in enumerate(top10) if s in evidence)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(evidence), K)))
+    return {
+        "recall@5": len(top5 & evidence) / len(evidence),
+        "recall@10": len(set(top10) & evidence) / len(evidence),
+        "all@10": float(evidence <= set(top10)),
+        "ndcg@10": dcg / ideal,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=str(DATA))
+    parser.add_argument("--limit", type=int, default=0, help="only the first N questions (0 = all)")
+    args = parser.parse_args(argv)
+    path = Path(args.data)
+    if not path.is_file():
+        raise SystemExit(f"LongMemEval data not found at {path} (see ../shared/data/longmemeval/README.md)")
+    questions = json.loads(path.read_text())
+    if args.limit:
+        questions = questions[:args.limit]
+    uri, auth = harness.neo4j_auth()
+    embedder = WordLlamaEmbedder()
+    results: dict[str, dict[str, list[dict[str, float]]]] = defaultdict(lambda: defaultdict(list))
+    run = uuid.uuid4().hex[:8]
+    started = time.perf_counter()
+    ingest_seconds = recall_ms = 0.0
+    for n, q in enumerate(questions, 1):
+        turns = [(sid, when(date), t["role"], t["content"][:MAX_TEXT_LENGTH])
+                 for sid, date, session in zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"])
+                 for t in session if t["content"].strip()]
+        evidence = set(q["answer_session_ids"])
+        asked = when(q["question_date"])
+        texts = [t[3] for t in turns]
+        bm25 = BM25(texts).rank(q["question"])
+        dense = dense_rank(embedder.embed_query(q["question"]), embedder.embed_documents(texts))
+        tenant = f"lme-{run}-{n}"
+        with Memory(uri, auth, tenant=tenant, embedder=embedder) as memory:
+            if n == 1:
+                memory.setup()
+            t0 = time.perf_counter()
+            for sid, date, session in zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"]):
+                msgs = [{"role": t["role"], "content": t["content"][:MAX_TEXT_LENGTH]} for t in session if t["content"].strip()]
+                if msgs:
+                    memory.ingest(msgs, scope="lme", llm=None, session_id=sid, occurred_at=when(date))
+            ingest_seconds += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            hits = memory.recall(q["question"], scope="lme", k=K, valid_at=asked, kinds=["episode"])
+            recall_ms += (time.perf_counter() - t0) * 1000
+            ours = [h.record.session_id for h in hits]
+            memory.erase(scope="lme")
+        kind = q["question_type"]
+        for name, ranked in (("graphmem", ours), ("BM25", [turns[i][0] for i in bm25]),
+                             ("dense", [turns[i][0] for i in dense])):
+            results[name][kind].append(scores(ranked, evidence))
+        print(f"[{n}/{len(questions)}] {kind}: graphmem {results['graphmem'][kind][-1]['recall@10']:.2f} "
+              f"BM25 {results['BM25'][kind][-1]['recall@10']:.2f} dense {results['dense'][kind][-1]['recall@10']:.2f}",
+              flush=True)
+    kinds = sorted({q["question_type"] for q in questions})
+    metrics = ["recall@5", "recall@10", "all@10", "ndcg@10"]
+    rows = []
+    for kind in [*kinds, "overall"]:
+        for name in ("graphmem", "BM25", "dense"):
+            per = results[name]
+            items = [s for k in kinds for s in per[k]] if kind == "overall" else per[kind]
+            rows.append([kind, name, len(items), *(sum(s[m] for s in items) / len(items) for m in metrics)])
+    body = harness.table(["question type", "system", "questions", *metrics], [
+        [*r[:3], *(f"{v:.3f}" for v in r[3:])] for r in rows])
+    wins = {kind: all(r[3 + 1] > o[3 + 1] for r in rows if r[0] == kind and r[1] == "graphmem"
+                      for o in rows if o[0] == kind and o[1] != "graphmem") for kind in [*kinds, "overall"]}
+    notes = (f"{len(questions)} questions, {sum(len(s) for q in questions for s in q['haystack_sessions']):,} turns; "
+             f"ingest {ingest_seconds:.0f} s in total, graphmem recall mean {recall_ms / len(questions):.0f} ms; "
+             f"run {time.perf_counter() - started:.0f} s. graphmem recall@10 above both baselines: "
+             + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in wins.items()))
+    out = harness.write_result("longmemeval", "LongMemEval S (dev 60): retrieval without an LLM", body, notes)
+    print(body)
+    print(notes)
+    print(f"written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
