@@ -5,6 +5,7 @@
 // embeddings) and the edges as {source, target, type, reason, at}.
 MATCH (root:Memory {tenant: $tenant, id: $id})
 OPTIONAL MATCH p = (root)-[:CITES|DERIVED_FROM*1..3]->(:Memory {tenant: $tenant})
+WHERE all(n IN nodes(p) WHERE n.tenant = $tenant)
 WITH root, collect(p) AS paths
 WITH root, reduce(acc = [], path IN paths | acc + relationships(path)) AS down
 OPTIONAL MATCH (c:Memory {tenant: $tenant})-[k:CORROBORATES]->(root)

@@ -44,7 +44,10 @@ def resolve(expression: str | None, reference: datetime, tz: ZoneInfo) -> dateti
     text = _NOISE.sub("", text)
     local = reference.astimezone(tz)
     today = local.date()
-    day = _day(text, today)
+    try:
+        day = _day(text, today)
+    except (ValueError, OverflowError):  # "3000 years ago": outside the calendar
+        return None
     if day is None:
         return None
     if isinstance(day, datetime):
@@ -133,7 +136,7 @@ def _clamped(year: int, month: int, day: int) -> date:
             return date(year, month, min(day, d))
         except ValueError:
             continue
-    raise ValueError("unreachable")
+    raise ValueError(f"no day {day} in {year}-{month}")
 
 
 def _date(year: int, month: int | None, day: int) -> date | None:

@@ -3,6 +3,7 @@ The I/O (reads, model calls, the one write transaction) is in ``_async/ingest.py
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 from typing import Any, Iterable, Mapping
 
@@ -77,17 +78,22 @@ def messages(items: Any, occurred_at: datetime | None, now: datetime) -> list[di
         if isinstance(item, Mapping):
             unknown = sorted(set(item) - {"role", "content", "occurred_at", "name", "id"})
             if unknown:
-                raise InvalidInputError(f"{field}.{unknown[0]}", "is not a message field (role, content, occurred_at)")
-            role, content = item.get("role"), item.get("content")
+                raise InvalidInputError(f"{field}.{unknown[0]}", "is not a message field (role, content, occurred_at, id)")
+            role, content, mid = item.get("role"), item.get("content"), item.get("id")
             when = check.instant(item.get("occurred_at"), f"{field}.occurred_at")
         elif hasattr(item, "type") and hasattr(item, "content"):
-            role, content = item.type, _text(item.content)
+            role, content, mid = item.type, _text(item.content), getattr(item, "id", None)
+            calls = getattr(item, "tool_calls", None) or []
+            if calls and not (isinstance(content, str) and content.strip()):  # a turn that only calls tools
+                content = "; ".join(f"calls {c.get('name')}({json.dumps(c.get('args'), sort_keys=True, default=str)})"
+                                    for c in calls)
         else:
             raise InvalidInputError(field, f"must be a message or a mapping, got {type(item).__name__}")
         if role not in ROLES:
             raise InvalidInputError(f"{field}.role", f"{role!r} is not one of {', '.join(sorted(ROLES))}")
         out.append({"role": ROLES[role], "content": check.text(content, f"{field}.content"),
-                    "occurred_at": when or base + timedelta(microseconds=i)})
+                    "occurred_at": when or base + timedelta(microseconds=i),
+                    "id": check.identifier(mid, f"{field}.id", allow_none=True)})
     if not out:
         raise InvalidInputError("messages", "is empty")
     return out

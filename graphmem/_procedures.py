@@ -112,7 +112,7 @@ def _scalar(value: Any) -> bool:
 
 
 def _key(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
+    return json.dumps(value, sort_keys=True, default=str)
 
 
 def induce(calls: list[ToolCall]) -> ProcedureDraft:
@@ -125,12 +125,12 @@ def induce(calls: list[ToolCall]) -> ProcedureDraft:
     for call in calls:
         parts = []
         for key, value in call.args.items():
-            if _scalar(value):
+            if _scalar(value) or (isinstance(value, (list, dict)) and value):
                 vk = _key(value)
                 if vk not in names:
                     names[vk] = _name(key, taken)
                 parts.append(f"{key}={{{names[vk]}}}")
-            else:
+            else:  # booleans, null and empty values are part of the workflow, not data
                 parts.append(f"{key}={json.dumps(value, sort_keys=True, default=str)}")
         steps.append(f"{call.tool}({', '.join(parts)})")
     last = calls[-1]
@@ -168,10 +168,13 @@ def check_draft(draft: ProcedureDraft, calls: list[ToolCall]) -> None:
     declared = set(draft.variables)
     if used - declared:
         raise ValueError(f"steps use undeclared variables {sorted(used - declared)}")
+    in_criteria = set(PLACEHOLDER.findall(draft.success_criteria or ""))
+    if in_criteria - declared:
+        raise ValueError(f"success_criteria uses undeclared variables {sorted(in_criteria - declared)}")
     if declared - used:
         raise ValueError(f"variables {sorted(declared - used)} are not used by any step")
     literals = {str(v) for c in calls for v in c.args.values() if isinstance(v, str) and len(v) >= _MIN_LITERAL}
-    steps = PLACEHOLDER.sub(" ", "\n".join(draft.steps)).casefold()
+    steps = PLACEHOLDER.sub(" ", "\n".join([*draft.steps, draft.success_criteria or ""])).casefold()
     leaked = sorted(v for v in literals if re.search(rf"(?<!\w){re.escape(v.casefold())}(?!\w)", steps))
     if leaked:
         raise ValueError(f"steps keep concrete values {leaked}; replace them with variables")
@@ -286,8 +289,9 @@ def carried_over(old: Mapping[str, Any], now: Any) -> dict[str, Any]:
         "failureCount": int(old.get("failureCount") or 0),
         "lastUsedAt": old.get("lastUsedAt"),
     }
-    if old.get("status") == Status.ACTIVE.value:
+    validated = any("(validated" in line for line in old.get("statusLog") or [])
+    if old.get("status") == Status.ACTIVE.value and validated:
         out["status"] = Status.ACTIVE.value
         out["statusChangedAt"] = now
-        out["statusLog"] = [f"{now.isoformat()} quarantined -> active (merged into validated procedure {old['id']})"]
+        out["statusLog"] = [f"{now.isoformat()} quarantined -> active (validated: carried over from {old['id']}, merged)"]
     return out

@@ -13,6 +13,7 @@ from .._models import Insight, MemoryRecord, Record, Status
 from .._prompts import REFLECT_SYSTEM, Reflection, evidence_block
 from .._records import to_record
 from .executor import AsyncTx
+from .model import check_llm
 
 
 class AsyncInsightsMixin:
@@ -69,15 +70,18 @@ class AsyncInsightsMixin:
         evidence = _insights.check_evidence(wanted, list(found.values()), props["scope"])
         _insights.at_least_as_sensitive(props, evidence)
         twins = await tx.run(
-            "insight_twin", tenant=tenant, cites=wanted, chain=_scopes.chain(props["scope"]),
+            "insight_twin", tenant=tenant, cites=wanted, scope=props["scope"],
             textKey=props["textKey"], embedding=props["embedding"],
             threshold=self._core.neo4j_similarity(self._learning.corroboration_threshold),
         )
         if twins and twins[0]["status"] == Status.REJECTED.value and not allow_rejected_twin:
             return None, "rejected"
         if twins and twins[0]["status"] != Status.REJECTED.value:
+            if not set(wanted) - set(twins[0]["cites"]):  # nothing new: restating is not corroborating
+                return to_record(await self._node(tx, twins[0]["id"])), "known"
             rows = await tx.run("insight_corroborate", tenant=tenant, id=twins[0]["id"], cites=wanted, now=now)
-            return to_record(rows[0]["node"]), "corroborated"
+            if rows:
+                return to_record(rows[0]["node"]), "corroborated"
         await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
         rows = await tx.run("insight_create", tenant=tenant, props=props, cites=wanted, now=now)
         return to_record(rows[0]["node"]), "created"
@@ -104,8 +108,7 @@ class AsyncInsightsMixin:
         scope = _scopes.check_path(scope)
         if isinstance(max_insights, bool) or not isinstance(max_insights, int) or max_insights < 1:
             raise InvalidInputError("max_insights", "must be an integer >= 1")
-        if llm is None:
-            raise InvalidInputError("llm", "reflect needs a chat model")
+        check_llm(llm)
         now = self._core.now()
         since_t = _insights.since_instant(since, now)
         evidence = await self._run.read(
@@ -121,13 +124,19 @@ class AsyncInsightsMixin:
         ]
         answer = await self._model.ask(llm, Reflection, messages, purpose="reflect")
         kept, dropped = _insights.usable_drafts(answer.insights, {r["id"] for r in evidence}, max_insights)
-        rows = []
+        rows, usable = [], []
         for draft, cites in kept:
-            props = _insights.insight_props(
-                self._core, draft.text, scope=scope, importance=_insights.clamp(draft.importance),
-                sensitivity=None, tags=(), id=None, user_id=None, agent_id=None, session_id=None,
-            )
+            try:
+                props = _insights.insight_props(
+                    self._core, draft.text, scope=scope, importance=_insights.clamp(draft.importance),
+                    sensitivity=None, tags=(), id=None, user_id=None, agent_id=None, session_id=None,
+                )
+            except InvalidInputError as exc:
+                dropped.append(_insights.DroppedInsight(text=draft.text[:200], reason=str(exc)))
+                continue
             rows.append(({"props": props}, cites))
+            usable.append((draft, cites))
+        kept = usable
         await self._embed([r for r, _ in rows], ["text"] * len(rows))
 
         async def work(tx: AsyncTx) -> tuple[list[Insight], list[Any]]:
@@ -210,6 +219,8 @@ class AsyncInsightsMixin:
             entry = _insights.status_entry(now, node["status"], to.value, verb, note)
             changed = await tx.run("memory_status", tenant=tenant, id=id, to=to.value, now=now, entry=entry,
                                    fromStatuses=[node["status"]])
+            if not changed:
+                raise InvalidInputError("id", f"{id!r} changed concurrently; try again")
             return to_record(changed[0]["node"])
 
         return await self._run.write(work)

@@ -208,7 +208,7 @@ class AsyncMemory(AsyncIngestMixin, AsyncInsightsMixin, AsyncProceduresMixin):
         self._core.check_embeddings([rows[i] for i in todo], vectors, [fields[i] for i in todo])
 
     async def _create_facts(self, tx: AsyncTx, rows: list[dict[str, Any]], now: datetime,
-                            effects: dict[str, list[str]] | None = None) -> list[Fact]:
+                            effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> list[Fact]:
         tenant = self._core.tenant
         ids = [row["props"]["id"] for row in rows]
         kinds = {r["id"]: r["kind"] for r in await tx.run("memory_kinds", tenant=tenant, ids=ids)}
@@ -233,7 +233,7 @@ class AsyncMemory(AsyncIngestMixin, AsyncInsightsMixin, AsyncProceduresMixin):
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([r["props"]["scope"] for r in fresh]))
             await tx.run("fact_create", tenant=tenant, rows=fresh, now=now)
             created = {row["props"]["id"]: self._core.stored(row["props"], "fact", now) for row in fresh}
-            shortened = sorted(await self._supersede(tx, fresh, now, effects) & set(created))
+            shortened = sorted(await self._supersede(tx, fresh, now, effects, exclude) & set(created))
             if shortened:  # supersession ended some of the new facts: read those back
                 for r in await tx.run("memory_existing", tenant=tenant, ids=shortened):
                     created[r["node"]["id"]] = r["node"]
@@ -241,9 +241,10 @@ class AsyncMemory(AsyncIngestMixin, AsyncInsightsMixin, AsyncProceduresMixin):
         return [to_record(node) for node in out if node is not None]
 
     async def _supersede(self, tx: AsyncTx, fresh: list[dict[str, Any]], now: datetime,
-                         effects: dict[str, list[str]] | None = None) -> set[str]:
+                         effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> set[str]:
         """Apply contradiction rule 1 to new facts; return the ids whose times changed
-        (and add them to ``effects["closed"]`` / ``effects["replaced"]`` when given)."""
+        (and add them to ``effects["closed"]`` / ``effects["replaced"]`` when given).
+        ``exclude`` names facts the caller is about to invalidate, which are left alone."""
         tenant = self._core.tenant
         batch_ids = [row["props"]["id"] for row in fresh]
         changed: list[str] = []
@@ -252,7 +253,7 @@ class AsyncMemory(AsyncIngestMixin, AsyncInsightsMixin, AsyncProceduresMixin):
         for i, wave in enumerate(waves):
             # a wave sees the batch's rows of earlier waves, not those still to come
             pending = {w["id"] for later in waves[i:] for w in later}
-            excluded = [b for b in batch_ids if b in pending]
+            excluded = [b for b in batch_ids if b in pending] + list(exclude)
             for r in await tx.run("fact_supersede", tenant=tenant, rows=wave, batchIds=excluded,
                                   automatic=AUTOMATIC, now=now):
                 changed += r["closed"]

@@ -11,7 +11,7 @@ from typing import Any, Iterable
 from .. import _dates, _ingest, _scopes
 from .. import _validate as check
 from .._base import AUTOMATIC
-from .._errors import InvalidInputError, ModelError
+from .._errors import ConflictError, InvalidInputError, ModelError
 from .._models import Entity, Provenance
 from .._prompts import (
     EXTRACT_SYSTEM,
@@ -23,6 +23,7 @@ from .._prompts import (
 )
 from .._records import to_record
 from .executor import Tx
+from .model import check_llm
 
 _KNOWN_ENTITIES = 50
 _PENDING = "\x00pending-entity:"  # stands for an entity the write transaction will create
@@ -59,6 +60,7 @@ class IngestMixin:
         fails after its retries, the episodes are kept and the error is reported in the
         result. ``llm=None`` stores the episodes only."""
         scope = _scopes.check_path(scope)
+        check_llm(llm, allow_none=True)
         if not isinstance(timezone, str):
             raise InvalidInputError("timezone", "must be an IANA timezone name")
         tz = _dates.zone(timezone)
@@ -69,7 +71,7 @@ class IngestMixin:
         episodes = [
             self._core.episode_row(
                 m["content"], scope=scope, role=m["role"], occurred_at=m["occurred_at"], source="ingest",
-                id=None, user_id=user_id, agent_id=agent_id, session_id=session_id, importance=None,
+                id=m["id"], user_id=user_id, agent_id=agent_id, session_id=session_id, importance=None,
                 sensitivity=None, tags=(), now=now,
             ) for m in msgs
         ]
@@ -77,8 +79,15 @@ class IngestMixin:
         tenant = self._core.tenant
 
         def store(tx: Tx) -> None:
-            tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope] * len(episodes)))
-            tx.run("episode_create", tenant=tenant, rows=episodes, now=now)
+            ids = [e["props"]["id"] for e in episodes]
+            seen = {r["node"]["id"]: r["node"] for r in tx.run("memory_existing", tenant=tenant, ids=ids)}
+            for i, rid in enumerate(ids):
+                if rid in seen and seen[rid]["kind"] != "episode":
+                    raise InvalidInputError(f"messages[{i}].id", f"{rid!r} is already used by a {seen[rid]['kind']}")
+            fresh = [e for e in episodes if e["props"]["id"] not in seen]  # a message ingested again is kept once
+            if fresh:
+                tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope] * len(fresh)))
+                tx.run("episode_create", tenant=tenant, rows=fresh, now=now)
 
         self._run.write(store)
         episode_ids = [e["props"]["id"] for e in episodes]
@@ -104,9 +113,17 @@ class IngestMixin:
         entities, skipped = _ingest.unique_entities(extraction)
         names = _ingest.name_index(entities)
         learning = self._learning
-        entity_rows = [{"props": self._core.entity_props(
-            d.name, type=d.type, scope=scope, aliases=d.aliases, properties=None, id=None, importance=None,
-            sensitivity=None, provenance=Provenance.EXTRACTION)} for d in entities]
+        entity_rows, usable = [], []
+        for d in entities:
+            try:
+                entity_rows.append({"props": self._core.entity_props(
+                    d.name, type=d.type, scope=scope, aliases=d.aliases, properties=None, id=None, importance=None,
+                    sensitivity=None, provenance=Provenance.EXTRACTION)})
+                usable.append(d)
+            except InvalidInputError as exc:
+                skipped.append(_ingest.Skipped(kind="entity", text=d.name[:200], reason=str(exc)))
+        entities = usable
+        names = _ingest.name_index(entities)
         self._embed(entity_rows, ["entities"] * len(entity_rows))
 
         # resolution as it stands now (read only), to find the contradiction candidates
@@ -130,9 +147,12 @@ class IngestMixin:
 
         def work(tx: Tx) -> _ingest.IngestResult:
             return self._land(tx, entities, entity_rows, plans, decisions, msgs, episode_ids, scope, chain,
-                                    now, who, skipped, notes, tally)
+                                    now, who, list(skipped), list(notes), tally)
 
-        return self._run.write(work)
+        try:
+            return self._run.write(work)
+        except ConflictError:  # a concurrent ingest created one of these entities first: resolve again
+            return self._run.write(work)
 
     def _resolve(self, tx: Tx | None, row: dict[str, Any], chain: list[str]) -> tuple[str, Any, float]:
         """How one extracted entity resolves: ('found', node) by name or alias, ('similar',
@@ -177,12 +197,12 @@ class IngestMixin:
             if old["textKey"] == check.text_key(plan["text"]) or (same_value and old["object"] is not None) \
                     or cosine >= self._learning.duplicate_threshold:
                 decisions[i] = ("skip", f"restates {old['id']}")
-            elif draft.corrects and same_predicate and automatic:
+            elif draft.corrects and same_predicate and automatic and plan["single_valued"] and old["singleValued"]:
                 decisions.setdefault(i, ("retire", []))[1].append((old["id"], "corrected"))
             elif same_predicate and plan["single_valued"] and old["singleValued"]:
                 continue  # a change of value: supersession (design §7.1) handles it
-            elif automatic and cosine >= self._learning.judge_threshold:
-                grey.append((i, old))
+            elif automatic and (cosine >= self._learning.judge_threshold or (draft.corrects and same_predicate)):
+                grey.append((i, old))  # for a multi-valued correction, the model says which value was wrong
         if grey:
             pairs = "\n".join(f"{n}. existing: {old['text']}\n   new: {plans[i][1]['text']}"
                               for n, (i, old) in enumerate(grey, 1))
@@ -212,7 +232,8 @@ class IngestMixin:
                 merged.append(entity)
                 ids.append(entity.id)
                 continue
-            if tx.run("entity_forgotten", tenant=tenant, scope=scope, type=props["type"], keys=[props["nameKey"]]):
+            if tx.run("entity_forgotten", tenant=tenant, scope=scope, chain=chain, prefix=scope + "/",
+                            type=props["type"], keys=sorted({props["nameKey"], *props["aliasKeys"]})):
                 skipped.append(_ingest.Skipped(kind="entity", text=draft.name, reason="forgotten by the user"))
                 ids.append(None)
                 continue
@@ -236,9 +257,10 @@ class IngestMixin:
             kept.append(i)
         effects: dict[str, list[str]] = {}
         facts = []
+        to_retire = [old for i in kept if (d := decisions.get(i)) and d[0] == "retire" for old, _ in d[1]]
         if items:
             rows = self._core.fact_rows(items, now)
-            facts = self._create_facts(tx, rows, now, effects)
+            facts = self._create_facts(tx, rows, now, effects, exclude=to_retire)
         by_text = {f.id: f for f in facts}
         written = {rows[n]["props"]["id"]: kept[n] for n in range(len(kept))} if items else {}
         for rid, i in written.items():

@@ -14,6 +14,7 @@ from .._models import Insight, MemoryRecord, Record, Status
 from .._prompts import REFLECT_SYSTEM, Reflection, evidence_block
 from .._records import to_record
 from .executor import Tx
+from .model import check_llm
 
 
 class InsightsMixin:
@@ -70,15 +71,18 @@ class InsightsMixin:
         evidence = _insights.check_evidence(wanted, list(found.values()), props["scope"])
         _insights.at_least_as_sensitive(props, evidence)
         twins = tx.run(
-            "insight_twin", tenant=tenant, cites=wanted, chain=_scopes.chain(props["scope"]),
+            "insight_twin", tenant=tenant, cites=wanted, scope=props["scope"],
             textKey=props["textKey"], embedding=props["embedding"],
             threshold=self._core.neo4j_similarity(self._learning.corroboration_threshold),
         )
         if twins and twins[0]["status"] == Status.REJECTED.value and not allow_rejected_twin:
             return None, "rejected"
         if twins and twins[0]["status"] != Status.REJECTED.value:
+            if not set(wanted) - set(twins[0]["cites"]):  # nothing new: restating is not corroborating
+                return to_record(self._node(tx, twins[0]["id"])), "known"
             rows = tx.run("insight_corroborate", tenant=tenant, id=twins[0]["id"], cites=wanted, now=now)
-            return to_record(rows[0]["node"]), "corroborated"
+            if rows:
+                return to_record(rows[0]["node"]), "corroborated"
         tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
         rows = tx.run("insight_create", tenant=tenant, props=props, cites=wanted, now=now)
         return to_record(rows[0]["node"]), "created"
@@ -105,8 +109,7 @@ class InsightsMixin:
         scope = _scopes.check_path(scope)
         if isinstance(max_insights, bool) or not isinstance(max_insights, int) or max_insights < 1:
             raise InvalidInputError("max_insights", "must be an integer >= 1")
-        if llm is None:
-            raise InvalidInputError("llm", "reflect needs a chat model")
+        check_llm(llm)
         now = self._core.now()
         since_t = _insights.since_instant(since, now)
         evidence = self._run.read(
@@ -122,13 +125,19 @@ class InsightsMixin:
         ]
         answer = self._model.ask(llm, Reflection, messages, purpose="reflect")
         kept, dropped = _insights.usable_drafts(answer.insights, {r["id"] for r in evidence}, max_insights)
-        rows = []
+        rows, usable = [], []
         for draft, cites in kept:
-            props = _insights.insight_props(
-                self._core, draft.text, scope=scope, importance=_insights.clamp(draft.importance),
-                sensitivity=None, tags=(), id=None, user_id=None, agent_id=None, session_id=None,
-            )
+            try:
+                props = _insights.insight_props(
+                    self._core, draft.text, scope=scope, importance=_insights.clamp(draft.importance),
+                    sensitivity=None, tags=(), id=None, user_id=None, agent_id=None, session_id=None,
+                )
+            except InvalidInputError as exc:
+                dropped.append(_insights.DroppedInsight(text=draft.text[:200], reason=str(exc)))
+                continue
             rows.append(({"props": props}, cites))
+            usable.append((draft, cites))
+        kept = usable
         self._embed([r for r, _ in rows], ["text"] * len(rows))
 
         def work(tx: Tx) -> tuple[list[Insight], list[Any]]:
@@ -211,6 +220,8 @@ class InsightsMixin:
             entry = _insights.status_entry(now, node["status"], to.value, verb, note)
             changed = tx.run("memory_status", tenant=tenant, id=id, to=to.value, now=now, entry=entry,
                                    fromStatuses=[node["status"]])
+            if not changed:
+                raise InvalidInputError("id", f"{id!r} changed concurrently; try again")
             return to_record(changed[0]["node"])
 
         return self._run.write(work)

@@ -209,7 +209,7 @@ class Memory(IngestMixin, InsightsMixin, ProceduresMixin):
         self._core.check_embeddings([rows[i] for i in todo], vectors, [fields[i] for i in todo])
 
     def _create_facts(self, tx: Tx, rows: list[dict[str, Any]], now: datetime,
-                            effects: dict[str, list[str]] | None = None) -> list[Fact]:
+                            effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> list[Fact]:
         tenant = self._core.tenant
         ids = [row["props"]["id"] for row in rows]
         kinds = {r["id"]: r["kind"] for r in tx.run("memory_kinds", tenant=tenant, ids=ids)}
@@ -234,7 +234,7 @@ class Memory(IngestMixin, InsightsMixin, ProceduresMixin):
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([r["props"]["scope"] for r in fresh]))
             tx.run("fact_create", tenant=tenant, rows=fresh, now=now)
             created = {row["props"]["id"]: self._core.stored(row["props"], "fact", now) for row in fresh}
-            shortened = sorted(self._supersede(tx, fresh, now, effects) & set(created))
+            shortened = sorted(self._supersede(tx, fresh, now, effects, exclude) & set(created))
             if shortened:  # supersession ended some of the new facts: read those back
                 for r in tx.run("memory_existing", tenant=tenant, ids=shortened):
                     created[r["node"]["id"]] = r["node"]
@@ -242,9 +242,10 @@ class Memory(IngestMixin, InsightsMixin, ProceduresMixin):
         return [to_record(node) for node in out if node is not None]
 
     def _supersede(self, tx: Tx, fresh: list[dict[str, Any]], now: datetime,
-                         effects: dict[str, list[str]] | None = None) -> set[str]:
+                         effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> set[str]:
         """Apply contradiction rule 1 to new facts; return the ids whose times changed
-        (and add them to ``effects["closed"]`` / ``effects["replaced"]`` when given)."""
+        (and add them to ``effects["closed"]`` / ``effects["replaced"]`` when given).
+        ``exclude`` names facts the caller is about to invalidate, which are left alone."""
         tenant = self._core.tenant
         batch_ids = [row["props"]["id"] for row in fresh]
         changed: list[str] = []
@@ -253,7 +254,7 @@ class Memory(IngestMixin, InsightsMixin, ProceduresMixin):
         for i, wave in enumerate(waves):
             # a wave sees the batch's rows of earlier waves, not those still to come
             pending = {w["id"] for later in waves[i:] for w in later}
-            excluded = [b for b in batch_ids if b in pending]
+            excluded = [b for b in batch_ids if b in pending] + list(exclude)
             for r in tx.run("fact_supersede", tenant=tenant, rows=wave, batchIds=excluded,
                                   automatic=AUTOMATIC, now=now):
                 changed += r["closed"]

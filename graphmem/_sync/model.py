@@ -11,7 +11,7 @@ from typing import Any, Callable, TypeVar
 
 from pydantic import BaseModel
 
-from .._errors import ModelError
+from .._errors import InvalidInputError, ModelError
 from .._prompts import json_instructions
 
 M = TypeVar("M", bound=BaseModel)
@@ -61,6 +61,16 @@ class ModelCaller:
             except Exception as exc:  # noqa: BLE001 -- any model failure is retried, then reported
                 errors.append(f"{type(exc).__name__}: {_short(exc)}")
         raise ModelError(purpose, errors)
+
+
+def check_llm(llm: Any, *, allow_none: bool = False) -> None:
+    """Refuse, before anything is written, what cannot be a langchain-core chat model."""
+    if llm is None:
+        if not allow_none:
+            raise InvalidInputError("llm", "a langchain-core chat model is required")
+        return
+    if not (hasattr(llm, "with_structured_output") and hasattr(llm, "invoke")):
+        raise InvalidInputError("llm", f"must be a langchain-core chat model, got {type(llm).__name__}")
 
 
 def _runnable(llm: Any, schema: type[BaseModel]) -> tuple[Any, bool]:

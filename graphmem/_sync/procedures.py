@@ -10,9 +10,11 @@ from typing import Any, Iterable
 
 from .. import _procedures, _recall, _scopes
 from .. import _validate as check
+from .._base import AUTOMATIC
 from .._errors import InvalidInputError, NotFoundError
 from .._insights import status_entry
 from .._models import Procedure, Provenance, Status
+from .model import check_llm
 from .._prompts import INDUCE_SYSTEM, ProcedureDraft, trajectory_block
 from .._records import to_record
 from .executor import Tx
@@ -87,6 +89,7 @@ class ProceduresMixin:
         (or near-identical ones), the new one supersedes it (reason ``merged``) and carries
         over its citations, outcome counts and validated status."""
         scope = _scopes.check_path(scope)
+        check_llm(llm, allow_none=True)
         calls, episode_ids = _procedures.split_trajectory(trajectory)
         tenant = self._core.tenant
         chain = _scopes.chain(scope)
@@ -120,21 +123,27 @@ class ProceduresMixin:
         threshold = self._core.neo4j_similarity(self._learning.procedure_merge_threshold)
 
         def work(tx: Tx) -> Procedure:
+            if episode_ids:  # the trajectory must still be believed when the procedure lands
+                found = {r["node"]["id"]: r["node"] for r in tx.run("memory_existing", tenant=tenant, ids=episode_ids)}
+                for i, eid in enumerate(episode_ids):
+                    _visible_episode(found.get(eid), eid, i, chain)
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope] * (1 + len(episodes))))
             if episodes:
                 tx.run("episode_create", tenant=tenant, rows=episodes, now=now)
-            twins = tx.run("procedure_twin", tenant=tenant, chain=chain, stepsKey=props["stepsKey"],
-                                 stepCount=len(props["steps"]), embedding=props["embedding"], threshold=threshold)
+            twins = tx.run("procedure_twin", tenant=tenant, scope=scope, stepsKey=props["stepsKey"],
+                                 stepCount=len(props["steps"]), embedding=props["embedding"], threshold=threshold,
+                                 automatic=AUTOMATIC)
             merged_from = None
+            node = dict(props)  # a retried transaction function starts from the same values
             if twins:
                 old = twins[0]["node"]
                 merged_from = old["id"]
-                props.update(_procedures.carried_over(old, now))
-            created = tx.run("procedure_create", tenant=tenant, props=props,
+                node.update(_procedures.carried_over(old, now))
+            created = tx.run("procedure_create", tenant=tenant, props=node,
                                    cites=list(dict.fromkeys([*cites, *(twins[0]["node"]["cites"] if twins else [])])), now=now)
             if merged_from is not None:
                 tx.run("memory_invalidate", tenant=tenant, ids=[merged_from], reason="merged",
-                             by=props["id"], note=None, now=now)
+                             by=node["id"], note=None, now=now)
             return to_record(created[0]["node"])
 
         return self._run.write(work)
@@ -152,10 +161,11 @@ class ProceduresMixin:
         (a full-text match, or cosine similarity >= ``min_similarity``), ranked by
         relevance, success rate and priority. ``purpose="act"`` (the default) returns only
         active procedures; ``"inform"`` includes quarantined ones, marked."""
+        check.text(task, "task")
         k = _recall.check_k(k)
         if isinstance(min_similarity, bool) or not isinstance(min_similarity, (int, float)) or not -1.0 <= min_similarity <= 1.0:
             raise InvalidInputError("min_similarity", "must be a cosine similarity in [-1, 1]")
-        results = self.recall(task, scope=scope, k=max(20, 4 * k), kinds=["procedure"], purpose=purpose)
+        results = self.recall(task, scope=scope, k=min(1000, max(20, 4 * k)), kinds=["procedure"], purpose=purpose)
         return _procedures.rank_suggestions(results, k=k, min_similarity=float(min_similarity))
 
     def bind(self, procedure: Procedure | str, **values: Any) -> list[str]:
@@ -216,4 +226,6 @@ def _visible_episode(node: dict[str, Any] | None, eid: str, i: int, chain: list[
         raise InvalidInputError(field, f"{eid!r} is a {node['kind']}, not an episode")
     if node["scope"] not in chain:
         raise InvalidInputError(field, f"{eid!r} lives in scope {node['scope']!r}, not visible here")
+    if node.get("invalidatedAt") is not None:
+        raise InvalidInputError(field, f"{eid!r} is no longer believed ({node.get('invalidationReason')})")
     return node

@@ -259,3 +259,49 @@ async def test_concurrent_sessions_share_one_limit_on_model_calls(neo4j, schema,
             for i in range(5)])
     assert llm.peak == 2 and llm.calls == 5
     assert sorted(r.facts[0].text for r in results) == [f"P{i} likes tea" for i in range(5)]
+
+
+def test_a_correction_of_a_multi_valued_fact_is_judged_and_leaves_valid_time_alone(memory):
+    first = memory.ingest([HumanMessage("Ivy likes sushi and pizza; Ivy lives in Rome")], scope="s", llm=scripted(extraction(
+        entities=[person("Ivy")], facts=[fact("Ivy", "likes", "sushi", "Ivy likes sushi"),
+                                         fact("Ivy", "likes", "pizza", "Ivy likes pizza"),
+                                         fact("Ivy", "lives_in", "Rome", "Ivy lives in Rome")])))
+    sushi, pizza, rome = first.facts
+    llm = scripted(
+        extraction(entities=[person("Ivy")], facts=[
+            fact("Ivy", "likes", "ramen", "Ivy likes ramen", corrects=True),
+            fact("Ivy", "lives_in", "Milan", "Ivy lives in Milan", corrects=True)]),
+        judgement((1, True), (2, False)),
+    )
+    result = memory.ingest([HumanMessage("No wait, it's ramen I like, not sushi. And I live in Milan, never Rome.")],
+                           scope="s", llm=llm)
+    assert result.model_calls == 2
+    assert set(result.invalidated) == {sushi.id, rome.id} and memory.get(pizza.id).believed
+    corrected = memory.get(rome.id)
+    assert corrected.invalidation_reason == "corrected" and corrected.valid_to is None  # not also "closed"
+    assert [s.reason for s in corrected.superseded_by] == ["corrected"] and result.superseded == ()
+
+
+def test_messages_with_ids_are_stored_once_and_tool_call_turns_are_kept(memory, driver):
+    turns = [{"role": "user", "content": "Jo likes chess", "id": "m-1"},
+             AIMessage(content="", tool_calls=[{"name": "lookup", "args": {"q": "chess"}, "id": "c1"}], id="m-2")]
+    first = memory.ingest(turns, scope="s", llm=None)
+    again = memory.ingest(turns, scope="s", llm=None)
+    assert first.episodes == again.episodes == ("m-1", "m-2")
+    assert count(driver, "MATCH (e:Episode {tenant: $t}) RETURN count(e)", t=memory.tenant) == 2
+    assert memory.get("m-2").text == 'calls lookup({"q": "chess"})'
+    with pytest.raises(InvalidInputError) as info:
+        memory.ingest([HumanMessage("x")], scope="s", llm="gpt-4")
+    assert info.value.field == "llm"
+
+
+async def test_concurrent_sessions_naming_the_same_new_entity_make_one_entity(neo4j, schema, embedder, tenant, driver):
+    llm = SlowModel(messages=iter([extraction(entities=[person("Kai")], facts=[
+        fact("Kai", "likes", f"tea {i}", f"Kai likes tea number {i}")]) for i in range(3)]))
+    async with AsyncMemory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as m:
+        results = await asyncio.gather(*[
+            m.ingest([{"role": "user", "content": f"Kai likes tea number {i}"}], scope="s", llm=llm, session_id=f"s{i}")
+            for i in range(3)])
+    assert all(r.error is None and len(r.facts) == 1 for r in results)
+    assert count(driver, "MATCH (e:Entity {tenant: $t, name: 'Kai'}) RETURN count(e)", t=tenant) == 1
+    assert len({r.facts[0].subject for r in results}) == 1

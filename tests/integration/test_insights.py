@@ -249,3 +249,12 @@ def test_the_evidence_trail_is_a_graph_down_to_the_episodes(memory):
     assert list(memory.evidence(lone.id).nodes) == [lone.id]
     with pytest.raises(NotFoundError):
         memory.evidence("nope")
+
+
+def test_restating_an_insight_on_the_same_evidence_does_not_raise_salience(memory):
+    fact = memory.remember("Pia jogs daily", scope="s")
+    first = memory.add_insight("Pia is sporty", cites=[fact], scope="s")
+    for _ in range(3):
+        assert memory.add_insight("Pia is sporty", cites=[fact], scope="s").salience == 2
+    child = memory.add_insight("Pia is sporty", cites=[fact], scope="s/team")  # another scope: its own record
+    assert child.id != first.id and memory.get(first.id).cites == (fact.id,)

@@ -94,7 +94,7 @@ def test_a_procedure_learned_twice_is_merged(memory, driver):
     first = memory.induce_procedure(SHOES, scope="shop")
     validated = memory.validate(first.id)
     memory.record_outcome(first.id, True)
-    second = memory.induce_procedure(SOCKS, scope="shop/eu")
+    second = memory.induce_procedure(SOCKS, scope="shop")
     assert believed_procedures(driver, memory.tenant) == [second.id]
     old = memory.get(first.id)
     assert old.invalidation_reason == "merged"
@@ -196,3 +196,18 @@ async def test_async_procedures(neo4j, schema, embedder, tenant):
         [hit] = await m.suggest_procedures("search add_to_cart checkout", scope="shop")
         assert hit.procedure.id == proc.id
         assert (await m.bind(proc.id, query="q", product_id="p", quantity=1, address="a"))[0] == "search(query=q)"
+
+
+def test_induction_never_retires_what_people_wrote_or_what_other_scopes_share(memory, driver):
+    manual = memory.add_procedure("Buy", scope="shop", steps=[
+        "search(query={query})", "add_to_cart(product_id={product_id}, quantity={quantity})", "checkout(address={address})"])
+    shared = memory.induce_procedure(SHOES, scope="shop")
+    child = memory.induce_procedure(SOCKS, scope="shop/eu")
+    assert sorted(believed_procedures(driver, memory.tenant)) == sorted([manual.id, shared.id, child.id])
+    assert memory.get(child.id).status.value == "quarantined"
+    manual_twin = memory.induce_procedure(SOCKS, scope="shop")  # merges the induced one, not the manual one
+    assert memory.get(shared.id).invalidation_reason == "merged" and memory.get(manual.id).believed
+    assert manual_twin.status.value == "quarantined"  # never validated: nothing to carry over
+    with pytest.raises(InvalidInputError) as info:
+        memory.suggest_procedures(" ", scope="shop")
+    assert info.value.field == "task"

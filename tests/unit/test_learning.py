@@ -53,9 +53,9 @@ def test_the_deterministic_inducer_shares_one_variable_per_recurring_value():
     ]
     draft = induce(calls)
     assert draft.steps == [
-        "lookup(email={email})", 'reset(user={user}, notify=true, via=["sms"])', "notify(to={email}, user_id={user})",
+        "lookup(email={email})", "reset(user={user}, notify=true, via={via})", "notify(to={email}, user_id={user})",
     ]
-    assert draft.variables == ["email", "user"]
+    assert draft.variables == ["email", "user", "via"]
     assert draft.success_criteria == 'notify completes and returns {"sent": "{email}"}'
 
 
@@ -68,12 +68,14 @@ def test_same_argument_names_with_different_values_get_distinct_variables():
     (["search for running shoes"], [], "concrete values"),
     (["search for {product}"], [], "undeclared"),
     (["search for {product}"], ["product", "size"], "not used"),
+    (["search for {product}"], ["product"], "success_criteria uses undeclared"),
     ([], [], "no steps"),
 ])
 def test_model_drafts_must_be_value_abstracted(steps, variables, problem):
     calls = [ToolCall(tool="search", args={"query": "running shoes", "n": 3})]
+    criteria = "found {results}" if "criteria" in problem else None
     with pytest.raises(ValueError, match=problem):
-        check_draft(ProcedureDraft(text="t", steps=steps, variables=variables), calls)
+        check_draft(ProcedureDraft(text="t", steps=steps, variables=variables, success_criteria=criteria), calls)
     check_draft(ProcedureDraft(text="t", steps=["search for {product}", "take 3 results"], variables=["product"]), calls)
 
 
