@@ -32,7 +32,8 @@ bench: venv
 	  eval "$$($(GRAPHMEM) neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD; \
 	fi; \
 	$(PY) bench/recall.py && \
-	$(PY) bench/write.py
+	$(PY) bench/write.py && \
+	$(PY) bench/longmemeval.py
 
 unit: venv
 	$(PY) -m pytest tests/unit

@@ -61,7 +61,7 @@ class RecallWeights:
     add the scores themselves, so a clear winner on one side is not flattened to a rank."""
 
     fused: float = 0.30
-    semantic: float = 0.15
+    semantic: float = 0.60
     lexical: float = 0.15
     graph: float = 0.15
     recency: float = 0.10
