@@ -33,7 +33,8 @@ bench: venv
 	fi; \
 	$(PY) bench/recall.py && \
 	$(PY) bench/write.py && \
-	$(PY) bench/longmemeval.py
+	$(PY) bench/longmemeval.py && \
+	$(PY) bench/graphiti_compare.py
 
 unit: venv
 	$(PY) -m pytest tests/unit
