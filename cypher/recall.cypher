@@ -13,9 +13,12 @@
 // left out). The best $expandFrom hits by reciprocal rank fusion are expanded one hop
 // through ABOUT, RELATES, CITES and DERIVED_FROM (same filters on the neighbours; a RELATES
 // edge must itself be believed and valid; citations are filtered too). Returns the best $keep
-// direct hits and the expanded neighbours
-// with their semantic and lexical scores and ranks, graph score, and, for insights, the
-// cited records. Final scoring happens in the caller.
+// direct hits by fusion, plus the best $shortlist of each side (a clear winner on one side
+// that the other side missed must reach the final scoring), and the expanded neighbours
+// with their semantic and lexical scores and ranks (a record found only lexically or
+// through the graph still gets its true cosine similarity, so missing the semantic
+// shortlist does not zero its semantic part), graph score, and, for insights, the cited
+// records. Final scoring happens in the caller.
 CALL () {
   UNWIND $chain AS path
   OPTIONAL MATCH (s:Scope {tenant: $tenant, path: path})
@@ -113,8 +116,12 @@ CALL (direct) {
   ORDER BY via DESC, n.id LIMIT $expandLimit
   RETURN collect({m: n, via: via}) AS expanded
 }
-WITH inScope, exact, semanticCount, direct[0..$keep] AS direct, expanded,
-     [x IN direct[0..$keep] WHERE x.m IS NOT NULL | x.m] + [x IN expanded | x.m] AS nodes
+WITH inScope, exact, semanticCount, expanded,
+     [i IN range(0, size(direct) - 1)
+      WHERE i < $keep OR direct[i].semanticRank <= $shortlist OR direct[i].lexicalRank <= $shortlist
+      | direct[i]] AS direct
+WITH inScope, exact, semanticCount, direct, expanded,
+     [x IN direct WHERE x.m IS NOT NULL | x.m] + [x IN expanded | x.m] AS nodes
 UNWIND (CASE WHEN nodes = [] THEN [null] ELSE nodes END) AS m
 WITH DISTINCT inScope, exact, semanticCount, direct, expanded, m
 WITH inScope, exact, semanticCount, m,
@@ -122,7 +129,9 @@ WITH inScope, exact, semanticCount, m,
      head([x IN expanded WHERE x.m = m]) AS e
 RETURN inScope, exact, semanticCount,
        CASE WHEN m IS NULL THEN null ELSE m {.*, embedding: null} END AS node,
-       d.semantic AS semantic, d.lexical AS lexical, d.semanticRank AS semanticRank,
+       coalesce(d.semantic, CASE WHEN $vector IS NOT NULL AND m.embedding IS NOT NULL
+                                 THEN vector.similarity.cosine(m.embedding, $vector) END) AS semantic,
+       d.lexical AS lexical, d.semanticRank AS semanticRank,
        d.lexicalRank AS lexicalRank, coalesce(e.via, 0.0) AS graph,
        CASE WHEN m:Insight THEN [(m)-[:CITES]->(c:Memory {tenant: $tenant})
             WHERE c.scope IN $chain AND c.status IN $statuses AND c.sensitivity IN $sensitivities

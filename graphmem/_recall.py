@@ -61,7 +61,7 @@ class RecallWeights:
     add the scores themselves, so a clear winner on one side is not flattened to a rank."""
 
     fused: float = 0.30
-    semantic: float = 0.60
+    semantic: float = 0.15
     lexical: float = 0.15
     graph: float = 0.15
     recency: float = 0.10
@@ -150,6 +150,7 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "fetch": fetch,
         "textFetch": min(fetch * 5, 2000),
         "keep": 3 * k,
+        "shortlist": k,
         "kinds": kind_list,
         "statuses": statuses(purpose),
         "sensitivities": sensitivities(max_sensitivity),
@@ -187,6 +188,7 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
     if not rows:
         return []
     best_lexical = max((r["lexical"] or 0.0) for r in rows) or 1.0
+    best_semantic = max([r["semantic"] or 0.0 for r in rows if r["semanticRank"]] or [1.0]) or 1.0
     rrf_top = 2.0 / (settings.rrf_k + 1)
     w = settings.weights
     half_life = settings.half_life.total_seconds()
@@ -195,7 +197,11 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
         record = to_record(row["node"])
         semantic = float(row["semantic"] or 0.0)
         lexical = float(row["lexical"] or 0.0) / best_lexical
-        rrf = sum(1.0 / (settings.rrf_k + r) for r in (row["semanticRank"], row["lexicalRank"]) if r)
+        # reciprocal rank fusion, each side's term weighted by the hit's score relative to
+        # that side's best: a side on which every candidate matches weakly (a common word)
+        # cannot outvote a clear winner on the other side by rank alone
+        rrf = sum(rel / (settings.rrf_k + r) for r, rel in (
+            (row["semanticRank"], semantic / best_semantic), (row["lexicalRank"], lexical)) if r)
         fused = rrf / rrf_top
         graph = min(1.0, float(row["graph"] or 0.0) / rrf_top)
         age = max(0.0, (now - _moment(record)).total_seconds())

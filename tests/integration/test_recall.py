@@ -196,3 +196,17 @@ def test_bad_settings_are_a_configuration_error():
 
     with pytest.raises(ConfigurationError, match="NEO4J_URI"):
         Memory("http://localhost:7474", ("neo4j", "x"))
+
+
+def test_the_named_person_comes_first_now_and_in_the_past(memory):
+    """60 people who all 'live in' somewhere, three moves each: the person named in the
+    question comes first, with the value valid at the asked time."""
+    cities = "Lisbon Porto Madrid Berlin Munich Vienna Prague Warsaw Oslo Dublin Paris Lyon".split()
+    memory.remember_many([{"text": f"Person{i:03d} lives in {cities[(i * 7 + j) % 12]}", "scope": "s",
+                           "subject": f"p{i}", "predicate": "lives_in", "object": cities[(i * 7 + j) % 12],
+                           "valid_from": utc(2015 + j)} for i in range(60) for j in range(3)])
+    for i in (1, 17, 42):
+        top = memory.recall(f"Where does Person{i:03d} live?", scope="s", k=5)[0].record
+        assert (top.subject, top.valid_to) == (f"p{i}", None)
+        past = memory.recall(f"Where did Person{i:03d} live?", scope="s", k=5, valid_at=utc(2016, 6))[0].record
+        assert past.subject == f"p{i}" and past.object == cities[(i * 7 + 1) % 12]
