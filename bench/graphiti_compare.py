@@ -112,7 +112,11 @@ async def run(args) -> int:
     llm = OracleLLM()
     graphiti = Graphiti(uri, auth[0], auth[1], llm_client=llm, embedder=WordLlamaForGraphiti(model),
                         cross_encoder=CosineReranker(model))
+    quiet = logging.getLogger("graphiti_core.driver.neo4j_driver")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)  # Graphiti creates its indexes concurrently and logs the races
     await graphiti.build_indices_and_constraints()
+    quiet.setLevel(level)
     now = datetime.now(timezone.utc)
     people = oracle.scenario(rng, args.subjects, args.changes)
     nodes: dict[str, EntityNode] = {}
