@@ -129,8 +129,9 @@ WITH inScope, exact, semanticCount, m,
      head([x IN expanded WHERE x.m = m]) AS e
 RETURN inScope, exact, semanticCount,
        CASE WHEN m IS NULL THEN null ELSE m {.*, embedding: null} END AS node,
-       coalesce(d.semantic, CASE WHEN $vector IS NOT NULL AND m.embedding IS NOT NULL
-                                 THEN vector.similarity.cosine(m.embedding, $vector) END) AS semantic,
+       CASE WHEN d.semantic IS NOT NULL THEN d.semantic
+            WHEN $vector IS NOT NULL AND m.embedding IS NOT NULL
+            THEN vector.similarity.cosine(m.embedding, $vector) END AS semantic,
        d.lexical AS lexical, d.semanticRank AS semanticRank,
        d.lexicalRank AS lexicalRank, coalesce(e.via, 0.0) AS graph,
        CASE WHEN m:Insight THEN [(m)-[:CITES]->(c:Memory {tenant: $tenant})

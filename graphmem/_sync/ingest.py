@@ -111,8 +111,6 @@ class IngestMixin:
         extraction = self._model.ask(llm, Extraction, [("system", EXTRACT_SYSTEM), ("human", prompt)],
                                            purpose="ingest", tally=tally)
         entities, skipped = _ingest.unique_entities(extraction)
-        names = _ingest.name_index(entities)
-        learning = self._learning
         entity_rows, usable = [], []
         for d in entities:
             try:
