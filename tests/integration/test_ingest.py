@@ -298,7 +298,10 @@ def test_messages_with_ids_are_stored_once_and_tool_call_turns_are_kept(memory, 
 async def test_concurrent_sessions_naming_the_same_new_entity_make_one_entity(neo4j, schema, embedder, tenant, driver):
     llm = SlowModel(messages=iter([extraction(entities=[person("Kai")], facts=[
         fact("Kai", "likes", f"tea {i}", f"Kai likes tea number {i}")]) for i in range(3)]))
-    async with AsyncMemory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as m:
+    # this test is about entity creation racing; no pair may reach the contradiction judge
+    settings = LearningSettings(judge_threshold=0.999, duplicate_threshold=0.9999)
+    async with AsyncMemory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                           learning=settings) as m:
         results = await asyncio.gather(*[
             m.ingest([{"role": "user", "content": f"Kai likes tea number {i}"}], scope="s", llm=llm, session_id=f"s{i}")
             for i in range(3)])
