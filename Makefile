@@ -1,6 +1,7 @@
 # graphmem: the two commands the README opens with, and their helpers.
 #   make demo   venv + install, start Neo4j if NEO4J_URI is not set, write and read real memories
 #   make test   venv + install, then the whole suite against a real Neo4j
+#   make bench  every benchmark (a fresh Neo4j of its own unless NEO4J_URI is set), tables in bench/results
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -28,13 +29,16 @@ test: venv
 
 bench: venv
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
-	@if [ -z "$$NEO4J_URI" ]; then \
-	  eval "$$($(GRAPHMEM) neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD; \
+	@started=; \
+	if [ -z "$$NEO4J_URI" ]; then \
+	  export GRAPHMEM_STATE_DIR=.graphmem/bench; \
+	  eval "$$($(GRAPHMEM) neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD && started=1; \
 	fi; \
-	$(PY) bench/recall.py && \
-	$(PY) bench/write.py && \
-	$(PY) bench/longmemeval.py && \
-	$(PY) bench/graphiti_compare.py
+	status=0; \
+	{ $(PY) bench/recall.py && $(PY) bench/write.py && $(PY) bench/longmemeval.py && \
+	  $(PY) bench/graphiti_compare.py; } || status=$$?; \
+	if [ -n "$$started" ]; then $(GRAPHMEM) neo4j stop; fi; \
+	exit $$status
 
 unit: venv
 	$(PY) -m pytest tests/unit

@@ -10,7 +10,7 @@ session recall@5 / @10 (share of the evidence sessions among the sessions of the
 turns), all-evidence@10 (all evidence sessions in the top 10) and nDCG@10 (over the
 distinct sessions of the top 10 turns, binary relevance).
 
-    python bench/longmemeval.py [--data PATH] [--limit N]
+    python bench/longmemeval.py [--data PATH] [--limit N]     (or GRAPHMEM_LONGMEMEVAL=PATH)
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import sys
 import time
@@ -31,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from graphmem import MAX_TEXT_LENGTH, Memory, WordLlamaEmbedder  # noqa: E402
 import harness  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "longmemeval" / "longmemeval_s_dev60.json"
+DATA = Path(os.environ.get("GRAPHMEM_LONGMEMEVAL") or Path(__file__).resolve().parents[2] / "shared" / "data"
+            / "longmemeval" / "longmemeval_s_dev60.json")  # ../shared/data next to the repository
 K = 10
 # Lucene's English stop words (what the full-text index drops), so BM25 sees the same words.
 STOP = set("a an and are as at be but by for if in into is it no not of on or such that the their then there "
