@@ -63,9 +63,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  wrote {written:,} memories", file=sys.stderr)
             print(f"size {size:,}: loaded in {time.perf_counter() - started:.0f}s", file=sys.stderr)
             cases = [("whole tenant", "shop"), ("200-memory scope", "vip")]
-            for qi in range(3):  # warm up plans and caches
-                memory.recall(queries[qi], scope=cases[0][1])
-                driver.execute_query(floor, {"k": 10, "vector": vectors[qi]})
+            for qi in range(20):  # warm up plans, caches and the JIT (a fresh server is slow at first)
+                memory.recall(queries[qi % len(queries)], scope=cases[qi % 2][1])
+                driver.execute_query(floor, {"k": 10, "vector": vectors[qi % len(vectors)]})
             for label, scope in cases:
                 if label == "200-memory scope" and size != sizes[-1]:
                     continue
