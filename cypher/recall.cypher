@@ -18,7 +18,8 @@
 // with their semantic and lexical scores and ranks (a record found only lexically or
 // through the graph still gets its true cosine similarity, so missing the semantic
 // shortlist does not zero its semantic part), graph score, and, for insights, the cited
-// records. Final scoring happens in the caller.
+// records. Final scoring happens in the caller. Temporal properties are returned as ISO-8601
+// strings (all are UTC): decoding driver DateTime values cost more than the query itself.
 CALL () {
   UNWIND $chain AS path
   OPTIONAL MATCH (s:Scope {tenant: $tenant, path: path})
@@ -128,7 +129,10 @@ WITH inScope, exact, semanticCount, m,
      head([x IN direct WHERE x.m = m]) AS d,
      head([x IN expanded WHERE x.m = m]) AS e
 RETURN inScope, exact, semanticCount,
-       CASE WHEN m IS NULL THEN null ELSE m {.*, embedding: null} END AS node,
+       CASE WHEN m IS NULL THEN null ELSE m {.*, embedding: null, closedAt: null,
+              createdAt: toString(m.createdAt), invalidatedAt: toString(m.invalidatedAt), statusChangedAt: toString(m.statusChangedAt),
+              validFrom: toString(m.validFrom), validTo: toString(m.validTo), occurredAt: toString(m.occurredAt),
+              lastCorroboratedAt: toString(m.lastCorroboratedAt), lastUsedAt: toString(m.lastUsedAt)} END AS node,
        CASE WHEN d.semantic IS NOT NULL THEN d.semantic
             WHEN $vector IS NOT NULL AND m.embedding IS NOT NULL
             THEN vector.similarity.cosine(m.embedding, $vector) END AS semantic,
@@ -138,4 +142,7 @@ RETURN inScope, exact, semanticCount,
             WHERE c.scope IN $chain AND c.status IN $statuses AND c.sensitivity IN $sensitivities
               AND c.createdAt <= $asOf
               AND ($includeInvalidated OR c.invalidatedAt IS NULL OR c.invalidatedAt > $asOf)
-            | c {.*, embedding: null}] ELSE [] END AS cites
+            | c {.*, embedding: null, closedAt: null,
+              createdAt: toString(c.createdAt), invalidatedAt: toString(c.invalidatedAt), statusChangedAt: toString(c.statusChangedAt),
+              validFrom: toString(c.validFrom), validTo: toString(c.validTo), occurredAt: toString(c.occurredAt),
+              lastCorroboratedAt: toString(c.lastCorroboratedAt), lastUsedAt: toString(c.lastUsedAt)}] ELSE [] END AS cites

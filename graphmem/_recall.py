@@ -148,7 +148,7 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "overFetch": settings.over_fetch,
         "maxVectorFetch": settings.max_vector_fetch,
         "fetch": fetch,
-        "textFetch": min(fetch * 5, 2000),
+        "textFetch": min(fetch * 2, 2000),
         "keep": 3 * k,
         "shortlist": k,
         "kinds": kind_list,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from neo4j.graph import Node
+
 from ._models import Entity, Episode, Fact, Insight, Procedure, Record, Supersession
 
 _KINDS: dict[str, type[Record]] = {
@@ -35,14 +37,25 @@ _INTERNAL = {"lexKey", "textKey", "nameKey", "aliasKeys", "closedAt", "propertie
 
 
 def native(value: Any) -> Any:
-    """Neo4j temporal values to Python datetimes, recursively."""
-    if hasattr(value, "to_native"):
-        return value.to_native()
+    """Neo4j values to plain Python, recursively: temporal values to datetimes, nodes to
+    their property maps."""
+    if value is None or isinstance(value, (str, int, float)):
+        return value
     if isinstance(value, list):
         return [native(v) for v in value]
     if isinstance(value, dict):
         return {k: native(v) for k, v in value.items()}
+    if isinstance(value, Node):
+        return {k: native(v) for k, v in value.items()}
+    if hasattr(value, "to_native"):
+        return value.to_native()
     return value
+
+
+def row(record: Any) -> dict[str, Any]:
+    """One driver record as a plain dict (a single pass; ``Record.data()`` would walk the
+    values once more)."""
+    return {key: native(value) for key, value in record.items()}
 
 
 def to_record(node: dict[str, Any], *, superseded_by: list[dict[str, Any]] | None = None) -> Record:

@@ -18,7 +18,7 @@ from neo4j.exceptions import (
 
 from .. import _templates
 from .._errors import ConflictError, GraphMemError, Neo4jUnavailableError
-from .._records import native
+from .._records import row
 
 T = TypeVar("T")
 Tracer = Callable[[str, dict[str, Any], float], None]
@@ -55,7 +55,7 @@ class AsyncTx:
         template.check(params)
         started = time.perf_counter()
         result = await self._tx.run(template.text, params)
-        rows = native(await result.data())
+        rows = [row(record) async for record in result]
         if self._tracer is not None:
             self._tracer(name, params, time.perf_counter() - started)
         return rows
@@ -106,7 +106,7 @@ class AsyncExecutor:
             async with self._session() as session:
                 started = time.perf_counter()
                 result = await session.run(template.text, params)
-                rows = native(await result.data())
+                rows = [row(record) async for record in result]
                 if self.tracer is not None:
                     self.tracer(name, params, time.perf_counter() - started)
                 return rows

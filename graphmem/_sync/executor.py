@@ -19,7 +19,7 @@ from neo4j.exceptions import (
 
 from .. import _templates
 from .._errors import ConflictError, GraphMemError, Neo4jUnavailableError
-from .._records import native
+from .._records import row
 
 T = TypeVar("T")
 Tracer = Callable[[str, dict[str, Any], float], None]
@@ -56,7 +56,7 @@ class Tx:
         template.check(params)
         started = time.perf_counter()
         result = self._tx.run(template.text, params)
-        rows = native(result.data())
+        rows = [row(record) for record in result]
         if self._tracer is not None:
             self._tracer(name, params, time.perf_counter() - started)
         return rows
@@ -107,7 +107,7 @@ class Executor:
             with self._session() as session:
                 started = time.perf_counter()
                 result = session.run(template.text, params)
-                rows = native(result.data())
+                rows = [row(record) for record in result]
                 if self.tracer is not None:
                     self.tracer(name, params, time.perf_counter() - started)
                 return rows

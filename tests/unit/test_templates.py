@@ -133,3 +133,25 @@ def test_every_shipped_template_parses_with_doc_and_matching_header(name):
 def test_known_template_signatures():
     assert _templates.get("ping").parameters == frozenset()
     assert _templates.get("memory_get").parameters == frozenset({"tenant", "id"})
+
+
+def test_recall_returns_every_temporal_property_as_text():
+    """recall.cypher returns datetimes as ISO strings (decoding driver DateTime values cost
+    more than the query); a datetime field added to a model must be converted there too."""
+    from datetime import datetime
+    from typing import get_args
+
+    from graphmem import _records
+
+    text = _templates.get("recall").text
+    to_property = {field: prop for prop, field in _records._FIELDS.items()}
+    temporal = {
+        to_property.get(name, name)
+        for cls in _records._KINDS.values()
+        for name, info in cls.model_fields.items()
+        if info.annotation is datetime or datetime in get_args(info.annotation)
+    }
+    assert temporal >= {"createdAt", "validFrom", "occurredAt"}
+    for prop in sorted(temporal):
+        for var in ("m", "c"):  # the record and, for insights, its citations
+            assert f"{prop}: toString({var}.{prop})" in text, (prop, var)
