@@ -34,7 +34,8 @@ class ScoreParts(BaseModel):
     lexical: float = 0.0
     """Full-text (Lucene BM25) score relative to the best lexical hit of this recall."""
     fused: float = 0.0
-    """Reciprocal rank fusion of the semantic and lexical ranks, 1.0 = first in both."""
+    """Query-adaptive fusion of the semantic and lexical evidence, 1.0 = the best candidate
+    of this recall (see ``RecallSettings.semantic_share``)."""
     graph: float = 0.0
     recency: float = 0.0
     importance: float = 0.0
@@ -56,13 +57,13 @@ class ScoredMemory(BaseModel):
 
 @dataclass(frozen=True)
 class RecallWeights:
-    """How the parts add up to the final score (they need not sum to one). ``fused`` is
-    reciprocal rank fusion of the semantic and lexical ranks; ``semantic`` and ``lexical``
-    add the scores themselves, so a clear winner on one side is not flattened to a rank."""
+    """How the parts add up to the final score (they need not sum to one). ``fused`` is the
+    query-adaptive fusion of both sides' evidence; ``semantic`` and ``lexical`` can add the
+    raw scores on top (off by default: the fusion already weighs them)."""
 
-    fused: float = 0.30
-    semantic: float = 0.15
-    lexical: float = 0.15
+    fused: float = 0.60
+    semantic: float = 0.0
+    lexical: float = 0.0
     graph: float = 0.15
     recency: float = 0.10
     importance: float = 0.10
@@ -76,11 +77,24 @@ class RecallSettings:
     ``strategy`` is ``"auto"`` (exact in-scope scan when the visible scopes hold at most
     ``exact_scan_limit`` memories or when scanning them is cheaper than over-fetching from
     the vector index), ``"exact"`` or ``"index"``.
+
+    Fusion: each side's score is measured in standard deviations from the mean of that
+    side's hits (``semantic_spread`` and ``lexical_spread`` are the smallest deviations
+    taken seriously: below them the scores are noise), and the two are mixed
+    ``semantic_share`` to ``1 - semantic_share``. A side whose best hit stands far out
+    (a rare name matched exactly) therefore decides, and a side on which everything scores
+    alike does not. The spreads suit WordLlama's cosines and Lucene's BM25; an embedder with
+    a much narrower or wider cosine range may want its own ``semantic_spread``.
     """
 
     def __post_init__(self) -> None:
         if self.strategy not in ("auto", "exact", "index"):
             raise InvalidInputError("strategy", f"{self.strategy!r} is not one of 'auto', 'exact', 'index'")
+        if not 0.0 <= self.semantic_share <= 1.0:
+            raise InvalidInputError("semantic_share", f"must be between 0 and 1, got {self.semantic_share!r}")
+        for name in ("semantic_spread", "lexical_spread"):
+            if not getattr(self, name) > 0:
+                raise InvalidInputError(name, f"must be positive, got {getattr(self, name)!r}")
 
     weights: RecallWeights = field(default_factory=RecallWeights)
     half_life: timedelta = timedelta(days=30)
@@ -91,6 +105,9 @@ class RecallSettings:
     rrf_k: int = 60
     expand_from: int = 5
     expand_limit: int = 20
+    semantic_share: float = 0.65
+    semantic_spread: float = 0.04
+    lexical_spread: float = 0.5
 
 
 def lucene_query(query: str, tenant: str, chain: Sequence[str]) -> str | None:
@@ -182,27 +199,56 @@ def _moment(record: Record) -> datetime:
     return getattr(record, "occurred_at", None) or getattr(record, "valid_from", None) or record.created_at
 
 
+_FLOOR = -2.0  # standard deviations: a candidate missing from a side counts as this far below it
+
+
+def _spread(values: list[float], floor: float) -> tuple[float, float] | None:
+    """Mean and standard deviation (at least ``floor``) of one side's hit scores."""
+    if not values:
+        return None
+    mean = sum(values) / len(values)
+    deviation = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    return mean, max(deviation, floor)
+
+
+def _standing(value: float | None, spread: tuple[float, float]) -> float:
+    if value is None:
+        return _FLOOR
+    mean, deviation = spread
+    return max(_FLOOR, (value - mean) / deviation)
+
+
+def fused_evidence(rows: list[dict[str, Any]], settings: RecallSettings) -> list[float]:
+    """Query-adaptive fusion, 0..1 per row (1.0 = best): each side's score in standard
+    deviations above that side's mean hit (floored at ``settings.*_spread``, so a side on
+    which every candidate scores alike cannot amplify noise), mixed by ``semantic_share``.
+    A side with no hits at all (no embedder, or only stop words) leaves the other to decide."""
+    semantic = _spread([r["semantic"] for r in rows if r["semanticRank"]], settings.semantic_spread)
+    lexical = _spread([r["lexical"] for r in rows if r["lexicalRank"]], settings.lexical_spread)
+    share = settings.semantic_share if semantic and lexical else (1.0 if semantic else 0.0)
+    evidence = [
+        (share * _standing(r["semantic"], semantic) if semantic else 0.0)
+        + ((1 - share) * _standing(r["lexical"], lexical) if lexical else 0.0)
+        for r in rows
+    ]
+    low, high = min(evidence, default=0.0), max(evidence, default=0.0)
+    return [(e - low) / (high - low) if high > low else 1.0 for e in evidence]
+
+
 def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings, k: int) -> list[ScoredMemory]:
     """Turn the template's candidate rows into ranked ``ScoredMemory`` results."""
     rows = [r for r in rows if r.get("node") is not None]
     if not rows:
         return []
     best_lexical = max((r["lexical"] or 0.0) for r in rows) or 1.0
-    best_semantic = max([r["semantic"] or 0.0 for r in rows if r["semanticRank"]] or [1.0]) or 1.0
     rrf_top = 2.0 / (settings.rrf_k + 1)
     w = settings.weights
     half_life = settings.half_life.total_seconds()
     results = []
-    for row in rows:
+    for row, fused in zip(rows, fused_evidence(rows, settings)):
         record = to_record(row["node"])
         semantic = float(row["semantic"] or 0.0)
         lexical = float(row["lexical"] or 0.0) / best_lexical
-        # reciprocal rank fusion, each side's term weighted by the hit's score relative to
-        # that side's best: a side on which every candidate matches weakly (a common word)
-        # cannot outvote a clear winner on the other side by rank alone
-        rrf = sum(rel / (settings.rrf_k + r) for r, rel in (
-            (row["semanticRank"], semantic / best_semantic), (row["lexicalRank"], lexical)) if r)
-        fused = rrf / rrf_top
         graph = min(1.0, float(row["graph"] or 0.0) / rrf_top)
         age = max(0.0, (now - _moment(record)).total_seconds())
         recency = math.pow(0.5, age / half_life) if half_life > 0 else 0.0

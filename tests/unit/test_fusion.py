@@ -1,20 +1,28 @@
-"""Recall's final scoring without a database: score-weighted rank fusion."""
+"""Recall's final scoring without a database: query-adaptive fusion of semantic and lexical
+evidence (each side in standard deviations from its own hits, with a noise floor)."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from graphmem import RecallSettings
-from graphmem._recall import score
+import pytest
+
+from graphmem import InvalidInputError, RecallSettings
+from graphmem._recall import fused_evidence, score
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
-def row(rid: str, semantic: float, lexical: float, semantic_rank: int | None, lexical_rank: int | None) -> dict:
+def row(rid: str, semantic: float | None, lexical: float | None, semantic_rank: int | None,
+        lexical_rank: int | None) -> dict:
     node = {"kind": "fact", "id": rid, "tenant": "t", "scope": "s", "text": rid, "createdAt": NOW,
             "provenance": "manual", "status": "active", "sensitivity": "internal", "importance": 0.5}
     return {"node": node, "semantic": semantic, "lexical": lexical, "semanticRank": semantic_rank,
             "lexicalRank": lexical_rank, "graph": 0.0, "cites": []}
+
+
+def ids(rows, k=5, settings=None):
+    return [r.record.id for r in score(rows, now=NOW, settings=settings or RecallSettings(), k=k)]
 
 
 def test_a_clear_lexical_winner_is_not_outvoted_by_weak_matches_on_both_lists():
@@ -24,11 +32,50 @@ def test_a_clear_lexical_winner_is_not_outvoted_by_weak_matches_on_both_lists():
     rows.append(row("named", 0.75, 10.0, None, 1))
     ranked = score(rows, now=NOW, settings=RecallSettings(), k=5)
     assert ranked[0].record.id == "named"
-    assert abs(ranked[0].parts.fused - 0.5) < 1e-9  # first on one side only: half of a double first
-    assert all(r.parts.fused < 0.7 for r in ranked[1:])  # weak lexical matches earn little from their ranks
+    assert ranked[0].parts.fused == 1.0
+    assert all(r.parts.fused < 0.8 for r in ranked[1:])
 
 
-def test_equal_strength_on_both_sides_still_favours_agreement():
-    rows = [row("both", 0.80, 5.0, 1, 1), row("semantic_only", 0.80, 0.0, 2, None), row("lexical_only", 0.5, 5.0, None, 2)]
-    ranked = [r.record.id for r in score(rows, now=NOW, settings=RecallSettings(), k=3)]
-    assert ranked[0] == "both"
+def test_a_flat_semantic_side_cannot_amplify_noise_over_an_exact_name():
+    """Every fact says "PersonNNN lives in X": cosines differ in the third decimal, so the
+    semantic order is noise; the one fact naming the person asked about must come first
+    even though it has the lowest cosine of all (the Graphiti-comparison failure of plain
+    z-score fusion)."""
+    rows = [row(f"other{i}", 0.745 - i * 0.002, 6.1, i + 1, i + 2) for i in range(6)]
+    rows.append(row("named", 0.705, 13.3, None, 1))
+    assert ids(rows)[0] == "named"
+
+
+def test_a_clear_semantic_winner_beats_lexical_hits_that_all_score_alike():
+    """A request ("suggest accessories for my camera") whose answer shares no rare word with
+    it: the lexical side matches common words evenly, the semantic side has a standout."""
+    rows = [row(f"chatter{i}", 0.64 + (i % 3) * 0.005, 9.5 - i * 0.1, i + 2, i + 1) for i in range(15)]
+    rows.append(row("answer", 0.80, None, 1, None))
+    assert ids(rows)[0] == "answer"
+
+
+def test_agreement_of_both_sides_wins_over_either_alone():
+    rows = [row("both", 0.80, 5.0, 1, 1), row("semantic_only", 0.80, None, 2, None),
+            row("lexical_only", 0.5, 5.0, None, 2), row("neither", 0.6, 1.0, 3, 3)]
+    assert ids(rows, k=4)[0] == "both"
+
+
+def test_one_side_without_hits_leaves_the_other_to_decide():
+    no_lexical = [row("a", 0.70, None, 2, None), row("b", 0.90, None, 1, None), row("c", 0.60, None, 3, None)]
+    assert ids(no_lexical) == ["b", "a", "c"]
+    no_vector = [row("a", None, 2.0, None, 2), row("b", None, 7.0, None, 1), row("c", None, 1.0, None, 3)]
+    assert ids(no_vector) == ["b", "a", "c"]
+    assert fused_evidence(no_vector, RecallSettings()) == [pytest.approx(1 / 6), 1.0, 0.0]
+
+
+def test_the_share_moves_the_decision_between_the_sides():
+    rows = [row("sem", 0.90, 2.0, 1, 3), row("lex", 0.70, 9.0, 3, 1), row("mid", 0.80, 5.0, 2, 2)]
+    assert ids(rows, settings=RecallSettings(semantic_share=1.0))[0] == "sem"
+    assert ids(rows, settings=RecallSettings(semantic_share=0.0))[0] == "lex"
+
+
+@pytest.mark.parametrize("field, value", [("semantic_share", 1.5), ("semantic_share", -0.1),
+                                          ("semantic_spread", 0.0), ("lexical_spread", -1.0)])
+def test_fusion_settings_are_checked(field, value):
+    with pytest.raises(InvalidInputError, match=field):
+        RecallSettings(**{field: value})
