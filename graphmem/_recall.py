@@ -166,7 +166,7 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "maxVectorFetch": settings.max_vector_fetch,
         "fetch": fetch,
         "textFetch": min(fetch * 2, 2000),
-        "keep": 3 * k,
+        "keep": 2 * k,
         "shortlist": k,
         "kinds": kind_list,
         "statuses": statuses(purpose),

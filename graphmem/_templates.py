@@ -67,10 +67,13 @@ def parse(name: str, source: str) -> Template:
     body = _QUOTED.sub("''", _COMMENT_LINE.sub("", source))
     if not body.strip():
         raise TemplateError(f"template {name!r} has no statement")
+    # what is sent to Neo4j: the header (so query logs name the template) and the statement;
+    # the documentation stays in the file (recall's is 2 KB, sent and hashed on every call)
+    statement = [line for line in lines[1:] if not line.strip().startswith("//")]
     return Template(
         name=name,
         doc="\n".join(doc_lines).strip(),
-        text=source,
+        text="\n".join([lines[0].strip(), *statement]).strip() + "\n",
         parameters=frozenset(_PARAM.findall(body)),
     )
 

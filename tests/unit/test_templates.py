@@ -155,3 +155,9 @@ def test_recall_returns_every_temporal_property_as_text():
     for prop in sorted(temporal):
         for var in ("m", "c"):  # the record and, for insights, its citations
             assert f"{prop}: toString({var}.{prop})" in text, (prop, var)
+
+
+def test_sent_text_keeps_the_header_and_drops_documentation():
+    t = _templates.parse("x", "// name: x\n// Long documentation.\n// More.\nMATCH (m)\n  // inline note\nRETURN m\n")
+    assert t.text == "// name: x\nMATCH (m)\nRETURN m\n"
+    assert t.doc == "Long documentation.\nMore."
