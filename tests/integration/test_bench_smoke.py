@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_recall_benchmark_smoke(neo4j, schema, tmp_path):
     env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
                GRAPHMEM_BENCH_RESULTS=str(tmp_path))
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "recall.py"), "--sizes", "300", "--queries", "3"],
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "recall.py"), "--sizes", "300", "--queries", "3", "--warmup", "5"],
                           capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     table = (tmp_path / "recall.md").read_text()
