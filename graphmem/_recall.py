@@ -106,7 +106,7 @@ class RecallSettings:
     expand_from: int = 5
     expand_limit: int = 20
     semantic_share: float = 0.65
-    semantic_spread: float = 0.04
+    semantic_spread: float = 0.05
     lexical_spread: float = 0.5
 
 
