@@ -79,7 +79,7 @@ class RecallSettings:
     the vector index), ``"exact"`` or ``"index"``.
 
     Fusion: each side's score is measured in standard deviations from the mean of that
-    side's hits (``semantic_spread`` and ``lexical_spread`` are the smallest deviations
+    side's other hits (``semantic_spread`` and ``lexical_spread`` are the smallest deviations
     taken seriously: below them the scores are noise), and the two are mixed
     ``semantic_share`` to ``1 - semantic_share``. A side whose best hit stands far out
     (a rare name matched exactly) therefore decides, and a side on which everything scores
@@ -202,33 +202,43 @@ def _moment(record: Record) -> datetime:
 _FLOOR = -2.0  # standard deviations: a candidate missing from a side counts as this far below it
 
 
-def _spread(values: list[float], floor: float) -> tuple[float, float] | None:
-    """Mean and standard deviation (at least ``floor``) of one side's hit scores."""
-    if not values:
-        return None
-    mean = sum(values) / len(values)
-    deviation = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
-    return mean, max(deviation, floor)
+class _Side:
+    """One side's hit scores (semantic or lexical), to say how far a candidate stands out
+    from that side's *other* hits, in standard deviations of at least ``floor``. Leaving
+    the candidate out matters: among seven hits, one standout inside the sample can never
+    be more than sqrt(6) deviations from a mean and a spread it inflates itself."""
 
+    def __init__(self, values: list[float], floor: float) -> None:
+        self.n = len(values)
+        self.total = sum(values)
+        self.squares = sum(v * v for v in values)
+        self.floor = floor
 
-def _standing(value: float | None, spread: tuple[float, float]) -> float:
-    if value is None:
-        return _FLOOR
-    mean, deviation = spread
-    return max(_FLOOR, (value - mean) / deviation)
+    def standing(self, value: float | None, is_hit: bool) -> float:
+        if value is None:
+            return _FLOOR
+        n, total, squares = self.n, self.total, self.squares
+        if is_hit and n > 1:  # compare with the others only
+            n, total, squares = n - 1, total - value, squares - value * value
+        mean = total / n
+        deviation = math.sqrt(max(0.0, squares / n - mean * mean))
+        return max(_FLOOR, (value - mean) / max(deviation, self.floor))
 
 
 def fused_evidence(rows: list[dict[str, Any]], settings: RecallSettings) -> list[float]:
-    """Query-adaptive fusion, 0..1 per row (1.0 = best): each side's score in standard
-    deviations above that side's mean hit (floored at ``settings.*_spread``, so a side on
-    which every candidate scores alike cannot amplify noise), mixed by ``semantic_share``.
-    A side with no hits at all (no embedder, or only stop words) leaves the other to decide."""
-    semantic = _spread([r["semantic"] for r in rows if r["semanticRank"]], settings.semantic_spread)
-    lexical = _spread([r["lexical"] for r in rows if r["lexicalRank"]], settings.lexical_spread)
+    """Query-adaptive fusion, 0..1 per row (1.0 = best): on each side, how many standard
+    deviations a candidate stands above that side's other hits (the deviation floored at
+    ``settings.*_spread``, so a side on which every candidate scores alike cannot amplify
+    noise), mixed by ``semantic_share``. A side with no hits at all (no embedder, or only
+    stop words) leaves the other to decide."""
+    semantic_hits = [r["semantic"] for r in rows if r["semanticRank"]]
+    lexical_hits = [r["lexical"] for r in rows if r["lexicalRank"]]
+    semantic = _Side(semantic_hits, settings.semantic_spread) if semantic_hits else None
+    lexical = _Side(lexical_hits, settings.lexical_spread) if lexical_hits else None
     share = settings.semantic_share if semantic and lexical else (1.0 if semantic else 0.0)
     evidence = [
-        (share * _standing(r["semantic"], semantic) if semantic else 0.0)
-        + ((1 - share) * _standing(r["lexical"], lexical) if lexical else 0.0)
+        (share * semantic.standing(r["semantic"], bool(r["semanticRank"])) if semantic else 0.0)
+        + ((1 - share) * lexical.standing(r["lexical"], bool(r["lexicalRank"])) if lexical else 0.0)
         for r in rows
     ]
     low, high = min(evidence, default=0.0), max(evidence, default=0.0)

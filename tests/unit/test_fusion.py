@@ -46,6 +46,19 @@ def test_a_flat_semantic_side_cannot_amplify_noise_over_an_exact_name():
     assert ids(rows)[0] == "named"
 
 
+def test_a_standout_among_few_hits_is_measured_against_the_others():
+    """Seven facts are valid at the asked date; six share only "lives" with the question and
+    score alike, one names the person. Measured against a mean and spread it inflates
+    itself, a standout among seven can never be more than sqrt(6) deviations out, which a
+    slightly higher cosine on the other facts would outweigh; against the other hits it
+    stands far out."""
+    rows = [row(f"other{i}", 0.75, 6.1, i + 1, i + 2) for i in range(6)]
+    rows.append(row("named", 0.66, 13.3, 7, 1))
+    ranked = score(rows, now=NOW, settings=RecallSettings(), k=7)
+    assert ranked[0].record.id == "named"
+    assert ranked[0].parts.fused == 1.0 and all(r.parts.fused < 0.1 for r in ranked[1:])
+
+
 def test_a_clear_semantic_winner_beats_lexical_hits_that_all_score_alike():
     """A request ("suggest accessories for my camera") whose answer shares no rare word with
     it: the lexical side matches common words evenly, the semantic side has a standout."""
@@ -65,7 +78,8 @@ def test_one_side_without_hits_leaves_the_other_to_decide():
     assert ids(no_lexical) == ["b", "a", "c"]
     no_vector = [row("a", None, 2.0, None, 2), row("b", None, 7.0, None, 1), row("c", None, 1.0, None, 3)]
     assert ids(no_vector) == ["b", "a", "c"]
-    assert fused_evidence(no_vector, RecallSettings()) == [pytest.approx(1 / 6), 1.0, 0.0]
+    evidence = fused_evidence(no_vector, RecallSettings())
+    assert evidence[1] == 1.0 and evidence[2] == 0.0 and 0.0 < evidence[0] < 0.5
 
 
 def test_the_share_moves_the_decision_between_the_sides():
