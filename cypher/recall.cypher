@@ -100,19 +100,22 @@ CALL (direct) {
   UNWIND direct[0..$expandFrom] AS hit
   WITH hit, hit.m AS source
   WHERE source IS NOT NULL
-  MATCH (source)-[link:ABOUT|RELATES|CITES|DERIVED_FROM]-(n:Memory)
-  WHERE n.tenant = $tenant AND n.scope IN $chain
-    AND (NOT link:RELATES OR (link.createdAt <= $asOf
-         AND ($includeInvalidated OR link.invalidatedAt IS NULL OR link.invalidatedAt > $asOf)
-         AND (link.validFrom IS NULL OR link.validFrom <= $validAt)
-         AND (link.validTo IS NULL OR link.validTo > $validAt)))
-    AND ($kinds IS NULL OR n.kind IN $kinds)
-    AND n.status IN $statuses AND n.sensitivity IN $sensitivities
-    AND n.createdAt <= $asOf
-    AND ($includeInvalidated OR n.invalidatedAt IS NULL OR n.invalidatedAt > $asOf)
-    AND (n.validFrom IS NULL OR n.validFrom <= $validAt)
-    AND (n.validTo IS NULL OR n.validTo > $validAt OR n.closedAt > $asOf)
-    AND (n.occurredAt IS NULL OR n.occurredAt <= $validAt)
+  // a pattern comprehension expands from the hit itself; a MATCH let the planner start
+  // from an index over every memory instead when the database was small at planning time
+  UNWIND [(source)-[link:ABOUT|RELATES|CITES|DERIVED_FROM]-(n:Memory)
+          WHERE n.tenant = $tenant AND n.scope IN $chain
+            AND (NOT link:RELATES OR (link.createdAt <= $asOf
+                 AND ($includeInvalidated OR link.invalidatedAt IS NULL OR link.invalidatedAt > $asOf)
+                 AND (link.validFrom IS NULL OR link.validFrom <= $validAt)
+                 AND (link.validTo IS NULL OR link.validTo > $validAt)))
+            AND ($kinds IS NULL OR n.kind IN $kinds)
+            AND n.status IN $statuses AND n.sensitivity IN $sensitivities
+            AND n.createdAt <= $asOf
+            AND ($includeInvalidated OR n.invalidatedAt IS NULL OR n.invalidatedAt > $asOf)
+            AND (n.validFrom IS NULL OR n.validFrom <= $validAt)
+            AND (n.validTo IS NULL OR n.validTo > $validAt OR n.closedAt > $asOf)
+            AND (n.occurredAt IS NULL OR n.occurredAt <= $validAt)
+          | n] AS n
   WITH n, max(hit.rrf) AS via
   ORDER BY via DESC, n.id LIMIT $expandLimit
   RETURN collect({m: n, via: via}) AS expanded
