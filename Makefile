@@ -1,8 +1,11 @@
 # graphmem: the two commands the README opens with, and their helpers.
 #   make demo   venv + install, start Neo4j if NEO4J_URI is not set, write and read real memories
 #   make test   venv + install, then the whole suite against a real Neo4j
-#   make bench  every benchmark (a fresh Neo4j of its own unless NEO4J_URI is set), tables in bench/results
+#   make bench  every benchmark, each on a fresh Neo4j of its own unless NEO4J_URI is set; tables in bench/results
 PYTHON ?= python3
+# each on a freshly started Neo4j of its own (unless NEO4J_URI is set): one benchmark's data,
+# or its erased documents still counted in Lucene's term statistics, cannot shift another's
+BENCHES := recall write longmemeval graphiti_compare
 VENV ?= .venv
 PY := $(VENV)/bin/python
 GRAPHMEM := $(VENV)/bin/graphmem
@@ -29,15 +32,15 @@ test: venv
 
 bench: venv
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
-	@started=; \
-	if [ -z "$$NEO4J_URI" ]; then \
-	  export GRAPHMEM_STATE_DIR=.graphmem/bench; \
-	  eval "$$($(GRAPHMEM) neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD && started=1; \
-	fi; \
-	status=0; \
-	{ $(PY) bench/recall.py && $(PY) bench/write.py && $(PY) bench/longmemeval.py && \
-	  $(PY) bench/graphiti_compare.py; } || status=$$?; \
-	if [ -n "$$started" ]; then $(GRAPHMEM) neo4j stop; fi; \
+	@status=0; \
+	for b in $(BENCHES); do \
+	  if [ -n "$$NEO4J_URI" ]; then $(PY) bench/$$b.py || status=1; continue; fi; \
+	  state=.graphmem/bench-$$b; rm -rf $$state; \
+	  ( export GRAPHMEM_STATE_DIR=$$state; \
+	    eval "$$($(GRAPHMEM) neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD || exit 1; \
+	    $(PY) bench/$$b.py; rc=$$?; $(GRAPHMEM) neo4j stop; exit $$rc ) || status=1; \
+	  rm -rf $$state; \
+	done; \
 	exit $$status
 
 unit: venv
