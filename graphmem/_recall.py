@@ -105,7 +105,7 @@ class RecallSettings:
     rrf_k: int = 60
     expand_from: int = 5
     expand_limit: int = 20
-    semantic_share: float = 0.65
+    semantic_share: float = 0.7
     semantic_spread: float = 0.05
     lexical_spread: float = 0.5
 
