@@ -199,30 +199,30 @@ def _moment(record: Record) -> datetime:
     return getattr(record, "occurred_at", None) or getattr(record, "valid_from", None) or record.created_at
 
 
-_FLOOR = -2.0  # standard deviations: a candidate missing from a side counts as this far below it
+_LOWEST = -2.0  # standard deviations: a candidate missing from a side counts as this far below it
 
 
 class _Side:
     """One side's hit scores (semantic or lexical), to say how far a candidate stands out
-    from that side's *other* hits, in standard deviations of at least ``floor``. Leaving
+    from that side's *other* hits, in standard deviations of at least ``min_deviation``. Leaving
     the candidate out matters: among seven hits, one standout inside the sample can never
     be more than sqrt(6) deviations from a mean and a spread it inflates itself."""
 
-    def __init__(self, values: list[float], floor: float) -> None:
+    def __init__(self, values: list[float], min_deviation: float) -> None:
         self.n = len(values)
         self.total = sum(values)
         self.squares = sum(v * v for v in values)
-        self.floor = floor
+        self.min_deviation = min_deviation
 
     def standing(self, value: float | None, is_hit: bool) -> float:
         if value is None:
-            return _FLOOR
+            return _LOWEST
         n, total, squares = self.n, self.total, self.squares
         if is_hit and n > 1:  # compare with the others only
             n, total, squares = n - 1, total - value, squares - value * value
         mean = total / n
         deviation = math.sqrt(max(0.0, squares / n - mean * mean))
-        return max(_FLOOR, (value - mean) / max(deviation, self.floor))
+        return max(_LOWEST, (value - mean) / max(deviation, self.min_deviation))
 
 
 def fused_evidence(rows: list[dict[str, Any]], settings: RecallSettings) -> list[float]:
