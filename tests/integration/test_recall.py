@@ -210,3 +210,32 @@ def test_the_named_person_comes_first_now_and_in_the_past(memory):
         assert (top.subject, top.valid_to) == (f"p{i}", None)
         past = memory.recall(f"Where did Person{i:03d} live?", scope="s", k=5, valid_at=utc(2016, 6))[0].record
         assert past.subject == f"p{i}" and past.object == cities[(i * 7 + 1) % 12]
+
+
+def _operators(plan):
+    yield plan["operatorType"].split("@")[0], plan.get("args", {}).get("Details", "")
+    for child in plan.get("children", []):
+        yield from _operators(child)
+
+
+@pytest.mark.parametrize("strategy", ["exact", "index"])
+def test_recall_plan_seeks_through_indexes_only(driver, schema, embedder, tenant, strategy):
+    """The cached plan is never re-planned (replan=skip): it must be one that stays good
+    at any size, so no label or full scans whatever the statistics said when it was made."""
+    from datetime import datetime, timezone
+
+    from graphmem import _recall, _templates
+
+    now = datetime.now(timezone.utc)
+    params = _recall.params(tenant=tenant, query="green tea", scope="acme/alice", k=10,
+                            vector=embedder.embed_query("green tea"), as_of=now, valid_at=now,
+                            kind_list=None, purpose="inform", max_sensitivity=None,
+                            include_invalidated=False, settings=_recall.RecallSettings(), strategy=strategy)
+    summary = driver.execute_query("EXPLAIN " + _templates.get("recall").text, params).summary
+    operators = list(_operators(summary.plan))
+    names = {name for name, _ in operators}
+    assert not names & {"AllNodesScan", "NodeByLabelScan", "NodeIndexScan", "DirectedRelationshipTypeScan",
+                        "UndirectedRelationshipTypeScan", "NodeIndexContainsScan", "NodeIndexEndsWithScan"}, names
+    assert any(name == "NodeUniqueIndexSeek" and "Scope(tenant, path)" in details for name, details in operators)
+    assert any(name == "NodeIndexSeek" and "Memory(tenant, scope)" in details for name, details in operators)
+    assert "NodeCountFromCountStore" in names and "ProcedureCall" in names

@@ -161,3 +161,12 @@ def test_sent_text_keeps_the_header_and_drops_documentation():
     t = _templates.parse("x", "// name: x\n// Long documentation.\n// More.\nMATCH (m)\n  // inline note\nRETURN m\n")
     assert t.text == "// name: x\nMATCH (m)\nRETURN m\n"
     assert t.doc == "Long documentation.\nMore."
+
+
+def test_recall_keeps_its_cached_plan_and_fixes_every_lookup_by_hint():
+    """Re-planning recall costs about a second; its plan must not depend on statistics."""
+    text = _templates.get("recall").text
+    statement = text.splitlines()[1:]
+    assert statement[0] == "CYPHER replan=skip"
+    assert "USING INDEX s:Scope(tenant, path)" in text
+    assert "USING INDEX m:Memory(tenant, scope)" in text
