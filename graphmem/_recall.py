@@ -200,13 +200,17 @@ def _moment(record: Record) -> datetime:
 
 
 _LOWEST = -2.0  # standard deviations: a candidate missing from a side counts as this far below it
+# ... and no side's standout counts for more than this: one rare word shared with the query
+# can put a BM25 score six or more deviations out, which no semantic evidence could outweigh
+_HIGHEST = 5.0
 
 
 class _Side:
     """One side's hit scores (semantic or lexical), to say how far a candidate stands out
-    from that side's *other* hits, in standard deviations of at least ``min_deviation``. Leaving
-    the candidate out matters: among seven hits, one standout inside the sample can never
-    be more than sqrt(6) deviations from a mean and a spread it inflates itself."""
+    from that side's *other* hits, in standard deviations of at least ``min_deviation``,
+    bounded by ``_LOWEST`` and ``_HIGHEST``. Leaving the candidate out matters: among seven
+    hits, one standout inside the sample can never be more than sqrt(6) deviations from a
+    mean and a spread it inflates itself."""
 
     def __init__(self, values: list[float], min_deviation: float) -> None:
         self.n = len(values)
@@ -222,7 +226,7 @@ class _Side:
             n, total, squares = n - 1, total - value, squares - value * value
         mean = total / n
         deviation = math.sqrt(max(0.0, squares / n - mean * mean))
-        return max(_LOWEST, (value - mean) / max(deviation, self.min_deviation))
+        return min(_HIGHEST, max(_LOWEST, (value - mean) / max(deviation, self.min_deviation)))
 
 
 def fused_evidence(rows: list[dict[str, Any]], settings: RecallSettings) -> list[float]:

@@ -93,3 +93,16 @@ def test_the_share_moves_the_decision_between_the_sides():
 def test_fusion_settings_are_checked(field, value):
     with pytest.raises(InvalidInputError, match=field):
         RecallSettings(**{field: value})
+
+
+def test_a_lexical_outlier_cannot_outweigh_clear_semantic_evidence_without_bound():
+    """One rare word shared with the query puts a record twelve deviations out on BM25
+    ("book" matching "booked" in "which book did I finish a week ago?"); the record that
+    is clearly about the question on the embedding side, with an ordinary lexical score,
+    must still come first: a standout counts for at most five deviations."""
+    rows = [row(f"other{i}", 0.70 + (i % 3) * 0.01, 5.0 + (i % 3) * 0.1, i + 1, i + 2) for i in range(18)]
+    rows.append(row("meant", 0.86, 5.0, 19, 20))
+    rows.append(row("wordy", 0.65, 11.0, 20, 1))
+    assert ids(rows)[0] == "meant"
+    fused = dict(zip([r["node"]["id"] for r in rows], fused_evidence(rows, RecallSettings())))
+    assert fused["meant"] == 1.0 and fused["wordy"] < 0.8
