@@ -18,6 +18,12 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
 
+# the benchmarks' own dependencies (graphiti-core, matplotlib): never graphmem's, but the
+# test suite runs a tiny smoke of every benchmark, so `make test` installs them too
+$(VENV)/.bench-installed: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	touch $@
+
 venv: $(VENV)/.installed
 
 demo: venv
@@ -26,12 +32,11 @@ demo: venv
 	fi; \
 	$(GRAPHMEM) demo
 
-test: venv
+test: $(VENV)/.bench-installed
 	$(PY) tools/unasync.py --check
 	$(PY) -m pytest
 
-bench: venv
-	$(PY) -m pip install --quiet -e '.[dev,bench]'
+bench: $(VENV)/.bench-installed
 	@status=0; \
 	for b in $(BENCHES); do \
 	  if [ -n "$$NEO4J_URI" ]; then $(PY) bench/$$b.py || status=1; continue; fi; \
