@@ -62,7 +62,7 @@ CALL (inScope, total, exact) {
     RETURN m, vector.similarity.cosine(m.embedding, $vector) AS semantic
   }
   WITH m, semantic
-  WHERE ($kinds IS NULL OR m.kind IN $kinds)
+  WHERE m.kind IN $kinds
     AND m.status IN $statuses AND m.sensitivity IN $sensitivities
     AND m.createdAt <= $asOf
     AND ($includeInvalidated OR m.invalidatedAt IS NULL OR m.invalidatedAt > $asOf)
@@ -83,7 +83,7 @@ CALL () {
     RETURN m, lexical
   }
   WITH m, lexical
-  WHERE ($kinds IS NULL OR m.kind IN $kinds)
+  WHERE m.kind IN $kinds
     AND m.status IN $statuses AND m.sensitivity IN $sensitivities
     AND m.createdAt <= $asOf
     AND ($includeInvalidated OR m.invalidatedAt IS NULL OR m.invalidatedAt > $asOf)
@@ -118,7 +118,7 @@ CALL (direct) {
                  AND ($includeInvalidated OR link.invalidatedAt IS NULL OR link.invalidatedAt > $asOf)
                  AND (link.validFrom IS NULL OR link.validFrom <= $validAt)
                  AND (link.validTo IS NULL OR link.validTo > $validAt)))
-            AND ($kinds IS NULL OR n.kind IN $kinds)
+            AND n.kind IN $kinds
             AND n.status IN $statuses AND n.sensitivity IN $sensitivities
             AND n.createdAt <= $asOf
             AND ($includeInvalidated OR n.invalidatedAt IS NULL OR n.invalidatedAt > $asOf)

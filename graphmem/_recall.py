@@ -168,7 +168,9 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "textFetch": min(fetch * 2, 2000),
         "keep": 2 * k,
         "shortlist": k,
-        "kinds": kind_list,
+        # always a list: Neo4j caches a plan per parameter *types*, and planning recall takes
+        # about a second, so None (all kinds) would cost a second plan
+        "kinds": list(KINDS) if kind_list is None else kind_list,
         "statuses": statuses(purpose),
         "sensitivities": sensitivities(max_sensitivity),
         "asOf": as_of,

@@ -170,3 +170,22 @@ def test_recall_keeps_its_cached_plan_and_fixes_every_lookup_by_hint():
     assert statement[0] == "CYPHER replan=skip"
     assert "USING INDEX s:Scope(tenant, path)" in text
     assert "USING INDEX m:Memory(tenant, scope)" in text
+
+
+def test_recall_parameters_keep_one_type_signature():
+    """Neo4j caches a plan per parameter types and planning recall takes about a second:
+    leaving ``kinds`` out must not send a null where a filtered call sends a list."""
+    from datetime import datetime, timezone
+
+    from graphmem import _recall
+
+    now = datetime.now(timezone.utc)
+
+    def params(kind_list):
+        return _recall.params(tenant="t", query="green tea", scope="a/b", k=10, vector=[0.1] * 4, as_of=now,
+                              valid_at=now, kind_list=kind_list, purpose="inform", max_sensitivity=None,
+                              include_invalidated=False, settings=_recall.RecallSettings())
+
+    every, some = params(None), params(["episode"])
+    assert every["kinds"] == list(_recall.KINDS) and some["kinds"] == ["episode"]
+    assert {k: type(v) for k, v in every.items()} == {k: type(v) for k, v in some.items()}
