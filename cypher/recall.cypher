@@ -19,7 +19,8 @@
 // through the graph still gets its true cosine similarity, so missing the semantic
 // shortlist does not zero its semantic part), graph score, and, for insights, the cited
 // records. Final scoring happens in the caller. Temporal properties are returned as ISO-8601
-// strings (all are UTC): decoding driver DateTime values cost more than the query itself.
+// strings (all are UTC): decoding driver DateTime values cost more than the query itself;
+// the embedding and the lookup keys (textKey repeats the whole text) are not sent at all.
 // Planning this statement takes about a second, and Neo4j re-plans a cached query whenever
 // the store's statistics have drifted (every few seconds of writes): an agent that writes
 // and recalls saw one recall in four or five take a second. So the cached plan is kept
@@ -142,7 +143,7 @@ WITH inScope, exact, semanticCount, m,
      head([x IN direct WHERE x.m = m]) AS d,
      head([x IN expanded WHERE x.m = m]) AS e
 RETURN inScope, exact, semanticCount,
-       CASE WHEN m IS NULL THEN null ELSE m {.*, embedding: null, closedAt: null,
+       CASE WHEN m IS NULL THEN null ELSE m {.*, embedding: null, closedAt: null, textKey: null, lexKey: null, nameKey: null, aliasKeys: null, stepsKey: null,
               createdAt: toString(m.createdAt), invalidatedAt: toString(m.invalidatedAt), statusChangedAt: toString(m.statusChangedAt),
               validFrom: toString(m.validFrom), validTo: toString(m.validTo), occurredAt: toString(m.occurredAt),
               lastCorroboratedAt: toString(m.lastCorroboratedAt), lastUsedAt: toString(m.lastUsedAt)} END AS node,
@@ -155,7 +156,7 @@ RETURN inScope, exact, semanticCount,
             WHERE 'Memory' IN labels(c) AND c.tenant = $tenant AND c.scope IN $chain AND c.status IN $statuses AND c.sensitivity IN $sensitivities
               AND c.createdAt <= $asOf
               AND ($includeInvalidated OR c.invalidatedAt IS NULL OR c.invalidatedAt > $asOf)
-            | c {.*, embedding: null, closedAt: null,
+            | c {.*, embedding: null, closedAt: null, textKey: null, lexKey: null, nameKey: null, aliasKeys: null, stepsKey: null,
               createdAt: toString(c.createdAt), invalidatedAt: toString(c.invalidatedAt), statusChangedAt: toString(c.statusChangedAt),
               validFrom: toString(c.validFrom), validTo: toString(c.validTo), occurredAt: toString(c.occurredAt),
               lastCorroboratedAt: toString(c.lastCorroboratedAt), lastUsedAt: toString(c.lastUsedAt)}] ELSE [] END AS cites

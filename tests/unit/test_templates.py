@@ -157,6 +157,16 @@ def test_recall_returns_every_temporal_property_as_text():
             assert f"{prop}: toString({var}.{prop})" in text, (prop, var)
 
 
+def test_recall_leaves_internal_keys_and_the_embedding_out_of_its_records():
+    """Records are built without lookup keys (textKey repeats the whole text) or the
+    embedding: recall must not send them over the wire."""
+    from graphmem import _records
+
+    text = _templates.get("recall").text
+    for key in sorted((_records._INTERNAL | {"embedding"}) - {"kind", "propertiesJson"}):
+        assert text.count(f"{key}: null") == 2, key  # the record and its citations
+
+
 def test_sent_text_keeps_the_header_and_drops_documentation():
     t = _templates.parse("x", "// name: x\n// Long documentation.\n// More.\nMATCH (m)\n  // inline note\nRETURN m\n")
     assert t.text == "// name: x\nMATCH (m)\nRETURN m\n"
