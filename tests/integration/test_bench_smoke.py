@@ -18,6 +18,7 @@ def test_recall_benchmark_smoke(neo4j, schema, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     table = (tmp_path / "recall.md").read_text()
     assert "| 300 | whole tenant |" in table and "200-memory scope (in 300)" in table
+    assert "hybrid floor p50 ms" in table
     assert "2 cores" in table or "cores" in table
     assert neo4j.password not in table + done.stdout + done.stderr
 
