@@ -135,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
             ingest_seconds += time.perf_counter() - t0
             t0 = time.perf_counter()
             hits = memory.recall(q["question"], scope="lme", k=K, valid_at=asked, kinds=["episode"])
-            recall_ms += (time.perf_counter() - t0) * 1000
+            this_ms = (time.perf_counter() - t0) * 1000
+            recall_ms += this_ms
             ours = [h.record.session_id for h in hits]
             memory.erase(scope="lme")
         kind = q["question_type"]
@@ -143,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
                              ("dense", [turns[i][0] for i in dense])):
             results[name][kind].append(scores(ranked, evidence))
         print(f"[{n}/{len(questions)}] {kind}: graphmem {results['graphmem'][kind][-1]['recall@10']:.2f} "
-              f"BM25 {results['BM25'][kind][-1]['recall@10']:.2f} dense {results['dense'][kind][-1]['recall@10']:.2f}",
+              f"BM25 {results['BM25'][kind][-1]['recall@10']:.2f} dense {results['dense'][kind][-1]['recall@10']:.2f} "
+              f"(recall {this_ms:.0f} ms)",
               flush=True)
     kinds = sorted({q["question_type"] for q in questions})
     metrics = ["recall@5", "recall@10", "all@10", "ndcg@10"]
