@@ -109,6 +109,7 @@ async def run(args) -> int:
     model = WordLlamaEmbedder()
     group = f"bench_{uuid.uuid4().hex[:8]}"
     tenant = f"bench-graphiti-{group}"
+    print(f"Graphiti group {group}, graphmem tenant {tenant}", file=sys.stderr)
     llm = OracleLLM()
     graphiti = Graphiti(uri, auth[0], auth[1], llm_client=llm, embedder=WordLlamaForGraphiti(model),
                         cross_encoder=CosineReranker(model))

@@ -20,9 +20,9 @@
 // shortlist does not zero its semantic part), graph score, and, for insights, the cited
 // records. Final scoring happens in the caller. Temporal properties are returned as ISO-8601
 // strings (all are UTC): decoding driver DateTime values cost more than the query itself;
-// the embedding and the lookup keys (textKey repeats the whole text) are not sent at all.
+// the embedding and the lookup keys (textKey repeats the whole text) are sent as null.
 // Planning this statement takes about a second, and Neo4j re-plans a cached query whenever
-// the store's statistics have drifted (every few seconds of writes): an agent that writes
+// the store's statistics have drifted (checked every ten seconds by default): an agent that writes
 // and recalls saw one recall in four or five take a second. So the cached plan is kept
 // (replan=skip), and every choice the planner could make from statistics is fixed by the
 // statement itself: index hints on the two label lookups, procedure calls for the indexes,

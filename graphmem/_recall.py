@@ -169,7 +169,8 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "keep": 2 * k,
         "shortlist": k,
         # always a list: Neo4j caches a plan per parameter *types*, and planning recall takes
-        # about a second, so None (all kinds) would cost a second plan
+        # about a second, so None (all kinds) would cost a second plan (a missing vector or
+        # full-text query still does; those are rarer: no embedder, or a query without a word)
         "kinds": list(KINDS) if kind_list is None else kind_list,
         "statuses": statuses(purpose),
         "sensitivities": sensitivities(max_sensitivity),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,9 @@ def test_recall_benchmark_smoke(neo4j, schema, tmp_path):
     table = (tmp_path / "recall.md").read_text()
     assert "| 300 | whole tenant |" in table and "200-memory scope (in 300)" in table
     assert "hybrid floor p50 ms" in table
+    whole = next(line for line in table.splitlines() if line.startswith("| 300 | whole tenant |"))
+    cells = [c.strip() for c in whole.strip("|").split("|")]
+    assert len(cells) == 10 and float(cells[8].replace(",", "")) > 0 and cells[9].endswith("x")
     assert "2 cores" in table or "cores" in table
     assert neo4j.password not in table + done.stdout + done.stderr
 
@@ -87,5 +91,6 @@ def test_graphiti_comparison_smoke(neo4j, schema, tmp_path, driver):
     assert graphmem_row.split("|")[2].strip() == "100.0%"  # valid-time recall gets every answer right
     assert "EdgeDuplicate" in table  # Graphiti's own contradiction prompt reached the oracle
     assert neo4j.password not in table + done.stdout + done.stderr
-    records, _, _ = driver.execute_query("MATCH (n) WHERE n.group_id STARTS WITH 'bench_' RETURN count(n) AS n")
-    assert records[0]["n"] == 0
+    group = re.search(r"Graphiti group (bench_[0-9a-f]+)", done.stderr).group(1)
+    records, _, _ = driver.execute_query("MATCH (n {group_id: $group}) RETURN count(n) AS n", {"group": group})
+    assert records[0]["n"] == 0  # this run's Graphiti nodes and edges are gone

@@ -14,10 +14,12 @@ def test_setup_is_idempotent_and_every_index_is_online(neo4j, schema, embedder, 
         m.setup()
     records, _, _ = driver.execute_query("SHOW INDEXES YIELD name, state, type RETURN name, state, type")
     by_name = {r["name"]: r for r in records}
-    for wanted in ("memory_text", "memory_embedding", "memory_tenant_scope", "fact_tenant_subject_predicate",
-                   "memory_tenant_id", "scope_tenant_path", "relates_fact_id"):
-        assert wanted in by_name, wanted
-    assert {r["state"] for r in records} == {"ONLINE"}
+    wanted = ("memory_text", "memory_embedding", "memory_tenant_scope", "fact_tenant_subject_predicate",
+              "memory_tenant_id", "scope_tenant_path", "relates_fact_id")
+    for name in wanted:
+        assert name in by_name, name
+    # graphmem's own indexes (the Graphiti smoke test leaves Graphiti's on a shared server)
+    assert {by_name[name]["state"] for name in wanted} == {"ONLINE"}
     assert by_name["memory_embedding"]["type"] == "VECTOR"
     assert by_name["memory_text"]["type"] == "FULLTEXT"
 
