@@ -149,6 +149,27 @@ def kinds(value: Iterable[str] | None) -> list[str] | None:
     return out
 
 
+# Neo4j caches a plan per parameter types *and sizes*: a string's length and a list's length
+# fall in buckets (up to 1, 10, 100, 1,000, 10,000...) and every new combination of buckets
+# is planned afresh, about a second for recall's statement. So recall's lists and its
+# Lucene query are padded into one bucket each (the padding matches nothing); only the
+# tenant id's length (a deployment's ids are usually alike), a missing embedder or a query
+# without a word, or a Lucene query past 10,000 characters still make another plan.
+_LIST_BUCKET = 2  # lists of 2..10 share a bucket
+_CHAIN_BUCKET = 11  # scope chains (up to 32 deep) padded to 11..100
+_TEXT_BUCKET = 1001  # Lucene queries padded to 1,001..10,000 characters
+
+
+def _padded(values: list[str], size: int = _LIST_BUCKET) -> list[str]:
+    """``values`` and as many empty strings as make ``size`` (no scope path, kind, status or
+    sensitivity is empty, so they match nothing)."""
+    return values + [""] * (size - len(values))
+
+
+def _padded_lucene(text: str | None) -> str | None:
+    return None if text is None else text.ljust(_TEXT_BUCKET)
+
+
 def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] | None, as_of: datetime,
            valid_at: datetime, kind_list: list[str] | None, purpose: str, max_sensitivity: Any,
            include_invalidated: bool, settings: RecallSettings, strategy: str | None = None) -> dict[str, Any]:
@@ -157,9 +178,9 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
     fetch = max(2 * k, 20)
     return {
         "tenant": tenant,
-        "chain": chain,
+        "chain": _padded(chain, _CHAIN_BUCKET),
         "vector": vector,
-        "lucene": lucene_query(query, tenant, chain),
+        "lucene": _padded_lucene(lucene_query(query, tenant, chain)),
         "exactLimit": settings.exact_scan_limit,
         "strategy": strategy or settings.strategy,
         "overFetch": settings.over_fetch,
@@ -168,12 +189,10 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "textFetch": min(fetch * 2, 2000),
         "keep": 2 * k,
         "shortlist": k,
-        # always a list: Neo4j caches a plan per parameter *types*, and planning recall takes
-        # about a second, so None (all kinds) would cost a second plan (a missing vector or
-        # full-text query still does; those are rarer: no embedder, or a query without a word)
-        "kinds": list(KINDS) if kind_list is None else kind_list,
-        "statuses": statuses(purpose),
-        "sensitivities": sensitivities(max_sensitivity),
+        # always a list (None for all kinds would be another parameter type: another plan)
+        "kinds": _padded(list(KINDS) if kind_list is None else kind_list),
+        "statuses": _padded(statuses(purpose)),
+        "sensitivities": _padded(sensitivities(max_sensitivity)),
         "asOf": as_of,
         "validAt": valid_at,
         "includeInvalidated": bool(include_invalidated),

@@ -24,6 +24,7 @@ from .model import AsyncModelCaller
 from .procedures import AsyncProceduresMixin
 
 _ERASE_BATCH = 5_000
+_WARM_UP_SCOPE = "graphmem-warm-up"  # setup() recalls from it once; nothing is written there
 
 _SCHEMA = [
     "schema_memory_id", "schema_fact_id", "schema_episode_id", "schema_entity_id",
@@ -108,7 +109,9 @@ class AsyncMemory(AsyncIngestMixin, AsyncInsightsMixin, AsyncProceduresMixin):
 
     # -- schema ---------------------------------------------------------------------
     async def setup(self, *, timeout: int = 300) -> None:
-        """Create constraints and indexes (idempotent) and wait until all are ONLINE.
+        """Create constraints and indexes (idempotent) and wait until all are ONLINE, then
+        plan recall's query once (about a second on a freshly started server) so that the
+        first real ``recall`` does not pay for it.
 
         The vector index's dimension comes from the embedder; an existing index of
         another dimension raises ``SchemaError``.
@@ -128,6 +131,8 @@ class AsyncMemory(AsyncIngestMixin, AsyncInsightsMixin, AsyncProceduresMixin):
                 await self._run.auto("schema_vector", dimensions=wanted)
             self._core.dimension = wanted
         await self._run.auto("schema_await", timeout=timeout)
+        # a read of a scope nobody writes to: Neo4j caches the plan (recall.cypher keeps it)
+        await self.recall("warm up", scope=_WARM_UP_SCOPE, k=1)
 
     async def _vector_dimension(self) -> int | None:
         rows = await self._run.auto("schema_vector_info")

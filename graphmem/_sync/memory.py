@@ -25,6 +25,7 @@ from .model import ModelCaller
 from .procedures import ProceduresMixin
 
 _ERASE_BATCH = 5_000
+_WARM_UP_SCOPE = "graphmem-warm-up"  # setup() recalls from it once; nothing is written there
 
 _SCHEMA = [
     "schema_memory_id", "schema_fact_id", "schema_episode_id", "schema_entity_id",
@@ -109,7 +110,9 @@ class Memory(IngestMixin, InsightsMixin, ProceduresMixin):
 
     # -- schema ---------------------------------------------------------------------
     def setup(self, *, timeout: int = 300) -> None:
-        """Create constraints and indexes (idempotent) and wait until all are ONLINE.
+        """Create constraints and indexes (idempotent) and wait until all are ONLINE, then
+        plan recall's query once (about a second on a freshly started server) so that the
+        first real ``recall`` does not pay for it.
 
         The vector index's dimension comes from the embedder; an existing index of
         another dimension raises ``SchemaError``.
@@ -129,6 +132,8 @@ class Memory(IngestMixin, InsightsMixin, ProceduresMixin):
                 self._run.auto("schema_vector", dimensions=wanted)
             self._core.dimension = wanted
         self._run.auto("schema_await", timeout=timeout)
+        # a read of a scope nobody writes to: Neo4j caches the plan (recall.cypher keeps it)
+        self.recall("warm up", scope=_WARM_UP_SCOPE, k=1)
 
     def _vector_dimension(self) -> int | None:
         rows = self._run.auto("schema_vector_info")

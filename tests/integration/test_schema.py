@@ -24,6 +24,23 @@ def test_setup_is_idempotent_and_every_index_is_online(neo4j, schema, embedder, 
     assert by_name["memory_text"]["type"] == "FULLTEXT"
 
 
+def test_setup_plans_recall_with_the_parameter_types_recall_uses(neo4j, schema, embedder, tenant):
+    """setup() ends with a recall of a scope nobody writes to, so the first real recall
+    finds its plan cached; it reads the same parameter types a plain recall sends and
+    writes nothing."""
+    seen = []
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                tracer=lambda name, params, seconds: seen.append((name, params))) as m:
+        m.setup()
+        warm = [params for name, params in seen if name == "recall"]
+        assert len(warm) == 1 and seen[-1][0] == "recall"
+        seen.clear()
+        m.recall("anything at all", scope="acme/alice")
+        real = [params for name, params in seen if name == "recall"][0]
+        assert {k: type(v) for k, v in warm[0].items()} == {k: type(v) for k, v in real.items()}
+        assert m.recall("warm up", scope="graphmem-warm-up", k=5) == []
+
+
 def test_vector_dimension_mismatch_is_a_clear_error(neo4j, schema):
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), embedder=HashingEmbedder(32)) as m:
         with pytest.raises(SchemaError, match="256 dimensions but the embedder returns 32"):

@@ -182,20 +182,35 @@ def test_recall_keeps_its_cached_plan_and_fixes_every_lookup_by_hint():
     assert "USING INDEX m:Memory(tenant, scope)" in text
 
 
-def test_recall_parameters_keep_one_type_signature():
-    """Neo4j caches a plan per parameter types and planning recall takes about a second:
-    leaving ``kinds`` out must not send a null where a filtered call sends a list."""
+def test_recall_parameters_keep_one_plan_signature():
+    """Neo4j caches a plan per parameter types and per size bucket of every string and list
+    (1 | 2-10 | 11-100 | 101-1,000 | 1,001-10,000, measured on 5.26), and planning recall
+    takes about a second: no ordinary call may land in another bucket."""
+    import math
     from datetime import datetime, timezone
 
     from graphmem import _recall
 
     now = datetime.now(timezone.utc)
 
-    def params(kind_list):
-        return _recall.params(tenant="t", query="green tea", scope="a/b", k=10, vector=[0.1] * 4, as_of=now,
-                              valid_at=now, kind_list=kind_list, purpose="inform", max_sensitivity=None,
-                              include_invalidated=False, settings=_recall.RecallSettings())
+    def signature(scope="a", query="green tea", kind_list=None, purpose="inform", sensitivity=None, strategy=None):
+        params = _recall.params(tenant="t", query=query, scope=scope, k=10, vector=[0.1] * 4, as_of=now,
+                                valid_at=now, kind_list=kind_list, purpose=purpose, max_sensitivity=sensitivity,
+                                include_invalidated=False, settings=_recall.RecallSettings(), strategy=strategy)
+        bucket = lambda n: 0 if n == 0 else math.ceil(math.log10(n))  # noqa: E731
+        return {key: (type(value).__name__, bucket(len(value)) if isinstance(value, (str, list)) else None)
+                for key, value in params.items()}
 
-    every, some = params(None), params(["episode"])
-    assert every["kinds"] == list(_recall.KINDS) and some["kinds"] == ["episode"]
-    assert {k: type(v) for k, v in every.items()} == {k: type(v) for k, v in some.items()}
+    base = signature()
+    long_query = " ".join(f"word{i} averyveryverylongword{i}" for i in range(40))
+    for other in (signature(scope="a/b"), signature(scope="/".join("abcdefghijklmnopqrstuvwxyz012345")),
+                  signature(query=long_query), signature(query="x"), signature(kind_list=["episode"]),
+                  signature(kind_list=[]), signature(kind_list=list(_recall.KINDS)), signature(purpose="act"),
+                  signature(sensitivity="public"), signature(strategy="exact")):
+        assert other == base
+    params = _recall.params(tenant="t", query="green tea", scope="a/b", k=10, vector=None, as_of=now, valid_at=now,
+                            kind_list=["episode"], purpose="act", max_sensitivity=None, include_invalidated=False,
+                            settings=_recall.RecallSettings())
+    assert params["chain"][:2] == ["a", "a/b"] and set(params["chain"][2:]) == {""}
+    assert params["kinds"] == ["episode", ""] and params["statuses"] == ["active", ""]
+    assert params["lucene"].rstrip() == _recall.lucene_query("green tea", "t", ["a", "a/b"])
