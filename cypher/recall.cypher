@@ -26,7 +26,8 @@
 // and recalls saw one recall in four or five take a second. So the cached plan is kept
 // (replan=skip), and every choice the planner could make from statistics is fixed by the
 // statement itself: index hints on the two label lookups, procedure calls for the indexes,
-// and expansions that start from bound nodes.
+// and expansions that start from bound nodes. (Neo4j also plans per size bucket of each
+// string and list parameter: _recall.params pads them so that every ordinary call shares one.)
 CYPHER replan=skip
 CALL () {
   UNWIND $chain AS path
