@@ -19,8 +19,10 @@
 // through the graph still gets its true cosine similarity, so missing the semantic
 // shortlist does not zero its semantic part), graph score, and, for insights, the cited
 // records. Final scoring happens in the caller. Temporal properties are returned as ISO-8601
-// strings (all are UTC): decoding driver DateTime values cost more than the query itself;
-// the embedding and the lookup keys (textKey repeats the whole text) are sent as null.
+// strings (all are UTC): decoding driver DateTime values cost more than the query itself.
+// Records carry the properties graphmem's models have, named one by one: m {.*} would read
+// the embedding and the lookup keys from the store (textKey repeats the whole text), which
+// cost more than the vector index call at 100k memories.
 // Planning this statement takes about a second, and Neo4j re-plans a cached query whenever
 // the store's statistics have drifted (checked every ten seconds by default): an agent that writes
 // and recalls saw one recall in four or five take a second. So the cached plan is kept
@@ -74,37 +76,40 @@ CALL (inScope, total, exact) {
   WITH m, semantic ORDER BY semantic DESC, m.id LIMIT $fetch
   RETURN collect({m: m, score: semantic}) AS semanticHits
 }
-CALL () {
-  CALL () {
-    WITH 1 AS one
+CALL (inScope, total) {
+  CALL (inScope, total) {
+    WITH inScope, total
     WHERE $lucene IS NOT NULL
-    CALL db.index.fulltext.queryNodes('memory_text', $lucene, {limit: $textFetch})
+    WITH NOT $scopedLexical AND inScope > 0 AND inScope >= $openShare * total AS open,
+         CASE WHEN inScope > 0 THEN 1.0 * total / inScope ELSE 1.0 END AS spread
+    CALL db.index.fulltext.queryNodes('memory_text', CASE WHEN open THEN $luceneOpen ELSE $lucene END,
+        {limit: CASE WHEN open THEN toInteger(ceil($textFetch * spread)) ELSE $textFetch END})
       YIELD node AS m, score AS lexical
-    WITH m, lexical
-    WHERE m.tenant = $tenant AND m.scope IN $chain
-    RETURN m, lexical
+    RETURN m, lexical, open, m.tenant = $tenant AND m.scope IN $chain AS visible
   }
-  WITH m, lexical
-  WHERE m.kind IN $kinds
+  WITH m, lexical, open, visible
+  WHERE NOT visible OR (m.kind IN $kinds
     AND m.status IN $statuses AND m.sensitivity IN $sensitivities
     AND m.createdAt <= $asOf
     AND ($includeInvalidated OR m.invalidatedAt IS NULL OR m.invalidatedAt > $asOf)
     AND (m.validFrom IS NULL OR m.validFrom <= $validAt)
     AND (m.validTo IS NULL OR m.validTo > $validAt OR m.closedAt > $asOf)
-    AND (m.occurredAt IS NULL OR m.occurredAt <= $validAt)
-  WITH m, lexical ORDER BY lexical DESC, m.id LIMIT $fetch
-  RETURN collect({m: m, score: lexical}) AS lexicalHits
+    AND (m.occurredAt IS NULL OR m.occurredAt <= $validAt))
+  WITH m, lexical, open, visible ORDER BY lexical DESC, m.id
+  WITH collect(CASE WHEN visible THEN {m: m, score: lexical} END) AS hits,
+       coalesce(max(open), false) AS open, count(CASE WHEN NOT visible THEN 1 END) AS foreign
+  RETURN hits[0..$fetch] AS lexicalHits, open AS lexicalOpen, foreign AS lexicalForeign
 }
-WITH inScope, exact, semanticHits, lexicalHits,
+WITH inScope, exact, semanticHits, lexicalHits, lexicalOpen, lexicalForeign,
      [i IN range(0, size(semanticHits) - 1) | {m: semanticHits[i].m, semantic: semanticHits[i].score, semanticRank: i + 1}]
      + [i IN range(0, size(lexicalHits) - 1) | {m: lexicalHits[i].m, lexical: lexicalHits[i].score, lexicalRank: i + 1}] AS ranked
 UNWIND (CASE WHEN ranked = [] THEN [null] ELSE ranked END) AS hit
-WITH inScope, exact, size(semanticHits) AS semanticCount, hit.m AS m, max(hit.semantic) AS semantic,
+WITH inScope, exact, size(semanticHits) AS semanticCount, size(lexicalHits) AS lexicalCount, lexicalOpen, lexicalForeign, hit.m AS m, max(hit.semantic) AS semantic,
      max(hit.lexical) AS lexical, min(hit.semanticRank) AS semanticRank, min(hit.lexicalRank) AS lexicalRank
-WITH inScope, exact, semanticCount, m, semantic, lexical, semanticRank, lexicalRank,
+WITH inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, m, semantic, lexical, semanticRank, lexicalRank,
      coalesce(1.0 / ($rrfK + semanticRank), 0.0) + coalesce(1.0 / ($rrfK + lexicalRank), 0.0) AS rrf
 ORDER BY rrf DESC, m.id
-WITH inScope, exact, semanticCount,
+WITH inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign,
      collect({m: m, semantic: semantic, lexical: lexical, semanticRank: semanticRank,
               lexicalRank: lexicalRank, rrf: rrf}) AS direct
 CALL (direct) {
@@ -132,21 +137,25 @@ CALL (direct) {
   ORDER BY via DESC, n.id LIMIT $expandLimit
   RETURN collect({m: n, via: via}) AS expanded
 }
-WITH inScope, exact, semanticCount, expanded,
+WITH inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, expanded,
      [i IN range(0, size(direct) - 1)
       WHERE i < $keep OR direct[i].semanticRank <= $shortlist OR direct[i].lexicalRank <= $shortlist
       | direct[i]] AS direct
-WITH inScope, exact, semanticCount, direct, expanded,
+WITH inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, direct, expanded,
      [x IN direct WHERE x.m IS NOT NULL | x.m] + [x IN expanded | x.m] AS nodes
 UNWIND (CASE WHEN nodes = [] THEN [null] ELSE nodes END) AS m
-WITH DISTINCT inScope, exact, semanticCount, direct, expanded, m
-WITH inScope, exact, semanticCount, m,
+WITH DISTINCT inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, direct, expanded, m
+WITH inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, m,
      head([x IN direct WHERE x.m = m]) AS d,
      head([x IN expanded WHERE x.m = m]) AS e
-RETURN inScope, exact, semanticCount,
-       CASE WHEN m IS NULL THEN null ELSE m {.*, embedding: null, closedAt: null, textKey: null, lexKey: null, nameKey: null, aliasKeys: null, stepsKey: null,
-              createdAt: toString(m.createdAt), invalidatedAt: toString(m.invalidatedAt), statusChangedAt: toString(m.statusChangedAt),
-              validFrom: toString(m.validFrom), validTo: toString(m.validTo), occurredAt: toString(m.occurredAt),
+RETURN inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign,
+       CASE WHEN m IS NULL THEN null ELSE m {.id, .kind, .tenant, .scope, .text, .provenance, .status, .sensitivity, .importance, .tags, .userId,
+              .agentId, .sessionId, .invalidationReason, .statusLog, .subject, .predicate, .object, .singleValued,
+              .role, .source, .name, .type, .aliases, .propertiesJson, .salience, .cites, .trigger, .condition,
+              .priority, .steps, .variables, .successCriteria, .successCount, .failureCount,
+              createdAt: toString(m.createdAt), invalidatedAt: toString(m.invalidatedAt),
+              statusChangedAt: toString(m.statusChangedAt), validFrom: toString(m.validFrom),
+              validTo: toString(m.validTo), occurredAt: toString(m.occurredAt),
               lastCorroboratedAt: toString(m.lastCorroboratedAt), lastUsedAt: toString(m.lastUsedAt)} END AS node,
        CASE WHEN d.semantic IS NOT NULL THEN d.semantic
             WHEN $vector IS NOT NULL AND m.embedding IS NOT NULL
@@ -157,7 +166,11 @@ RETURN inScope, exact, semanticCount,
             WHERE 'Memory' IN labels(c) AND c.tenant = $tenant AND c.scope IN $chain AND c.status IN $statuses AND c.sensitivity IN $sensitivities
               AND c.createdAt <= $asOf
               AND ($includeInvalidated OR c.invalidatedAt IS NULL OR c.invalidatedAt > $asOf)
-            | c {.*, embedding: null, closedAt: null, textKey: null, lexKey: null, nameKey: null, aliasKeys: null, stepsKey: null,
-              createdAt: toString(c.createdAt), invalidatedAt: toString(c.invalidatedAt), statusChangedAt: toString(c.statusChangedAt),
-              validFrom: toString(c.validFrom), validTo: toString(c.validTo), occurredAt: toString(c.occurredAt),
+            | c {.id, .kind, .tenant, .scope, .text, .provenance, .status, .sensitivity, .importance, .tags, .userId,
+              .agentId, .sessionId, .invalidationReason, .statusLog, .subject, .predicate, .object, .singleValued,
+              .role, .source, .name, .type, .aliases, .propertiesJson, .salience, .cites, .trigger, .condition,
+              .priority, .steps, .variables, .successCriteria, .successCount, .failureCount,
+              createdAt: toString(c.createdAt), invalidatedAt: toString(c.invalidatedAt),
+              statusChangedAt: toString(c.statusChangedAt), validFrom: toString(c.validFrom),
+              validTo: toString(c.validTo), occurredAt: toString(c.occurredAt),
               lastCorroboratedAt: toString(c.lastCorroboratedAt), lastUsedAt: toString(c.lastUsedAt)}] ELSE [] END AS cites

@@ -602,9 +602,9 @@ class AsyncMemory(AsyncIngestMixin, AsyncInsightsMixin, AsyncProceduresMixin):
             max_sensitivity=max_sensitivity, include_invalidated=include_invalidated, settings=self._recall,
         )
         rows = await self._run.read("recall", **_recall.params(**args))
-        if _recall.underfilled(rows, k):
-            # filters ate the index's over-fetch: ask once more, exactly, so nothing is lost
-            rows = await self._run.read("recall", **_recall.params(**args, strategy="exact"))
+        if retry := _recall.underfilled(rows, k):
+            # filters ate an over-fetch: ask once more, exactly or narrowed, so nothing is lost
+            rows = await self._run.read("recall", **_recall.params(**args, **retry))
         return _recall.score(rows, now=self._core.now(), settings=self._recall, k=k)
 
     async def context(

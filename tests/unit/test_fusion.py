@@ -107,3 +107,37 @@ def test_a_lexical_outlier_cannot_outweigh_clear_semantic_evidence_without_bound
     assert ids(rows)[0] == "meant"
     fused = dict(zip([r["node"]["id"] for r in rows], fused_evidence(rows, RecallSettings())))
     assert fused["meant"] == 1.0 and fused["wordy"] < 0.9
+
+
+@pytest.mark.parametrize("first, wanted", [
+    # the index path kept fewer than k semantic hits of a scope that has more: scan exactly
+    ({"exact": False, "semanticCount": 4, "inScope": 500, "lexicalOpen": False, "lexicalForeign": 0,
+      "lexicalCount": 10}, {"strategy": "exact"}),
+    # ... but a scope of 4 memories has nothing more to give
+    ({"exact": False, "semanticCount": 4, "inScope": 4, "lexicalOpen": False, "lexicalForeign": 0,
+      "lexicalCount": 4}, {}),
+    # the open full-text query dropped others' documents and kept fewer than k: narrow it
+    ({"exact": True, "semanticCount": 10, "inScope": 500, "lexicalOpen": True, "lexicalForeign": 3,
+      "lexicalCount": 2}, {"scoped_lexical": True}),
+    # few matches, none of them others': nothing was crowded out
+    ({"exact": True, "semanticCount": 10, "inScope": 500, "lexicalOpen": True, "lexicalForeign": 0,
+      "lexicalCount": 2}, {}),
+    # the narrowed query is what a retry would send anyway
+    ({"exact": True, "semanticCount": 10, "inScope": 500, "lexicalOpen": False, "lexicalForeign": 0,
+      "lexicalCount": 2}, {}),
+    ({"exact": False, "semanticCount": 1, "inScope": 500, "lexicalOpen": True, "lexicalForeign": 9,
+      "lexicalCount": 0}, {"strategy": "exact", "scoped_lexical": True}),
+])
+def test_underfilled_names_what_to_ask_again(first, wanted):
+    from graphmem import _recall
+
+    assert _recall.underfilled([first], 10) == wanted
+    assert _recall.underfilled([], 10) == {}
+
+
+def test_lexical_open_share_must_be_positive():
+    from graphmem import InvalidInputError, RecallSettings
+
+    with pytest.raises(InvalidInputError) as info:
+        RecallSettings(lexical_open_share=0)
+    assert info.value.field == "lexical_open_share"

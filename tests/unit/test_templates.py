@@ -157,14 +157,24 @@ def test_recall_returns_every_temporal_property_as_text():
             assert f"{prop}: toString({var}.{prop})" in text, (prop, var)
 
 
-def test_recall_leaves_internal_keys_and_the_embedding_out_of_its_records():
-    """Records are built without lookup keys (textKey repeats the whole text) or the
-    embedding: recall must not send them over the wire."""
+def test_recall_projects_exactly_the_properties_its_records_have():
+    """Records are built from the properties graphmem's models have, named one by one: no
+    m {.*} (it reads the embedding and the lookup keys from the store, and textKey repeats
+    the whole text), and a field added to a model must be projected here too."""
+    import re
+
     from graphmem import _records
 
     text = _templates.get("recall").text
-    for key in sorted((_records._INTERNAL | {"embedding"}) - {"kind", "propertiesJson"}):
-        assert text.count(f"{key}: null") == 2, key  # the record and its citations
+    assert ".*" not in text
+    to_property = {field: prop for prop, field in _records._FIELDS.items()}
+    wanted = {to_property.get(name, name) for cls in _records._KINDS.values() for name in cls.model_fields}
+    wanted = wanted - {"embedding", "superseded_by", "properties"} | {"propertiesJson"}
+    for var in ("m", "c"):  # the record and, for insights, its citations
+        body = re.search(r"\b" + var + r" \{(\.id,.*?)\}", text, re.S).group(1)
+        projected = set(re.findall(r"\.(\w+)\s*(?:,|$)", body)) | set(re.findall(r"(\w+): toString", body))
+        assert projected == wanted, (var, sorted(projected ^ wanted))
+        assert not (projected & (_records._INTERNAL - {"kind", "propertiesJson"})), var
 
 
 def test_sent_text_keeps_the_header_and_drops_documentation():

@@ -1,0 +1,81 @@
+"""The full-text side of recall: sent open (not narrowed to the visible scopes inside
+Lucene) when those scopes hold most of the database, narrowed otherwise, and asked again
+narrowed when other tenants' documents took the open query's places."""
+
+from __future__ import annotations
+
+import uuid
+
+from graphmem import Memory, RecallSettings
+
+ALWAYS_OPEN = RecallSettings(lexical_open_share=1e-9)
+ALWAYS_NARROWED = RecallSettings(lexical_open_share=2.0)
+
+
+def _memory(neo4j, embedder, tenant, settings, seen=None):
+    tracer = None if seen is None else (lambda name, params, seconds: seen.append(params) if name == "recall" else None)
+    return Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                  recall_settings=settings, tracer=tracer)
+
+
+def test_open_and_narrowed_full_text_queries_give_the_same_recall(neo4j, schema, embedder, tenant, driver):
+    """Another tenant and a sibling scope share the query's words; neither may leak in,
+    and the open query must rank exactly what the narrowed one does."""
+    texts = [f"Alice ordered green tea number {i} on a rainy day" for i in range(30)]
+    texts += [f"Bob reviewed the hiking boots {i}" for i in range(30)]
+    with _memory(neo4j, embedder, tenant, ALWAYS_OPEN) as m:
+        m.remember_many([{"text": t, "scope": "shop/eu"} for t in texts])
+        m.remember_many([{"text": f"Alice ordered green tea in the sibling scope {i}", "scope": "shop/us"}
+                         for i in range(10)])
+    other = f"other-{uuid.uuid4().hex[:8]}"
+    with _memory(neo4j, embedder, other, ALWAYS_OPEN) as m:
+        m.remember_many([{"text": "Alice ordered green tea green tea green tea", "scope": "shop/eu"}] * 3)
+
+    results, seen = {}, []
+    for name, settings in (("open", ALWAYS_OPEN), ("narrowed", ALWAYS_NARROWED)):
+        with _memory(neo4j, embedder, tenant, settings, seen) as m:
+            results[name] = [(r.record.id, r.record.scope, round(r.score, 6), r.parts.lexical > 0)
+                             for r in m.recall("Alice ordered green tea", scope="shop/eu", k=10)]
+    # (the narrowed query's BM25 scores include its lexKey term, a constant within one
+    # scope: the fusion, which measures deviations from the mean, does not see it)
+    assert results["open"] == results["narrowed"]
+    assert len(results["open"]) == 10
+    assert {scope for _, scope, _, _ in results["open"]} == {"shop/eu"}
+    assert all(lexical for *_, lexical in results["open"])
+    assert [p["scopedLexical"] for p in seen] == [False, False]  # one round trip each, no retry
+    with _memory(neo4j, embedder, other, ALWAYS_OPEN) as m:
+        m.erase(scope="shop/eu")
+
+
+def test_open_query_crowded_out_by_another_tenant_is_asked_again_narrowed(neo4j, schema, embedder, tenant, driver):
+    """Another tenant's documents match the words far better and take every place the open
+    query returns (its over-fetch is sized for an even spread): recall must notice and ask
+    once more, narrowed, so this tenant's own matches are not lost."""
+    mine = 400
+    total = driver.execute_query("MATCH (m:Memory) RETURN count(m) AS n").records[0]["n"]
+    # the open query fetches ceil(textFetch * all memories / visible ones); the other
+    # tenant gets more documents than that, each matching better than ours
+    text_fetch = 40
+    crowd = int(text_fetch * (total + mine) / mine * 1.2) + 60
+    other = f"crowd-{uuid.uuid4().hex[:8]}"
+    with _memory(neo4j, embedder, other, ALWAYS_OPEN) as m:
+        m.remember_many([{"text": f"kiwi kiwi kiwi {i}", "scope": "s"} for i in range(crowd)])
+    with _memory(neo4j, embedder, tenant, ALWAYS_OPEN) as m:
+        m.remember_many([{"text": f"weather report {i} nothing else", "scope": "s"} for i in range(mine - 3)])
+        wanted = {m.remember(f"I bought one kiwi at the market on day {i} of a long and busy week", scope="s").id
+                  for i in range(3)}
+
+    seen = []
+    with _memory(neo4j, embedder, tenant, ALWAYS_OPEN, seen) as m:
+        hits = m.recall("kiwi", scope="s", k=10)
+    lexical = {r.record.id for r in hits if r.parts.lexical > 0}
+    assert wanted <= lexical
+    assert all(r.record.tenant == tenant for r in hits)
+    assert [p["scopedLexical"] for p in seen] == [False, True]  # open, then narrowed
+
+    seen.clear()
+    with _memory(neo4j, embedder, tenant, ALWAYS_NARROWED, seen) as m:
+        assert {r.record.id for r in m.recall("kiwi", scope="s", k=10) if r.parts.lexical > 0} == lexical
+    assert len(seen) == 1
+    with _memory(neo4j, embedder, other, ALWAYS_OPEN) as m:
+        m.erase(scope="s")
