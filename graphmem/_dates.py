@@ -5,7 +5,7 @@ to do calendar arithmetic. Every result is the start of the named period, in UTC
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ._errors import InvalidInputError
@@ -35,7 +35,7 @@ def zone(name: str) -> ZoneInfo:
         raise InvalidInputError("timezone", f"{name!r} is not an IANA timezone (e.g. 'Europe/Berlin')") from None
 
 
-def resolve(expression: str | None, reference: datetime, tz: ZoneInfo) -> datetime | None:
+def resolve(expression: str | None, reference: datetime, tz: tzinfo) -> datetime | None:
     """The start of the period ``expression`` names, seen from ``reference`` (an aware
     datetime) in timezone ``tz``, in UTC; None when the expression is not understood."""
     if expression is None:
@@ -146,3 +146,31 @@ def _date(year: int, month: int | None, day: int) -> date | None:
         return date(year, month, day)
     except ValueError:
         return None
+
+
+_NUMBER = r"(?:\d+|a couple of|a few|an|a|one|two|three|four|five|six|seven|eight|nine|ten)"
+_MONTH_NAMES = r"(?:january|february|march|april|june|july|august|september|october|november|december" \
+               r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"  # "may" only where it cannot be the verb
+_WEEKDAY_NAMES = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_MENTION = re.compile("|".join((
+    rf"\b{_NUMBER}\s+(?:day|week|month|year)s?\s+ago\b",
+    rf"\blast\s+(?:week|month|year|may|{_MONTH_NAMES}|{_WEEKDAY_NAMES})\b",
+    rf"\b(?:next|this)\s+(?:week|month|year|{_MONTH_NAMES}|{_WEEKDAY_NAMES})\b",
+    r"\b(?:the day before yesterday|yesterday|tomorrow|last night)\b",
+    r"\b\d{4}-\d{1,2}-\d{1,2}\b",
+    rf"\b(?:may|{_MONTH_NAMES})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b",
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:may|{_MONTH_NAMES})\.?,?\s+\d{{4}}\b",
+    rf"\b(?:in|since|during|on)\s+(?:(?:may|{_MONTH_NAMES})(?:\s+\d{{4}})?|{_WEEKDAY_NAMES})\b",
+)), re.IGNORECASE)
+
+
+def mentions(text: str, reference: datetime, tz: tzinfo) -> list[tuple[int, int, datetime]]:
+    """The time expressions in ``text`` that ``resolve`` understands ("a week ago", "last
+    March", "on Friday", "2023-05-01"...): their character spans and the start of the
+    period each names, seen from ``reference``."""
+    found = []
+    for match in _MENTION.finditer(text):
+        moment = resolve(match.group(0), reference, tz)
+        if moment is not None:
+            found.append((match.start(), match.end(), moment))
+    return found

@@ -6,12 +6,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from . import _scopes
+from . import _dates, _scopes
 from . import _validate as check
 from ._errors import InvalidInputError
 from ._models import Fact, Provenance, Record, Sensitivity, Status
@@ -78,6 +78,9 @@ class RecallSettings:
     ``exact_scan_limit`` memories or when scanning them is cheaper than over-fetching from
     the vector index), ``"exact"`` or ``"index"``.
 
+    ``session_penalty`` spreads the results over conversations: each record already
+    ranked from the same session lowers a record's score by this much (0 turns it off).
+
     The full-text query is narrowed to the visible scopes inside Lucene (their ``lexKey``
     tokens) unless those scopes hold at least ``lexical_open_share`` of all memories in the
     database: then narrowing costs more than it saves (2 ms of 20 at 100k memories), so
@@ -99,6 +102,8 @@ class RecallSettings:
             raise InvalidInputError("strategy", f"{self.strategy!r} is not one of 'auto', 'exact', 'index'")
         if not 0.0 <= self.semantic_share <= 1.0:
             raise InvalidInputError("semantic_share", f"must be between 0 and 1, got {self.semantic_share!r}")
+        if not self.session_penalty >= 0:
+            raise InvalidInputError("session_penalty", f"must be 0 or more, got {self.session_penalty!r}")
         if not self.lexical_open_share > 0:
             raise InvalidInputError("lexical_open_share", f"must be positive, got {self.lexical_open_share!r}")
         for name in ("semantic_spread", "lexical_spread"):
@@ -118,12 +123,18 @@ class RecallSettings:
     semantic_share: float = 0.7
     semantic_spread: float = 0.05
     lexical_spread: float = 0.5
+    session_penalty: float = 0.05
 
 
 def lucene_query(query: str, tenant: str | None, chain: Sequence[str]) -> str | None:
     """A Lucene query for the full-text index: the query's words (lower-cased, so no
     operator survives), restricted to the tenant's visible scopes by their exact
-    ``lexKey`` tokens (no restriction when ``tenant`` is None: the caller filters)."""
+    ``lexKey`` tokens (no restriction when ``tenant`` is None: the caller filters). The
+    words of time expressions ("a week ago", "last March") are left out: they name a
+    time, not a topic, and "a week ago" would match every text saying "weeks ago"."""
+    spans = _dates.mentions(query, datetime.now(timezone.utc), timezone.utc)
+    for start, end, _ in reversed(spans):
+        query = query[:start] + " " + query[end:]
     words = [w.lower() for w in _WORD.findall(query)][:_LUCENE_WORDS]
     if not words:
         return None
@@ -324,7 +335,29 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
             quarantined=record.status == Status.QUARANTINED,
             via_graph=row["semanticRank"] is None and row["lexicalRank"] is None,
         ))
-    return _insights_below_their_evidence(results)[:k]
+    return _insights_below_their_evidence(_spread_over_sessions(results, settings.session_penalty))[:k]
+
+
+def _spread_over_sessions(results: list[ScoredMemory], penalty: float) -> list[ScoredMemory]:
+    """Greedily, best first: every record already taken from the same session lowers a
+    record's score by ``penalty``, so the results are not ten turns of one conversation
+    when other conversations also answer."""
+    if penalty <= 0:
+        return results
+    left = sorted(results, key=lambda r: (-r.score, r.record.id))
+    taken: dict[str, int] = {}
+    out = []
+    while left:
+        def adjusted(r: ScoredMemory) -> float:
+            return r.score - penalty * taken.get(r.record.session_id, 0) if r.record.session_id else r.score
+        best = max(left, key=lambda r: (adjusted(r), -left.index(r)))
+        left.remove(best)
+        if best.record.session_id:
+            if taken.get(best.record.session_id):
+                best = best.model_copy(update={"score": adjusted(best)})
+            taken[best.record.session_id] = taken.get(best.record.session_id, 0) + 1
+        out.append(best)
+    return out
 
 
 def _insights_below_their_evidence(results: list[ScoredMemory]) -> list[ScoredMemory]:

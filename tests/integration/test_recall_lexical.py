@@ -79,3 +79,20 @@ def test_open_query_crowded_out_by_another_tenant_is_asked_again_narrowed(neo4j,
     assert len(seen) == 1
     with _memory(neo4j, embedder, other, ALWAYS_OPEN) as m:
         m.erase(scope="s")
+
+
+def test_recall_spreads_over_conversations(neo4j, schema, embedder, tenant):
+    """Six turns of one chat match the query exactly and one turn of another chat nearly:
+    the other chat's turn is not pushed out of the top four by six near-copies (it has to
+    be among the 2k candidates that reach the final scoring)."""
+    with _memory(neo4j, embedder, tenant, RecallSettings()) as m:
+        for i in range(6):
+            m.add_episode(f"green tea oolong tea {i}", scope="s", session_id="chat-a")
+        m.add_episode("my aunt drinks coffee", scope="s", session_id="chat-c")
+        other = m.add_episode("green tea oolong tea at the market", scope="s", session_id="chat-b").id
+        spread = [r.record for r in m.recall("green tea oolong tea", scope="s", k=4)]
+    with _memory(neo4j, embedder, tenant, RecallSettings(session_penalty=0)) as m:
+        plain = [r.record for r in m.recall("green tea oolong tea", scope="s", k=4)]
+    assert other in {r.id for r in spread}
+    assert {r.session_id for r in spread} == {"chat-a", "chat-b"}
+    assert other not in {r.id for r in plain}  # without the penalty, chat-a fills the top four

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from graphmem import InvalidInputError
+from graphmem import _dates
 from graphmem._dates import resolve, zone
 
 NY = zone("America/New_York")
@@ -51,3 +52,17 @@ def test_unknown_timezones_are_refused():
     with pytest.raises(InvalidInputError) as info:
         zone("Mars/Olympus")
     assert info.value.field == "timezone"
+
+
+@pytest.mark.parametrize("text, found", [
+    ("I mentioned visiting a museum two months ago. Did I go with a friend?", [("two months ago", "2023-01-11")]),
+    ("Which book did I finish a week ago?", [("a week ago", "2023-03-04")]),
+    ("What did I do last May and on Friday?", [("last May", "2022-05-01"), ("on Friday", "2023-03-10")]),
+    ("in March 2022 I moved, since 2021-05-03", [("in March 2022", "2022-03-01"), ("2021-05-03", "2021-05-03")]),
+    ("this may help, and I may go", []),
+    ("What did I buy yesterday?", [("yesterday", "2023-03-10")]),
+])
+def test_mentions_finds_the_time_expressions_resolve_understands(text, found):
+    reference = datetime(2023, 3, 11, 5, 28, tzinfo=timezone.utc)
+    got = _dates.mentions(text, reference, timezone.utc)
+    assert [(text[start:end], moment.date().isoformat()) for start, end, moment in got] == found

@@ -141,3 +141,40 @@ def test_lexical_open_share_must_be_positive():
     with pytest.raises(InvalidInputError) as info:
         RecallSettings(lexical_open_share=0)
     assert info.value.field == "lexical_open_share"
+
+
+def _turn(rid: str, session: str, semantic: float, rank: int) -> dict:
+    r = row(rid, semantic, None, rank, None)
+    r["node"].update(kind="episode", sessionId=session, occurredAt=NOW, role="user")
+    return r
+
+
+def test_results_spread_over_sessions():
+    """The turns of one conversation score a little above the one turn of another that
+    also answers: the second and later turns of a session give way to it."""
+    rows = [_turn(f"a{i}", "chat-a", 0.80 - i * 0.01, i + 1) for i in range(5)]
+    rows.append(_turn("b0", "chat-b", 0.789, 6))  # just below a1
+    spread = ids(rows, k=3)
+    assert spread[:2] == ["a0", "b0"]
+    assert ids(rows, k=3, settings=RecallSettings(session_penalty=0)) == ["a0", "a1", "b0"]
+    ranked = score(rows, now=NOW, settings=RecallSettings(), k=6)
+    assert [r.score for r in ranked] == sorted((r.score for r in ranked), reverse=True)
+    plain = {r.record.id: r.score for r in score(rows, now=NOW, settings=RecallSettings(session_penalty=0), k=6)}
+    assert ranked[0].score == plain["a0"] and ranked[1].score == plain["b0"]
+    assert ranked[2].score == pytest.approx(plain["a1"] - 0.05)  # one of its session taken before it
+
+
+def test_records_without_a_session_are_not_spread():
+    rows = [row(f"f{i}", 0.80 - i * 0.002, None, i + 1, None) for i in range(4)]
+    assert ids(rows, k=4) == ids(rows, k=4, settings=RecallSettings(session_penalty=0)) == ["f0", "f1", "f2", "f3"]
+
+
+def test_time_expressions_are_not_searched_as_words():
+    """'a week ago' names a time, not a topic: as words it matched every text saying
+    'booked a few weeks ago'."""
+    from graphmem._recall import lucene_query
+
+    assert lucene_query("Which book did I finish a week ago?", None, ["s"]) == "text:(which book did i finish)"
+    assert lucene_query("What did I cook last Friday and in March 2023?", None, ["s"]) == "text:(what did i cook and)"
+    assert lucene_query("three weeks ago", None, ["s"]) is None
+    assert lucene_query("this may help", None, ["s"]) == "text:(this may help)"  # "may" the verb stays
