@@ -143,8 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, ranked in (("graphmem", ours), ("BM25", [turns[i][0] for i in bm25]),
                              ("dense", [turns[i][0] for i in dense])):
             results[name][kind].append(scores(ranked, evidence))
-        print(f"[{n}/{len(questions)}] {kind}: graphmem {results['graphmem'][kind][-1]['recall@10']:.2f} "
-              f"BM25 {results['BM25'][kind][-1]['recall@10']:.2f} dense {results['dense'][kind][-1]['recall@10']:.2f} "
+        print(f"[{n}/{len(questions)}] {kind}: nDCG@10 graphmem {results['graphmem'][kind][-1]['ndcg@10']:.3f} "
+              f"BM25 {results['BM25'][kind][-1]['ndcg@10']:.3f} dense {results['dense'][kind][-1]['ndcg@10']:.3f} "
               f"(recall {this_ms:.0f} ms)",
               flush=True)
     kinds = sorted({q["question_type"] for q in questions})

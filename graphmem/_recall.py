@@ -342,20 +342,19 @@ def _spread_over_sessions(results: list[ScoredMemory], penalty: float) -> list[S
     """Greedily, best first: every record already taken from the same session lowers a
     record's score by ``penalty``, so the results are not ten turns of one conversation
     when other conversations also answer."""
-    if penalty <= 0:
+    if penalty <= 0 or not any(r.record.session_id for r in results):
         return results
-    left = sorted(results, key=lambda r: (-r.score, r.record.id))
+    left = [(r.score, r.record.session_id, r) for r in sorted(results, key=lambda r: (-r.score, r.record.id))]
     taken: dict[str, int] = {}
     out = []
     while left:
-        def adjusted(r: ScoredMemory) -> float:
-            return r.score - penalty * taken.get(r.record.session_id, 0) if r.record.session_id else r.score
-        best = max(left, key=lambda r: (adjusted(r), -left.index(r)))
-        left.remove(best)
-        if best.record.session_id:
-            if taken.get(best.record.session_id):
-                best = best.model_copy(update={"score": adjusted(best)})
-            taken[best.record.session_id] = taken.get(best.record.session_id, 0) + 1
+        # the first of the best adjusted scores (ties keep the original order)
+        at = max(range(len(left)), key=lambda i: (left[i][0] - penalty * taken.get(left[i][1], 0), -i))
+        score, session, best = left.pop(at)
+        if session:
+            if taken.get(session):
+                best = best.model_copy(update={"score": score - penalty * taken[session]})
+            taken[session] = taken.get(session, 0) + 1
         out.append(best)
     return out
 
