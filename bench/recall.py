@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from neo4j import GraphDatabase  # noqa: E402
 
-from graphmem import Memory, WordLlamaEmbedder  # noqa: E402
+from graphmem import Memory, RecallSettings, WordLlamaEmbedder  # noqa: E402
 from graphmem._recall import lucene_query  # noqa: E402  (the full-text query recall itself sends)
 from graphmem._scopes import chain  # noqa: E402
 import harness  # noqa: E402
@@ -35,10 +35,12 @@ def sentence(rng: random.Random) -> str:
     return f"{rng.choice(PEOPLE)} {rng.choice(VERBS)} {rng.choice(THINGS)} {rng.choice(WHEN)} (#{rng.randint(0, 10**6)})"
 
 
-def sent_lucene(query: str, tenant: str, scope: str) -> str | None:
-    """The Lucene query recall sends: open for the whole tenant (it holds the benchmark's
-    database, so recall leaves out the scope narrowing), narrowed for the small scope."""
-    return lucene_query(query, None if scope == "shop" else tenant, chain(scope))
+def sent_lucene(query: str, tenant: str, scope: str, visible: int, total: int) -> str | None:
+    """The Lucene query recall sends: open when the visible scopes hold at least
+    ``lexical_open_share`` of the database (the whole tenant does: the benchmark has a
+    server of its own), narrowed otherwise (the small scope)."""
+    open_ = visible >= RecallSettings().lexical_open_share * total
+    return lucene_query(query, None if open_ else tenant, chain(scope))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  wrote {written:,} memories", file=sys.stderr)
             print(f"size {size:,}: loaded in {time.perf_counter() - started:.0f}s", file=sys.stderr)
             cases = [("whole tenant", "shop"), ("200-memory scope", "vip")]
+
+            def visible(scope: str) -> int:
+                return min(written, 200) if scope == "vip" else written - min(written, 200)
+
             # warm up plans, caches and the JVM's JIT: a freshly started server runs the first
             # few hundred queries several times slower, which made the first size measured
             # look slower than larger ones (53 ms at 1k vs 17 ms at 10k after 20 warm-ups)
@@ -80,14 +86,15 @@ def main(argv: list[str] | None = None) -> int:
                 memory.recall(queries[qi % len(queries)], scope=cases[qi % 2][1])
                 driver.execute_query(floor, {"k": 10, "vector": vectors[qi % len(vectors)]})
                 driver.execute_query(hybrid, {"k": 10, "vector": vectors[qi % len(vectors)],
-                                              "lucene": sent_lucene(queries[qi % len(queries)], tenant, cases[qi % 2][1])})
+                                              "lucene": sent_lucene(queries[qi % len(queries)], tenant, cases[qi % 2][1],
+                                                                    visible(cases[qi % 2][1]), written)})
             for label, scope in cases:
                 if label == "200-memory scope" and size != sizes[-1]:
                     continue
                 # the floors and recall alternate query by query, so machine noise hits all alike
                 recall_ms, floor_ms, hybrid_ms = [], [], []
                 for q, v in zip(queries, vectors):
-                    lucene = sent_lucene(q, tenant, scope)
+                    lucene = sent_lucene(q, tenant, scope, visible(scope), written)
                     floor_ms += harness.timed(lambda: driver.execute_query(floor, {"k": 10, "vector": v}), 1)
                     hybrid_ms += harness.timed(lambda: driver.execute_query(hybrid, {"k": 10, "vector": v, "lucene": lucene}), 1)
                     recall_ms += harness.timed(lambda: memory.recall(q, scope=scope, k=10), 1)

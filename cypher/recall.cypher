@@ -7,7 +7,11 @@
 //               large tenant gets its true top-k. Otherwise the vector index, over-fetched
 //               by total / inScope times $overFetch, then filtered and re-scored exactly
 //               (the index may be quantized). $strategy 'exact' or 'index' forces one.
-//   lexical  -- the full-text index ($lucene, narrowed to the visible scopes by lexKey).
+//   lexical  -- the full-text index: $lucene, narrowed to the visible scopes by lexKey (a
+//               zero-weight clause, so scores are the text's alone), or, when those scopes
+//               hold $openShare of all memories, $luceneOpen over-fetched by total / inScope
+//               (narrowing would exclude little and costs more). Returns whether the open
+//               query dropped others' documents and came back full (the caller may retry).
 // Filters: tenant, visible scopes ($chain), kinds, status, sensitivity, transaction time
 // ($asOf, $includeInvalidated) and valid time ($validAt; episodes that happened later are
 // left out). The best $expandFrom hits by reciprocal rank fusion are expanded one hop
@@ -81,35 +85,38 @@ CALL (inScope, total) {
     WITH inScope, total
     WHERE $lucene IS NOT NULL
     WITH NOT $scopedLexical AND inScope > 0 AND inScope >= $openShare * total AS open,
-         CASE WHEN inScope > 0 THEN 1.0 * total / inScope ELSE 1.0 END AS spread
+         CASE WHEN inScope > 0 AND total > inScope THEN 1.0 * total / inScope ELSE 1.0 END AS spread
+    WITH open, CASE WHEN open THEN toInteger(ceil($textFetch * spread)) ELSE $textFetch END AS textLimit
     CALL db.index.fulltext.queryNodes('memory_text', CASE WHEN open THEN $luceneOpen ELSE $lucene END,
-        {limit: CASE WHEN open THEN toInteger(ceil($textFetch * spread)) ELSE $textFetch END})
+        {limit: textLimit})
       YIELD node AS m, score AS lexical
-    RETURN m, lexical, open, m.tenant = $tenant AND m.scope IN $chain AS visible
+    RETURN m, lexical, open, textLimit, m.tenant = $tenant AND m.scope IN $chain AS visible
   }
-  WITH m, lexical, open, visible
-  WHERE NOT visible OR (m.kind IN $kinds
-    AND m.status IN $statuses AND m.sensitivity IN $sensitivities
-    AND m.createdAt <= $asOf
-    AND ($includeInvalidated OR m.invalidatedAt IS NULL OR m.invalidatedAt > $asOf)
-    AND (m.validFrom IS NULL OR m.validFrom <= $validAt)
-    AND (m.validTo IS NULL OR m.validTo > $validAt OR m.closedAt > $asOf)
-    AND (m.occurredAt IS NULL OR m.occurredAt <= $validAt))
-  WITH m, lexical, open, visible ORDER BY lexical DESC, m.id
-  WITH collect(CASE WHEN visible THEN {m: m, score: lexical} END) AS hits,
-       coalesce(max(open), false) AS open, count(CASE WHEN NOT visible THEN 1 END) AS foreign
-  RETURN hits[0..$fetch] AS lexicalHits, open AS lexicalOpen, foreign AS lexicalForeign
+  WITH m, lexical, open, textLimit, visible,
+       visible AND m.kind IN $kinds
+         AND m.status IN $statuses AND m.sensitivity IN $sensitivities
+         AND m.createdAt <= $asOf
+         AND ($includeInvalidated OR m.invalidatedAt IS NULL OR m.invalidatedAt > $asOf)
+         AND (m.validFrom IS NULL OR m.validFrom <= $validAt)
+         AND (m.validTo IS NULL OR m.validTo > $validAt OR m.closedAt > $asOf)
+         AND (m.occurredAt IS NULL OR m.occurredAt <= $validAt) AS wanted
+  ORDER BY lexical DESC, m.id
+  WITH collect(CASE WHEN wanted THEN {m: m, score: lexical} END) AS hits, coalesce(max(open), false) AS open,
+       count(CASE WHEN NOT visible THEN 1 END) AS foreign, count(m) AS returned, max(textLimit) AS textLimit
+  // saturated: Lucene returned as many hits as asked for, so a narrowed query could find more
+  RETURN hits[0..$fetch] AS lexicalHits, open AS lexicalOpen, foreign AS lexicalForeign,
+         returned > 0 AND returned >= textLimit AS lexicalSaturated
 }
-WITH inScope, exact, semanticHits, lexicalHits, lexicalOpen, lexicalForeign,
+WITH inScope, exact, semanticHits, lexicalHits, lexicalOpen, lexicalForeign, lexicalSaturated,
      [i IN range(0, size(semanticHits) - 1) | {m: semanticHits[i].m, semantic: semanticHits[i].score, semanticRank: i + 1}]
      + [i IN range(0, size(lexicalHits) - 1) | {m: lexicalHits[i].m, lexical: lexicalHits[i].score, lexicalRank: i + 1}] AS ranked
 UNWIND (CASE WHEN ranked = [] THEN [null] ELSE ranked END) AS hit
-WITH inScope, exact, size(semanticHits) AS semanticCount, size(lexicalHits) AS lexicalCount, lexicalOpen, lexicalForeign, hit.m AS m, max(hit.semantic) AS semantic,
+WITH inScope, exact, size(semanticHits) AS semanticCount, size(lexicalHits) AS lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, hit.m AS m, max(hit.semantic) AS semantic,
      max(hit.lexical) AS lexical, min(hit.semanticRank) AS semanticRank, min(hit.lexicalRank) AS lexicalRank
-WITH inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, m, semantic, lexical, semanticRank, lexicalRank,
+WITH inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, m, semantic, lexical, semanticRank, lexicalRank,
      coalesce(1.0 / ($rrfK + semanticRank), 0.0) + coalesce(1.0 / ($rrfK + lexicalRank), 0.0) AS rrf
 ORDER BY rrf DESC, m.id
-WITH inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign,
+WITH inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated,
      collect({m: m, semantic: semantic, lexical: lexical, semanticRank: semanticRank,
               lexicalRank: lexicalRank, rrf: rrf}) AS direct
 CALL (direct) {
@@ -137,18 +144,18 @@ CALL (direct) {
   ORDER BY via DESC, n.id LIMIT $expandLimit
   RETURN collect({m: n, via: via}) AS expanded
 }
-WITH inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, expanded,
+WITH inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, expanded,
      [i IN range(0, size(direct) - 1)
       WHERE i < $keep OR direct[i].semanticRank <= $shortlist OR direct[i].lexicalRank <= $shortlist
       | direct[i]] AS direct
-WITH inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, direct, expanded,
+WITH inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, direct, expanded,
      [x IN direct WHERE x.m IS NOT NULL | x.m] + [x IN expanded | x.m] AS nodes
 UNWIND (CASE WHEN nodes = [] THEN [null] ELSE nodes END) AS m
-WITH DISTINCT inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, direct, expanded, m
-WITH inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, m,
+WITH DISTINCT inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, direct, expanded, m
+WITH inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, m,
      head([x IN direct WHERE x.m = m]) AS d,
      head([x IN expanded WHERE x.m = m]) AS e
-RETURN inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign,
+RETURN inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated,
        CASE WHEN m IS NULL THEN null ELSE m {.id, .kind, .tenant, .scope, .text, .provenance, .status, .sensitivity, .importance, .tags, .userId,
               .agentId, .sessionId, .invalidationReason, .statusLog, .subject, .predicate, .object, .singleValued,
               .role, .source, .name, .type, .aliases, .propertiesJson, .salience, .cites, .trigger, .condition,

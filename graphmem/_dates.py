@@ -152,15 +152,16 @@ _NUMBER = r"(?:\d+|a couple of|a few|an|a|one|two|three|four|five|six|seven|eigh
 _MONTH_NAMES = r"(?:january|february|march|april|june|july|august|september|october|november|december" \
                r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"  # "may" only where it cannot be the verb
 _WEEKDAY_NAMES = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_NOT_POSSESSIVE = r"(?!['\u2019]s\b)"  # "June's team" is a person's
 _MENTION = re.compile("|".join((
     rf"\b{_NUMBER}\s+(?:day|week|month|year)s?\s+ago\b",
-    rf"\blast\s+(?:week|month|year|may|{_MONTH_NAMES}|{_WEEKDAY_NAMES})\b",
-    rf"\b(?:next|this)\s+(?:week|month|year|{_MONTH_NAMES}|{_WEEKDAY_NAMES})\b",
+    rf"\b(?:last|next|this)\s+(?:week|month|year|{_MONTH_NAMES}|{_WEEKDAY_NAMES})\b{_NOT_POSSESSIVE}",
     r"\b(?:the day before yesterday|yesterday|tomorrow|last night)\b",
     r"\b\d{4}-\d{1,2}-\d{1,2}\b",
     rf"\b(?:may|{_MONTH_NAMES})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b",
     rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:may|{_MONTH_NAMES})\.?,?\s+\d{{4}}\b",
-    rf"\b(?:in|since|during|on)\s+(?:(?:may|{_MONTH_NAMES})(?:\s+\d{{4}})?|{_WEEKDAY_NAMES})\b",
+    rf"\b(?:in|since|during)\s+(?:may|{_MONTH_NAMES})(?:\s+\d{{4}})?\b{_NOT_POSSESSIVE}",
+    rf"\bon\s+{_WEEKDAY_NAMES}\b{_NOT_POSSESSIVE}",
 )), re.IGNORECASE)
 
 

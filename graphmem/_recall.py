@@ -3,6 +3,7 @@ prompt-ready context block. The single Cypher round trip lives in cypher/recall.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from dataclasses import dataclass, field
@@ -102,7 +103,7 @@ class RecallSettings:
             raise InvalidInputError("strategy", f"{self.strategy!r} is not one of 'auto', 'exact', 'index'")
         if not 0.0 <= self.semantic_share <= 1.0:
             raise InvalidInputError("semantic_share", f"must be between 0 and 1, got {self.semantic_share!r}")
-        if not self.session_penalty >= 0:
+        if not (self.session_penalty >= 0 and math.isfinite(self.session_penalty)):
             raise InvalidInputError("session_penalty", f"must be 0 or more, got {self.session_penalty!r}")
         if not self.lexical_open_share > 0:
             raise InvalidInputError("lexical_open_share", f"must be positive, got {self.lexical_open_share!r}")
@@ -141,7 +142,9 @@ def lucene_query(query: str, tenant: str | None, chain: Sequence[str]) -> str | 
     if tenant is None:
         return f"text:({' '.join(words)})"
     keys = " OR ".join(_scopes.lexical_key(tenant, scope) for scope in chain)
-    return f"text:({' '.join(words)}) AND lexKey:({keys})"
+    # zero weight: the scope keys filter, they must not score (a rarer key, a smaller
+    # scope, would otherwise lift the same text above its twin in a bigger scope)
+    return f"text:({' '.join(words)}) AND (lexKey:({keys}))^0"
 
 
 def statuses(purpose: str) -> list[str]:
@@ -207,7 +210,7 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "vector": vector,
         "lucene": _padded_lucene(lucene_query(query, tenant, chain)),
         "luceneOpen": _padded_lucene(lucene_query(query, None, chain)),
-        "openShare": settings.lexical_open_share,
+        "openShare": float(settings.lexical_open_share),
         "scopedLexical": bool(scoped_lexical),
         "exactLimit": settings.exact_scan_limit,
         "strategy": strategy or settings.strategy,
@@ -240,15 +243,15 @@ def underfilled(rows: list[dict[str, Any]], k: int) -> dict[str, Any]:
     """What to ask again, if anything (the keyword arguments for ``params``): the exact
     scan when the vector index path returned fewer than ``k`` semantic hits although the
     scope holds more (filters ate the over-fetch); the scope-narrowed Lucene query when the
-    open one returned fewer than ``k`` lexical hits and dropped another tenant's or scope's
-    documents to get them."""
+    open one came back full (there may be more), dropped another tenant's or scope's
+    documents and kept fewer than ``k`` lexical hits."""
     retry: dict[str, Any] = {}
     if not rows:
         return retry
     first = rows[0]
     if not first["exact"] and first["semanticCount"] < min(k, first["inScope"]):
         retry["strategy"] = "exact"
-    if first["lexicalOpen"] and first["lexicalForeign"] and first["lexicalCount"] < k:
+    if first["lexicalOpen"] and first["lexicalSaturated"] and first["lexicalForeign"] and first["lexicalCount"] < k:
         retry["scoped_lexical"] = True
     return retry
 
@@ -341,20 +344,32 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
 def _spread_over_sessions(results: list[ScoredMemory], penalty: float) -> list[ScoredMemory]:
     """Greedily, best first: every record already taken from the same session lowers a
     record's score by ``penalty``, so the results are not ten turns of one conversation
-    when other conversations also answer."""
-    if penalty <= 0 or not any(r.record.session_id for r in results):
+    when other conversations also answer. Insights take no part (they rank against their
+    evidence instead). All records of one session carry the same penalty, so a heap of
+    each session's best remaining record finds the next pick: O(n log n)."""
+    def session(r: ScoredMemory) -> str | None:
+        return None if r.record.kind == "insight" else r.record.session_id
+
+    if penalty <= 0 or not any(session(r) for r in results):
         return results
-    left = [(r.score, r.record.session_id, r) for r in sorted(results, key=lambda r: (-r.score, r.record.id))]
-    taken: dict[str, int] = {}
+    queues: dict[Any, list[ScoredMemory]] = {}
+    order: dict[int, int] = {}
+    for i, r in enumerate(sorted(results, key=lambda r: (-r.score, r.record.id))):
+        queues.setdefault(session(r) or ("", i), []).append(r)  # no session: a queue of its own
+        order[id(r)] = i
+    heap = [(-queue[0].score, order[id(queue[0])], key) for key, queue in queues.items()]
+    heapq.heapify(heap)
+    taken: dict[Any, int] = {}
     out = []
-    while left:
-        # the first of the best adjusted scores (ties keep the original order)
-        at = max(range(len(left)), key=lambda i: (left[i][0] - penalty * taken.get(left[i][1], 0), -i))
-        score, session, best = left.pop(at)
-        if session:
-            if taken.get(session):
-                best = best.model_copy(update={"score": score - penalty * taken[session]})
-            taken[session] = taken.get(session, 0) + 1
+    while heap:
+        negative, _, key = heapq.heappop(heap)
+        best = queues[key][taken.get(key, 0)]
+        if taken.get(key):
+            best = best.model_copy(update={"score": -negative})
+        taken[key] = taken.get(key, 0) + 1
+        if taken[key] < len(queues[key]):
+            following = queues[key][taken[key]]
+            heapq.heappush(heap, (-(following.score - penalty * taken[key]), order[id(following)], key))
         out.append(best)
     return out
 

@@ -25,6 +25,9 @@ def test_open_and_narrowed_full_text_queries_give_the_same_recall(neo4j, schema,
     texts += [f"Bob reviewed the hiking boots {i}" for i in range(30)]
     with _memory(neo4j, embedder, tenant, ALWAYS_OPEN) as m:
         m.remember_many([{"text": t, "scope": "shop/eu"} for t in texts])
+        # the same texts in the parent scope (visible too): its scope key is another, rarer
+        # one, which must not lift them in the narrowed query
+        m.remember_many([{"text": t, "scope": "shop"} for t in texts[:5]])
         m.remember_many([{"text": f"Alice ordered green tea in the sibling scope {i}", "scope": "shop/us"}
                          for i in range(10)])
     other = f"other-{uuid.uuid4().hex[:8]}"
@@ -34,14 +37,12 @@ def test_open_and_narrowed_full_text_queries_give_the_same_recall(neo4j, schema,
     results, seen = {}, []
     for name, settings in (("open", ALWAYS_OPEN), ("narrowed", ALWAYS_NARROWED)):
         with _memory(neo4j, embedder, tenant, settings, seen) as m:
-            results[name] = [(r.record.id, r.record.scope, round(r.score, 6), r.parts.lexical > 0)
-                             for r in m.recall("Alice ordered green tea", scope="shop/eu", k=10)]
-    # (the narrowed query's BM25 scores include its lexKey term, a constant within one
-    # scope: the fusion, which measures deviations from the mean, does not see it)
+            results[name] = [(r.record.id, r.record.tenant, r.record.scope, round(r.score, 6),
+                              round(r.parts.lexical, 6)) for r in m.recall("Alice ordered green tea", scope="shop/eu", k=10)]
     assert results["open"] == results["narrowed"]
     assert len(results["open"]) == 10
-    assert {scope for _, scope, _, _ in results["open"]} == {"shop/eu"}
-    assert all(lexical for *_, lexical in results["open"])
+    assert {(t, scope) for _, t, scope, _, _ in results["open"]} == {(tenant, "shop/eu"), (tenant, "shop")}
+    assert all(lexical > 0 for *_, lexical in results["open"])
     assert [p["scopedLexical"] for p in seen] == [False, False]  # one round trip each, no retry
     with _memory(neo4j, embedder, other, ALWAYS_OPEN) as m:
         m.erase(scope="shop/eu")
@@ -76,7 +77,26 @@ def test_open_query_crowded_out_by_another_tenant_is_asked_again_narrowed(neo4j,
     seen.clear()
     with _memory(neo4j, embedder, tenant, ALWAYS_NARROWED, seen) as m:
         assert {r.record.id for r in m.recall("kiwi", scope="s", k=10) if r.parts.lexical > 0} == lexical
-    assert len(seen) == 1
+    # narrowed from the start: never asked again for the lexical side (the semantic side may
+    # be, exactly: the crowd's texts are close to the query on the vector index too)
+    assert not any(p["scopedLexical"] for p in seen)
+    with _memory(neo4j, embedder, other, ALWAYS_OPEN) as m:
+        m.erase(scope="s")
+
+
+def test_an_open_query_that_saw_every_match_is_not_asked_again(neo4j, schema, embedder, tenant):
+    """Five of ours and one of another tenant's texts match: the open query returned fewer
+    than it asked for, so it saw every match and a narrowed one could not find more."""
+    other = f"few-{uuid.uuid4().hex[:8]}"
+    word = f"quokka{uuid.uuid4().hex[:6]}"
+    with _memory(neo4j, embedder, other, ALWAYS_OPEN) as m:
+        m.remember(f"{word} {word} {word}", scope="s")
+    seen = []
+    with _memory(neo4j, embedder, tenant, ALWAYS_OPEN, seen) as m:
+        mine = {m.remember(f"a {word} at the zoo number {i}", scope="s").id for i in range(5)}
+        hits = m.recall(word, scope="s", k=10)
+    assert {r.record.id for r in hits if r.parts.lexical > 0} == mine
+    assert [p["scopedLexical"] for p in seen] == [False]
     with _memory(neo4j, embedder, other, ALWAYS_OPEN) as m:
         m.erase(scope="s")
 

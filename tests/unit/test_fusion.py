@@ -109,24 +109,28 @@ def test_a_lexical_outlier_cannot_outweigh_clear_semantic_evidence_without_bound
     assert fused["meant"] == 1.0 and fused["wordy"] < 0.9
 
 
+def _first(exact=True, semantic=10, in_scope=500, open_=False, saturated=False, foreign=0, lexical=10):
+    return {"exact": exact, "semanticCount": semantic, "inScope": in_scope, "lexicalOpen": open_,
+            "lexicalSaturated": saturated, "lexicalForeign": foreign, "lexicalCount": lexical}
+
+
 @pytest.mark.parametrize("first, wanted", [
     # the index path kept fewer than k semantic hits of a scope that has more: scan exactly
-    ({"exact": False, "semanticCount": 4, "inScope": 500, "lexicalOpen": False, "lexicalForeign": 0,
-      "lexicalCount": 10}, {"strategy": "exact"}),
+    (_first(exact=False, semantic=4), {"strategy": "exact"}),
     # ... but a scope of 4 memories has nothing more to give
-    ({"exact": False, "semanticCount": 4, "inScope": 4, "lexicalOpen": False, "lexicalForeign": 0,
-      "lexicalCount": 4}, {}),
-    # the open full-text query dropped others' documents and kept fewer than k: narrow it
-    ({"exact": True, "semanticCount": 10, "inScope": 500, "lexicalOpen": True, "lexicalForeign": 3,
-      "lexicalCount": 2}, {"scoped_lexical": True}),
-    # few matches, none of them others': nothing was crowded out
-    ({"exact": True, "semanticCount": 10, "inScope": 500, "lexicalOpen": True, "lexicalForeign": 0,
-      "lexicalCount": 2}, {}),
+    (_first(exact=False, semantic=4, in_scope=4, lexical=4), {}),
+    # the open full-text query came back full, dropped others' documents, kept fewer than k
+    (_first(open_=True, saturated=True, foreign=3, lexical=2), {"scoped_lexical": True}),
+    # ... not full: it saw every match, a narrowed query could not find more
+    (_first(open_=True, saturated=False, foreign=3, lexical=2), {}),
+    # ... none of its hits were others': nothing was crowded out
+    (_first(open_=True, saturated=True, foreign=0, lexical=2), {}),
+    # ... k hits kept: enough
+    (_first(open_=True, saturated=True, foreign=30, lexical=10), {}),
     # the narrowed query is what a retry would send anyway
-    ({"exact": True, "semanticCount": 10, "inScope": 500, "lexicalOpen": False, "lexicalForeign": 0,
-      "lexicalCount": 2}, {}),
-    ({"exact": False, "semanticCount": 1, "inScope": 500, "lexicalOpen": True, "lexicalForeign": 9,
-      "lexicalCount": 0}, {"strategy": "exact", "scoped_lexical": True}),
+    (_first(saturated=True, lexical=2), {}),
+    (_first(exact=False, semantic=1, open_=True, saturated=True, foreign=9, lexical=0),
+     {"strategy": "exact", "scoped_lexical": True}),
 ])
 def test_underfilled_names_what_to_ask_again(first, wanted):
     from graphmem import _recall
@@ -164,6 +168,22 @@ def test_results_spread_over_sessions():
     assert ranked[2].score == pytest.approx(plain["a1"] - 0.05)  # one of its session taken before it
 
 
+def test_an_insight_takes_no_part_in_the_spread():
+    """An insight from the same session as the fact it cites must not push that fact down
+    (and then be placed below it anyway)."""
+    fact = _turn("fact", "chat-a", 0.78, 2)
+    fact["node"].update(kind="fact")
+    insight = _turn("insight", "chat-a", 0.80, 1)
+    insight["node"].update(kind="insight")
+    insight["cites"] = [dict(fact["node"])]
+    other = _turn("other", "chat-b", 0.775, 3)
+    ranked = score([insight, fact, other], now=NOW, settings=RecallSettings(), k=3)
+    plain = {r.record.id: r.score for r in score([insight, fact, other], now=NOW,
+                                                 settings=RecallSettings(session_penalty=0), k=3)}
+    assert [r.record.id for r in ranked][:2] == ["fact", "insight"]
+    assert ranked[0].score == plain["fact"]
+
+
 def test_records_without_a_session_are_not_spread():
     rows = [row(f"f{i}", 0.80 - i * 0.002, None, i + 1, None) for i in range(4)]
     assert ids(rows, k=4) == ids(rows, k=4, settings=RecallSettings(session_penalty=0)) == ["f0", "f1", "f2", "f3"]
@@ -178,3 +198,14 @@ def test_time_expressions_are_not_searched_as_words():
     assert lucene_query("What did I cook last Friday and in March 2023?", None, ["s"]) == "text:(what did i cook and)"
     assert lucene_query("three weeks ago", None, ["s"]) is None
     assert lucene_query("this may help", None, ["s"]) == "text:(this may help)"  # "may" the verb stays
+    assert lucene_query("Was June's team in June's office last may?", None, ["s"]) == \
+        "text:(was june s team in june s office last may)"  # names, not months
+
+
+def test_the_scope_narrowing_does_not_score():
+    """The lexKey clause filters with zero weight: a rarer key (a smaller scope) must not
+    lift a text above its twin in a bigger scope."""
+    from graphmem._recall import lucene_query
+
+    query = lucene_query("green tea", "t", ["a", "a/b"])
+    assert query.startswith("text:(green tea) AND (lexKey:(") and query.endswith("))^0")
