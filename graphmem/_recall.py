@@ -133,18 +133,25 @@ def lucene_query(query: str, tenant: str | None, chain: Sequence[str]) -> str | 
     ``lexKey`` tokens (no restriction when ``tenant`` is None: the caller filters). The
     words of time expressions ("a week ago", "last March") are left out: they name a
     time, not a topic, and "a week ago" would match every text saying "weeks ago"."""
-    spans = _dates.mentions(query, datetime.now(timezone.utc), timezone.utc)
-    for start, end, _ in reversed(spans):
+    return _lucene(_lucene_words(query), tenant, chain)
+
+
+def _lucene_words(query: str) -> str | None:
+    for start, end, _ in reversed(_dates.mentions(query, datetime.now(timezone.utc), timezone.utc)):
         query = query[:start] + " " + query[end:]
     words = [w.lower() for w in _WORD.findall(query)][:_LUCENE_WORDS]
-    if not words:
+    return " ".join(words) or None
+
+
+def _lucene(words: str | None, tenant: str | None, chain: Sequence[str]) -> str | None:
+    if words is None:
         return None
     if tenant is None:
-        return f"text:({' '.join(words)})"
+        return f"text:({words})"
     keys = " OR ".join(_scopes.lexical_key(tenant, scope) for scope in chain)
     # zero weight: the scope keys filter, they must not score (a rarer key, a smaller
     # scope, would otherwise lift the same text above its twin in a bigger scope)
-    return f"text:({' '.join(words)}) AND (lexKey:({keys}))^0"
+    return f"text:({words}) AND (lexKey:({keys}))^0"
 
 
 def statuses(purpose: str) -> list[str]:
@@ -204,12 +211,13 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
     exact semantic scan and the scope-narrowed Lucene query, for the retry)."""
     chain = _scopes.chain(scope)
     fetch = max(2 * k, 20)
+    words = _lucene_words(query)
     return {
         "tenant": tenant,
         "chain": _padded(chain, _CHAIN_BUCKET),
         "vector": vector,
-        "lucene": _padded_lucene(lucene_query(query, tenant, chain)),
-        "luceneOpen": _padded_lucene(lucene_query(query, None, chain)),
+        "lucene": _padded_lucene(_lucene(words, tenant, chain)),
+        "luceneOpen": _padded_lucene(_lucene(words, None, chain)),
         "openShare": float(settings.lexical_open_share),
         "scopedLexical": bool(scoped_lexical),
         "exactLimit": settings.exact_scan_limit,
@@ -352,25 +360,23 @@ def _spread_over_sessions(results: list[ScoredMemory], penalty: float) -> list[S
 
     if penalty <= 0 or not any(session(r) for r in results):
         return results
-    queues: dict[Any, list[ScoredMemory]] = {}
-    order: dict[int, int] = {}
+    # one queue per session, best first; a record without a session is a queue of its own
+    queues: dict[Any, list[tuple[int, ScoredMemory]]] = {}
     for i, r in enumerate(sorted(results, key=lambda r: (-r.score, r.record.id))):
-        queues.setdefault(session(r) or ("", i), []).append(r)  # no session: a queue of its own
-        order[id(r)] = i
-    heap = [(-queue[0].score, order[id(queue[0])], key) for key, queue in queues.items()]
+        queues.setdefault(session(r) or i, []).append((i, r))
+    heap = [(-queue[0][1].score, queue[0][0], key) for key, queue in queues.items()]
     heapq.heapify(heap)
     taken: dict[Any, int] = {}
     out = []
     while heap:
         negative, _, key = heapq.heappop(heap)
-        best = queues[key][taken.get(key, 0)]
-        if taken.get(key):
-            best = best.model_copy(update={"score": -negative})
-        taken[key] = taken.get(key, 0) + 1
-        if taken[key] < len(queues[key]):
-            following = queues[key][taken[key]]
-            heapq.heappush(heap, (-(following.score - penalty * taken[key]), order[id(following)], key))
-        out.append(best)
+        n = taken.get(key, 0)
+        best = queues[key][n][1]
+        out.append(best.model_copy(update={"score": -negative}) if n else best)
+        taken[key] = n = n + 1
+        if n < len(queues[key]):
+            i, following = queues[key][n]
+            heapq.heappush(heap, (-(following.score - penalty * n), i, key))
     return out
 
 
