@@ -3,15 +3,17 @@
 //   semantic -- an exact cosine scan of the memories in the visible scopes (their number
 //               comes from the scopes' memories counters) when there are at most
 //               $exactLimit of them, or when scanning them costs less than over-fetching
-//               from the index (inScope^2 <= fetch * overFetch * total): a small scope in a
-//               large tenant gets its true top-k. Otherwise the vector index, over-fetched
-//               by total / inScope times $overFetch, then filtered and re-scored exactly
-//               (the index may be quantized). $strategy 'exact' or 'index' forces one.
+//               from the index (inScope^2 <= semanticFetch * overFetch * total): a small
+//               scope in a large tenant gets its true top-k. Otherwise the vector index, asked for
+//               $semanticFetch neighbours over-fetched by total / inScope times $overFetch,
+//               then filtered and re-scored exactly (the index may be quantized). Keeps the
+//               best $semanticFetch. $strategy 'exact' or 'index' forces one.
 //   lexical  -- the full-text index: $lucene, narrowed to the visible scopes by lexKey (a
 //               zero-weight clause, so scores are the text's alone), or, when those scopes
 //               hold $openShare of all memories, $luceneOpen over-fetched by total / inScope
-//               (narrowing would exclude little and costs more). Returns whether the open
-//               query dropped others' documents and came back full (the caller may retry).
+//               (narrowing would exclude little and costs more). Keeps the best $fetch.
+//               Returns whether the open query dropped others' documents and came back
+//               full (the caller may retry).
 // Filters: tenant, visible scopes ($chain), kinds, status, sensitivity, transaction time
 // ($asOf, $includeInvalidated) and valid time ($validAt; episodes that happened later are
 // left out). The best $expandFrom hits by reciprocal rank fusion are expanded one hop
@@ -49,7 +51,7 @@ WITH inScope, total,
      CASE $strategy
        WHEN 'exact' THEN true
        WHEN 'index' THEN false
-       ELSE inScope <= $exactLimit OR inScope * inScope <= $fetch * $overFetch * total
+       ELSE inScope <= $exactLimit OR inScope * inScope <= $semanticFetch * $overFetch * total
      END AS exact
 CALL (inScope, total, exact) {
   CALL (inScope, total, exact) {
@@ -61,7 +63,7 @@ CALL (inScope, total, exact) {
     UNION
     WITH inScope, total
     WHERE $vector IS NOT NULL AND NOT exact
-    WITH toInteger(ceil($fetch * $overFetch * (1.0 * total / inScope))) AS wanted
+    WITH toInteger(ceil($semanticFetch * $overFetch * (1.0 * total / inScope))) AS wanted
     CALL db.index.vector.queryNodes('memory_embedding',
         CASE WHEN wanted > $maxVectorFetch THEN $maxVectorFetch ELSE wanted END, $vector)
       YIELD node AS m
@@ -77,7 +79,7 @@ CALL (inScope, total, exact) {
     AND (m.validFrom IS NULL OR m.validFrom <= $validAt)
     AND (m.validTo IS NULL OR m.validTo > $validAt OR m.closedAt > $asOf)
     AND (m.occurredAt IS NULL OR m.occurredAt <= $validAt)
-  WITH m, semantic ORDER BY semantic DESC, m.id LIMIT $fetch
+  WITH m, semantic ORDER BY semantic DESC, m.id LIMIT $semanticFetch
   RETURN collect({m: m, score: semantic}) AS semanticHits
 }
 CALL (inScope, total) {

@@ -34,6 +34,9 @@ _FIELDS = {
     "lastCorroboratedAt": "last_corroborated_at",
 }
 _INTERNAL = {"lexKey", "textKey", "nameKey", "aliasKeys", "closedAt", "propertiesJson", "kind", "stepsKey"}
+# each kind's model fields, looked up once (pydantic's class attribute is slow: recall
+# builds some twenty records per call)
+_MODEL_FIELDS = {kind: frozenset(cls.model_fields) for kind, cls in _KINDS.items()}
 
 
 def native(value: Any) -> Any:
@@ -62,12 +65,13 @@ def to_record(node: dict[str, Any], *, superseded_by: list[dict[str, Any]] | Non
     """Build the model for a node map returned by a template (``kind`` names the model)."""
     kind = node["kind"]
     cls = _KINDS[kind]
+    fields = _MODEL_FIELDS[kind]
     data: dict[str, Any] = {"kind": kind}
     for key, value in node.items():
         if key in _INTERNAL or value is None:
             continue
         field = _FIELDS.get(key, key)
-        if field in cls.model_fields:
+        if field in fields:
             data[field] = native(value)
     if "cites" in data:
         data["cites"] = tuple(sorted(data["cites"]))

@@ -603,8 +603,15 @@ class Memory(IngestMixin, InsightsMixin, ProceduresMixin):
             max_sensitivity=max_sensitivity, include_invalidated=include_invalidated, settings=self._recall,
         )
         rows = self._run.read("recall", **_recall.params(**args))
-        if retry := _recall.underfilled(rows, k):
-            # filters ate an over-fetch: ask once more, exactly or narrowed, so nothing is lost
+        retry: dict[str, Any] = {}
+        for _ in range(2):
+            # filters ate the over-fetch, or others' documents the open full-text query's
+            # places: ask again (a deeper index search, then the exact scan; narrowed), so
+            # nothing is lost
+            more = _recall.underfilled(rows, k, deepened="over_fetch_boost" in retry)
+            if not more:
+                break
+            retry.update(more)
             rows = self._run.read("recall", **_recall.params(**args, **retry))
         return _recall.score(rows, now=self._core.now(), settings=self._recall, k=k)
 

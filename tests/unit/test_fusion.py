@@ -115,8 +115,11 @@ def _first(exact=True, semantic=10, in_scope=500, open_=False, saturated=False, 
 
 
 @pytest.mark.parametrize("first, wanted", [
-    # the index path kept fewer than k semantic hits of a scope that has more: scan exactly
-    (_first(exact=False, semantic=4), {"strategy": "exact"}),
+    # the index path kept fewer than k semantic hits of a scope that has more: search deeper,
+    # 1.5 x the shortfall (10 wanted, 4 kept)
+    (_first(exact=False, semantic=4), {"over_fetch_boost": 1.5 * 10 / 4}),
+    # ... none kept: 15 times deeper
+    (_first(exact=False, semantic=0), {"over_fetch_boost": 15.0}),
     # ... but a scope of 4 memories has nothing more to give
     (_first(exact=False, semantic=4, in_scope=4, lexical=4), {}),
     # the open full-text query came back full, dropped others' documents, kept fewer than k
@@ -130,13 +133,23 @@ def _first(exact=True, semantic=10, in_scope=500, open_=False, saturated=False, 
     # the narrowed query is what a retry would send anyway
     (_first(saturated=True, lexical=2), {}),
     (_first(exact=False, semantic=1, open_=True, saturated=True, foreign=9, lexical=0),
-     {"strategy": "exact", "scoped_lexical": True}),
+     {"over_fetch_boost": 15.0, "scoped_lexical": True}),
 ])
 def test_underfilled_names_what_to_ask_again(first, wanted):
     from graphmem import _recall
 
     assert _recall.underfilled([first], 10) == wanted
     assert _recall.underfilled([], 10) == {}
+
+
+def test_underfilled_scans_exactly_after_a_deeper_search_and_caps_the_depth():
+    from graphmem import _recall
+
+    short = _first(exact=False, semantic=2)
+    assert _recall.underfilled([short], 10, deepened=True) == {"strategy": "exact"}
+    assert _recall.underfilled([short], 1000) == {"over_fetch_boost": 64.0}  # 750x is capped
+    # the exact scan that a retry asked for is complete: nothing more to ask
+    assert _recall.underfilled([_first(exact=True, semantic=2)], 10, deepened=True) == {}
 
 
 def test_lexical_open_share_must_be_positive():
