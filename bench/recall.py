@@ -8,6 +8,7 @@ bare db.index.vector.queryNodes call on the same data and server, plus the filte
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import sys
 import time
@@ -19,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from neo4j import GraphDatabase  # noqa: E402
 
 from graphmem import Memory, RecallSettings, WordLlamaEmbedder  # noqa: E402
-from graphmem._recall import lucene_query  # noqa: E402  (the full-text query recall itself sends)
+from graphmem._recall import lucene_query, params as recall_params  # noqa: E402  (what recall itself sends)
 from graphmem._scopes import chain  # noqa: E402
 import harness  # noqa: E402
 
@@ -43,6 +44,16 @@ def sent_lucene(query: str, tenant: str, scope: str, visible: int, total: int) -
     return lucene_query(query, None if open_ else tenant, chain(scope))
 
 
+def candidate_counts(visible: int, total: int, k: int = 10) -> tuple[int, int]:
+    """The vector neighbours and full-text hits recall asks for on its index path with the
+    open Lucene query (the whole tenant): the template's own arithmetic on its parameters."""
+    p = recall_params(tenant="t", query="q", scope="s", k=k, vector=None, as_of=None, valid_at=None, kind_list=None,
+                      purpose="inform", max_sensitivity=None, include_invalidated=False, settings=RecallSettings())
+    spread = total / visible
+    vector = min(p["maxVectorFetch"], math.ceil(p["semanticFetch"] * p["overFetch"] * spread))
+    return vector, math.ceil(p["textFetch"] * spread)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
@@ -59,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     vectors = embedder.embed_documents(queries)
     floor = harness.template("floor_vector_query")
     hybrid = harness.template("floor_hybrid_query")
-    rows, series = [], {"graphmem recall p50": ([], []), "floor p50": ([], []), "hybrid floor p50": ([], [])}
+    rows, series = [], {"graphmem recall p50": ([], []), "floor p50": ([], []), "hybrid floor p50": ([], []),
+                        "candidate floor p50": ([], [])}
     written = 0
     with Memory(uri, auth, tenant=tenant, embedder=embedder) as memory, GraphDatabase.driver(uri, auth=auth) as driver:
         memory.setup()
@@ -85,23 +97,33 @@ def main(argv: list[str] | None = None) -> int:
             for qi in range(args.warmup if size == sizes[0] else 20):
                 memory.recall(queries[qi % len(queries)], scope=cases[qi % 2][1])
                 driver.execute_query(floor, {"k": 10, "vector": vectors[qi % len(vectors)]})
-                driver.execute_query(hybrid, {"k": 10, "vector": vectors[qi % len(vectors)],
+                driver.execute_query(hybrid, {"vectorK": 10, "textK": 10, "vector": vectors[qi % len(vectors)],
                                               "lucene": sent_lucene(queries[qi % len(queries)], tenant, cases[qi % 2][1],
                                                                     visible(cases[qi % 2][1]), written)})
             for label, scope in cases:
                 if label == "200-memory scope" and size != sizes[-1]:
                     continue
                 # the floors and recall alternate query by query, so machine noise hits all alike
-                recall_ms, floor_ms, hybrid_ms = [], [], []
+                recall_ms, floor_ms, hybrid_ms, candidate_ms = [], [], [], []
+                vector_k, text_k = candidate_counts(visible(scope), written) if label == "whole tenant" else (0, 0)
                 for q, v in zip(queries, vectors):
                     lucene = sent_lucene(q, tenant, scope, visible(scope), written)
                     floor_ms += harness.timed(lambda: driver.execute_query(floor, {"k": 10, "vector": v}), 1)
-                    hybrid_ms += harness.timed(lambda: driver.execute_query(hybrid, {"k": 10, "vector": v, "lucene": lucene}), 1)
+                    hybrid_ms += harness.timed(lambda: driver.execute_query(
+                        hybrid, {"vectorK": 10, "textK": 10, "vector": v, "lucene": lucene}), 1)
+                    if label == "whole tenant":
+                        candidate_ms += harness.timed(lambda: driver.execute_query(
+                            hybrid, {"vectorK": vector_k, "textK": text_k, "vector": v, "lucene": lucene}), 1)
                     recall_ms += harness.timed(lambda: memory.recall(q, scope=scope, k=10), 1)
                 p50, p95, f50 = harness.median(recall_ms), harness.pct(recall_ms, 0.95), harness.median(floor_ms)
                 ratios = sorted(r / f for r, f in zip(recall_ms, floor_ms))
                 h50 = harness.median(hybrid_ms)
-                rows.append([f"{size:,}", label if label == "whole tenant" else f"{label} (in {size:,})", p50, p95, f50, harness.pct(floor_ms, 0.95), f"{p50 / f50:.1f}x", f"{harness.median(ratios):.1f}x ({harness.pct(ratios, 0.25):.1f}-{harness.pct(ratios, 0.75):.1f})", h50, f"{p50 / h50:.1f}x"])
+                c50 = harness.median(candidate_ms) if candidate_ms else None
+                rows.append([f"{size:,}", label if label == "whole tenant" else f"{label} (in {size:,})", p50, p95, f50,
+                             harness.pct(floor_ms, 0.95), f"{p50 / f50:.1f}x",
+                             f"{harness.median(ratios):.1f}x ({harness.pct(ratios, 0.25):.1f}-{harness.pct(ratios, 0.75):.1f})",
+                             h50, f"{p50 / h50:.1f}x",
+                             f"{c50:.1f} ({vector_k} + {text_k})" if c50 else "-", f"{p50 / c50:.1f}x" if c50 else "-"])
                 if label == "whole tenant":
                     series["graphmem recall p50"][0].append(size)
                     series["graphmem recall p50"][1].append(p50)
@@ -109,13 +131,16 @@ def main(argv: list[str] | None = None) -> int:
                     series["floor p50"][1].append(f50)
                     series["hybrid floor p50"][0].append(size)
                     series["hybrid floor p50"][1].append(h50)
+                    series["candidate floor p50"][0].append(size)
+                    series["candidate floor p50"][1].append(c50)
         if args.keep:
             print(f"kept tenant {tenant}", file=sys.stderr)
         else:
             memory.erase(scope="shop")
             memory.erase(scope="vip")
     headers = ["memories", "query scope", "recall p50 ms", "recall p95 ms", "floor p50 ms", "floor p95 ms",
-               "p50 ratio", "per-query ratio, median (IQR)", "hybrid floor p50 ms", "p50 ratio to hybrid floor"]
+               "p50 ratio", "per-query ratio, median (IQR)", "hybrid floor p50 ms", "p50 ratio to hybrid floor",
+               "candidate floor p50 ms (vector + text rows)", "p50 ratio to candidate floor"]
     body = harness.table(headers, rows)
     notes = ("Recall is the whole `Memory.recall()` call (query embedding with WordLlama, one Cypher round trip: "
              "vector + full-text candidates, filters, RRF, one-hop graph expansion, Python re-scoring). The floor is "
@@ -123,7 +148,9 @@ def main(argv: list[str] | None = None) -> int:
              "of it at 100k). The hybrid floor is the two index calls any hybrid recall cannot avoid, top 10 of the vector "
              "index and top 10 of the full-text index for the same Lucene query recall sends (open for the whole tenant, narrowed to the scope for the 200-memory one), in one query. The whole-tenant query sees every "
              "memory of the tenant but 200 (the vector index path); `vip` is a 200-memory scope of the same tenant "
-             "(the exact in-scope scan path).")
+             "(the exact in-scope scan path). The candidate floor is the hybrid floor with as many rows as recall itself asks the two indexes for on "
+             "the whole tenant (k semantic hits over-fetched 1.5 times and by all memories / visible ones, 2k lexical hits over-fetched twice "
+             "and by the same ratio), ids only: what the index calls alone cost before any filtering, fusion, expansion or projection.")
     print(body)
     print(harness.write_result("recall", "Recall latency vs the vector-index floor", body, notes))
     harness.plot("recall", "Recall latency vs floor (p50)", "memories in tenant", "ms", series)

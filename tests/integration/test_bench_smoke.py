@@ -22,7 +22,9 @@ def test_recall_benchmark_smoke(neo4j, schema, tmp_path):
     assert "hybrid floor p50 ms" in table
     whole = next(line for line in table.splitlines() if line.startswith("| 300 | whole tenant |"))
     cells = [c.strip() for c in whole.strip("|").split("|")]
-    assert len(cells) == 10 and float(cells[8].replace(",", "")) > 0 and cells[9].endswith("x")
+    assert len(cells) == 12 and float(cells[8].replace(",", "")) > 0 and cells[9].endswith("x")
+    # the candidate floor names the rows it asked the two indexes for
+    assert re.fullmatch(r"[\d.,]+ \(\d+ \+ \d+\)", cells[10]) and cells[11].endswith("x")
     assert "2 cores" in table or "cores" in table
     assert neo4j.password not in table + done.stdout + done.stderr
 
