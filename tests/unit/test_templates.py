@@ -203,10 +203,12 @@ def test_recall_parameters_keep_one_plan_signature():
 
     now = datetime.now(timezone.utc)
 
-    def signature(scope="a", query="green tea", kind_list=None, purpose="inform", sensitivity=None, strategy=None):
+    def signature(scope="a", query="green tea", kind_list=None, purpose="inform", sensitivity=None, strategy=None,
+                  boost=1.0, settings=_recall.RecallSettings()):
         params = _recall.params(tenant="t", query=query, scope=scope, k=10, vector=[0.1] * 4, as_of=now,
                                 valid_at=now, kind_list=kind_list, purpose=purpose, max_sensitivity=sensitivity,
-                                include_invalidated=False, settings=_recall.RecallSettings(), strategy=strategy)
+                                include_invalidated=False, settings=settings, strategy=strategy,
+                                over_fetch_boost=boost)
         bucket = lambda n: 0 if n == 0 else math.ceil(math.log10(n))  # noqa: E731
         return {key: (type(value).__name__, bucket(len(value)) if isinstance(value, (str, list)) else None)
                 for key, value in params.items()}
@@ -216,7 +218,9 @@ def test_recall_parameters_keep_one_plan_signature():
     for other in (signature(scope="a/b"), signature(scope="/".join("abcdefghijklmnopqrstuvwxyz012345")),
                   signature(query=long_query), signature(query="x"), signature(kind_list=["episode"]),
                   signature(kind_list=[]), signature(kind_list=list(_recall.KINDS)), signature(purpose="act"),
-                  signature(sensitivity="public"), signature(strategy="exact")):
+                  signature(sensitivity="public"), signature(strategy="exact"), signature(boost=15.0),
+                  # an integer over-fetch would be another parameter type: another plan
+                  signature(settings=_recall.RecallSettings(over_fetch=2))):
         assert other == base
     params = _recall.params(tenant="t", query="green tea", scope="a/b", k=10, vector=None, as_of=now, valid_at=now,
                             kind_list=["episode"], purpose="act", max_sensitivity=None, include_invalidated=False,
@@ -224,3 +228,19 @@ def test_recall_parameters_keep_one_plan_signature():
     assert params["chain"][:2] == ["a", "a/b"] and set(params["chain"][2:]) == {""}
     assert params["kinds"] == ["episode", ""] and params["statuses"] == ["active", ""]
     assert params["lucene"].rstrip() == _recall.lucene_query("green tea", "t", ["a", "a/b"])
+
+
+@pytest.mark.parametrize("k, semantic, lexical", [(1, 10, 20), (10, 10, 20), (15, 15, 30), (50, 50, 100)])
+def test_recall_keeps_k_semantic_and_2k_lexical_hits(k, semantic, lexical):
+    """The vector side keeps k hits (at least 10: an index neighbour is the dearest row),
+    the full-text side 2k (at least 20), over-fetched twice before its filters."""
+    from datetime import datetime, timezone
+
+    from graphmem import _recall
+
+    now = datetime.now(timezone.utc)
+    params = _recall.params(tenant="t", query="green tea", scope="a", k=k, vector=None, as_of=now, valid_at=now,
+                            kind_list=None, purpose="inform", max_sensitivity=None, include_invalidated=False,
+                            settings=_recall.RecallSettings())
+    assert (params["semanticFetch"], params["fetch"], params["textFetch"]) == (semantic, lexical, 2 * lexical)
+    assert params["overFetch"] == 1.5 and params["keep"] == 2 * k and params["shortlist"] == k
