@@ -44,11 +44,15 @@ def sent_lucene(query: str, tenant: str, scope: str, visible: int, total: int) -
     return lucene_query(query, None if open_ else tenant, chain(scope))
 
 
-def candidate_counts(visible: int, total: int, k: int = 10) -> tuple[int, int]:
-    """The vector neighbours and full-text hits recall asks for on its index path with the
-    open Lucene query (the whole tenant): the template's own arithmetic on its parameters."""
+def candidate_counts(visible: int, total: int, k: int = 10) -> tuple[int, int] | None:
+    """The vector neighbours and full-text hits recall asks for when it takes the vector
+    index path with the open Lucene query (the whole tenant, from about 1,000 memories on):
+    the template's own rules and arithmetic on its parameters; None on the other paths."""
     p = recall_params(tenant="t", query="q", scope="s", k=k, vector=None, as_of=None, valid_at=None, kind_list=None,
                       purpose="inform", max_sensitivity=None, include_invalidated=False, settings=RecallSettings())
+    exact = visible <= p["exactLimit"] or visible * visible <= p["neighbourCost"] * p["semanticFetch"] * p["overFetch"] * total
+    if exact or visible < p["openShare"] * total:
+        return None
     spread = total / visible
     vector = min(p["maxVectorFetch"], math.ceil(p["semanticFetch"] * p["overFetch"] * spread))
     return vector, math.ceil(p["textFetch"] * spread)
@@ -105,13 +109,14 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 # the floors and recall alternate query by query, so machine noise hits all alike
                 recall_ms, floor_ms, hybrid_ms, candidate_ms = [], [], [], []
-                vector_k, text_k = candidate_counts(visible(scope), written) if label == "whole tenant" else (0, 0)
+                counts = candidate_counts(visible(scope), written)
+                vector_k, text_k = counts or (0, 0)
                 for q, v in zip(queries, vectors):
                     lucene = sent_lucene(q, tenant, scope, visible(scope), written)
                     floor_ms += harness.timed(lambda: driver.execute_query(floor, {"k": 10, "vector": v}), 1)
                     hybrid_ms += harness.timed(lambda: driver.execute_query(
                         hybrid, {"vectorK": 10, "textK": 10, "vector": v, "lucene": lucene}), 1)
-                    if label == "whole tenant":
+                    if counts:
                         candidate_ms += harness.timed(lambda: driver.execute_query(
                             hybrid, {"vectorK": vector_k, "textK": text_k, "vector": v, "lucene": lucene}), 1)
                     recall_ms += harness.timed(lambda: memory.recall(q, scope=scope, k=10), 1)
@@ -131,8 +136,9 @@ def main(argv: list[str] | None = None) -> int:
                     series["floor p50"][1].append(f50)
                     series["hybrid floor p50"][0].append(size)
                     series["hybrid floor p50"][1].append(h50)
-                    series["candidate floor p50"][0].append(size)
-                    series["candidate floor p50"][1].append(c50)
+                    if c50:
+                        series["candidate floor p50"][0].append(size)
+                        series["candidate floor p50"][1].append(c50)
         if args.keep:
             print(f"kept tenant {tenant}", file=sys.stderr)
         else:
@@ -150,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
              "memory of the tenant but 200 (the vector index path); `vip` is a 200-memory scope of the same tenant "
              "(the exact in-scope scan path). The candidate floor is the hybrid floor with as many rows as recall itself asks the two indexes for on "
              "the whole tenant (k semantic hits over-fetched 1.5 times and by all memories / visible ones, 2k lexical hits over-fetched twice "
-             "and by the same ratio), ids only: what the index calls alone cost before any filtering, fusion, expansion or projection.")
+             "and by the same ratio), ids only: what the index calls alone cost before any filtering, fusion, expansion or projection "
+             "('-' where recall scans the scope exactly or narrows the Lucene query instead).")
     print(body)
     print(harness.write_result("recall", "Recall latency vs the vector-index floor", body, notes))
     harness.plot("recall", "Recall latency vs floor (p50)", "memories in tenant", "ms", series)

@@ -3,7 +3,8 @@
 //   semantic -- an exact cosine scan of the memories in the visible scopes (their number
 //               comes from the scopes' memories counters) when there are at most
 //               $exactLimit of them, or when scanning them costs less than over-fetching
-//               from the index (inScope^2 <= semanticFetch * overFetch * total): a small
+//               from the index (inScope^2 <= neighbourCost * semanticFetch * overFetch *
+//               total), or when there is no query vector (nothing to search): a small
 //               scope in a large tenant gets its true top-k. Otherwise the vector index, asked for
 //               $semanticFetch neighbours over-fetched by total / inScope times $overFetch,
 //               then filtered and re-scored exactly (the index may be quantized). Keeps the
@@ -47,11 +48,13 @@ CALL () {
   MATCH (any_memory:Memory)
   RETURN count(any_memory) AS total
 }
+// exact: no query vector (nothing to search, nothing to retry), or forced, or cheaper (a
+// scanned row costs Neo4j about 1/$neighbourCost of an index neighbour)
 WITH inScope, total,
-     CASE $strategy
-       WHEN 'exact' THEN true
-       WHEN 'index' THEN false
-       ELSE inScope <= $exactLimit OR inScope * inScope <= $semanticFetch * $overFetch * total
+     CASE
+       WHEN $vector IS NULL OR $strategy = 'exact' THEN true
+       WHEN $strategy = 'index' THEN false
+       ELSE inScope <= $exactLimit OR inScope * inScope <= $neighbourCost * $semanticFetch * $overFetch * total
      END AS exact
 CALL (inScope, total, exact) {
   CALL (inScope, total, exact) {
@@ -63,7 +66,7 @@ CALL (inScope, total, exact) {
     UNION
     WITH inScope, total
     WHERE $vector IS NOT NULL AND NOT exact
-    WITH toInteger(ceil($semanticFetch * $overFetch * (1.0 * total / inScope))) AS wanted
+    WITH toInteger(ceil($semanticFetch * $overFetch * (1.0 * total / CASE WHEN inScope > 0 THEN inScope ELSE 1 END))) AS wanted
     CALL db.index.vector.queryNodes('memory_embedding',
         CASE WHEN wanted > $maxVectorFetch THEN $maxVectorFetch ELSE wanted END, $vector)
       YIELD node AS m

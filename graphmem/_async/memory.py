@@ -588,7 +588,8 @@ class AsyncMemory(AsyncIngestMixin, AsyncInsightsMixin, AsyncProceduresMixin):
         full-text candidates from Neo4j's indexes, fused, expanded one hop through the
         graph, re-scored with recency, importance and trust. By default only what is valid
         and believed now; ``purpose="act"`` leaves out quarantined records. One round trip
-        to Neo4j (besides embedding the query)."""
+        to Neo4j (besides embedding the query); one or two more only when filters or
+        others' documents ate the candidates' over-fetch."""
         text = check.text(query, "query")
         scope = _scopes.check_path(scope)
         k = _recall.check_k(k)

@@ -164,7 +164,9 @@ def test_expansion_ignores_invalidated_relations_and_citations_are_filtered(memo
 def test_filters_never_lose_results_on_the_index_path(neo4j, schema, embedder, tenant):
     """300 episodes crowd the index's candidates; the 3 facts asked for must still come back:
     recall searches the index deeper, then scans exactly. (A tiny over-fetch makes the first
-    search come back with episodes only, whatever else the test database holds.)"""
+    search come back with episodes only: it asks for 10 x 0.01 x all memories / 303
+    neighbours, fewer than the 300 episodes nearer the query while the test database holds
+    under some 90,000 memories.)"""
     from graphmem import RecallSettings
 
     seen = []
@@ -182,6 +184,31 @@ def test_filters_never_lose_results_on_the_index_path(neo4j, schema, embedder, t
     assert seen[0] == ("index", 0.01)
     assert seen[1] == ("index", pytest.approx(0.15))
     assert [s for s, _ in seen[2:]] in ([], ["exact"])
+
+
+def test_without_an_embedder_recall_is_one_round_trip(neo4j, schema, tenant):
+    """No query vector, nothing to search semantically: recall must not take the index path
+    (forced here, as auto takes it past the exact-scan limit when the database is big) and
+    then ask again for semantic hits it cannot have."""
+    from graphmem import RecallSettings
+
+    seen = []
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant,
+                recall_settings=RecallSettings(strategy="index"), tracer=lambda name, params, seconds: seen.append(name)) as m:
+        m.remember_many([{"text": f"Alice likes green tea, cup {i}", "scope": "s"} for i in range(300)])
+        seen.clear()
+        hits = m.recall("green tea", scope="s", k=5)
+    assert len(hits) == 5 and all(h.parts.lexical > 0 for h in hits)
+    assert seen == ["recall"]
+
+
+def test_a_forced_index_path_on_an_empty_scope_returns_nothing(neo4j, schema, embedder, tenant):
+    from graphmem import RecallSettings
+
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                recall_settings=RecallSettings(strategy="index")) as m:
+        m.remember("Alice likes green tea", scope="elsewhere")
+        assert m.recall("green tea", scope="empty", k=5) == []
 
 
 @pytest.mark.parametrize("call, field", [

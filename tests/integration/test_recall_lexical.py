@@ -72,13 +72,16 @@ def test_open_query_crowded_out_by_another_tenant_is_asked_again_narrowed(neo4j,
     lexical = {r.record.id for r in hits if r.parts.lexical > 0}
     assert wanted <= lexical
     assert all(r.record.tenant == tenant for r in hits)
-    assert [p["scopedLexical"] for p in seen] == [False, True]  # open, then narrowed
+    # open, then narrowed (the semantic side may be asked again too: the crowd's texts are
+    # close to the query on the vector index, so a deeper search and an exact scan may follow)
+    assert [p["scopedLexical"] for p in seen][:2] == [False, True] and all(p["scopedLexical"] for p in seen[1:])
+    assert len(seen) <= 3
 
     seen.clear()
     with _memory(neo4j, embedder, tenant, ALWAYS_NARROWED, seen) as m:
         assert {r.record.id for r in m.recall("kiwi", scope="s", k=10) if r.parts.lexical > 0} == lexical
     # narrowed from the start: never asked again for the lexical side (the semantic side may
-    # be, exactly: the crowd's texts are close to the query on the vector index too)
+    # be, deeper or exactly: the crowd's texts are close to the query on the vector index too)
     assert not any(p["scopedLexical"] for p in seen)
     with _memory(neo4j, embedder, other, ALWAYS_OPEN) as m:
         m.erase(scope="s")

@@ -1,0 +1,61 @@
+"""Memory.recall's retries, driven by scripted template answers (no database): what is
+asked again, with which parameters, and never more than three round trips."""
+
+from __future__ import annotations
+
+from graphmem import Memory
+
+
+class ScriptedRun:
+    """Stands in for the executor: answers each ``recall`` read with the next scripted row."""
+
+    def __init__(self, *firsts: dict) -> None:
+        self.firsts = list(firsts)
+        self.calls: list[dict] = []
+
+    def read(self, name: str, **params):
+        assert name == "recall"
+        self.calls.append(params)
+        return [dict(self.firsts.pop(0), node=None)]
+
+    def close(self) -> None:
+        pass
+
+
+def first(exact=False, semantic=10, in_scope=5000, open_=False, saturated=False, foreign=0, lexical=20):
+    return {"exact": exact, "semanticCount": semantic, "inScope": in_scope, "lexicalOpen": open_,
+            "lexicalSaturated": saturated, "lexicalForeign": foreign, "lexicalCount": lexical}
+
+
+def recall_with(*answers: dict) -> list[dict]:
+    memory = Memory.from_driver(object(), tenant="t")
+    memory._run = ScriptedRun(*answers)
+    memory.recall("green tea", scope="s", k=10)
+    return memory._run.calls
+
+
+def test_a_complete_answer_is_one_round_trip():
+    calls = recall_with(first())
+    assert len(calls) == 1 and calls[0]["overFetch"] == 1.5 and calls[0]["strategy"] == "auto"
+
+
+def test_a_short_index_search_is_deepened_then_scanned_and_the_narrowed_query_kept():
+    calls = recall_with(first(semantic=0, open_=True, saturated=True, foreign=5, lexical=3),
+                        first(semantic=4, lexical=12), first(exact=True, semantic=10))
+    assert len(calls) == 3
+    assert (calls[0]["overFetch"], calls[0]["scopedLexical"]) == (1.5, False)
+    # 15 times deeper (none of 10 kept), narrowed; then the exact scan, still narrowed
+    assert (calls[1]["strategy"], calls[1]["overFetch"], calls[1]["scopedLexical"]) == ("auto", 22.5, True)
+    assert (calls[2]["strategy"], calls[2]["scopedLexical"]) == ("exact", True)
+    assert all(isinstance(c["overFetch"], float) for c in calls)  # one plan signature
+
+
+def test_never_more_than_three_round_trips():
+    # even a (impossible) short exact answer is not asked again
+    calls = recall_with(first(semantic=0), first(semantic=0), first(semantic=0), first(semantic=0))
+    assert len(calls) == 3 and calls[2]["strategy"] == "exact"
+
+
+def test_a_deeper_search_that_suffices_ends_the_retries():
+    calls = recall_with(first(semantic=5), first(semantic=10))
+    assert len(calls) == 2 and calls[1]["overFetch"] == 1.5 * 1.5 * 10 / 5
