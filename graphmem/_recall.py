@@ -213,8 +213,8 @@ def semantic_fetch(k: int) -> int:
     over-fetching): ``k``, at least 10. The lexical side keeps twice as many (``2k``, at
     least 20): a full-text hit costs Neo4j about 40 µs, an index neighbour about 100 µs, and
     a record the vector side left out is still scored with its true cosine when the other
-    side or the graph brings it in (on LongMemEval, keeping 10 semantic hits instead of 20
-    changed no question's nDCG@10)."""
+    side or the graph brings it in (re-scoring LongMemEval's recorded candidate lists with 10
+    semantic hits instead of 20 changed no question's nDCG@10)."""
     return max(k, 10)
 
 
