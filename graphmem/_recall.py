@@ -112,9 +112,20 @@ class RecallSettings:
             raise InvalidInputError("session_penalty", f"must be 0 or more, got {self.session_penalty!r}")
         if not self.lexical_open_share > 0:
             raise InvalidInputError("lexical_open_share", f"must be positive, got {self.lexical_open_share!r}")
-        for name in ("semantic_spread", "lexical_spread"):
-            if not getattr(self, name) > 0:
-                raise InvalidInputError(name, f"must be positive, got {getattr(self, name)!r}")
+        for name in ("semantic_spread", "lexical_spread", "over_fetch"):
+            value = getattr(self, name)
+            if not (_is_number(value) and value > 0 and math.isfinite(value)):
+                raise InvalidInputError(name, f"must be a positive number, got {value!r}")
+        # integers (a float would also change the statement's parameter types: another plan)
+        for name, least in (("exact_scan_limit", 0), ("max_vector_fetch", 1), ("rrf_k", 0),
+                            ("expand_from", 0), ("expand_limit", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise InvalidInputError(name, f"must be an integer of at least {least}, got {value!r}")
+        if not isinstance(self.half_life, timedelta) or self.half_life < timedelta(0):
+            raise InvalidInputError("half_life", f"must be a timedelta of 0 or more, got {self.half_life!r}")
+        if not isinstance(self.weights, RecallWeights):
+            raise InvalidInputError("weights", f"must be a RecallWeights, got {self.weights!r}")
 
     weights: RecallWeights = field(default_factory=RecallWeights)
     half_life: timedelta = timedelta(days=30)
@@ -130,6 +141,10 @@ class RecallSettings:
     semantic_spread: float = 0.05
     lexical_spread: float = 0.5
     session_penalty: float = 0.05
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def lucene_query(query: str, tenant: str | None, chain: Sequence[str]) -> str | None:

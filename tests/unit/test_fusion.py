@@ -89,8 +89,14 @@ def test_the_share_moves_the_decision_between_the_sides():
 
 
 @pytest.mark.parametrize("field, value", [("semantic_share", 1.5), ("semantic_share", -0.1),
-                                          ("semantic_spread", 0.0), ("lexical_spread", -1.0)])
-def test_fusion_settings_are_checked(field, value):
+                                          ("semantic_spread", 0.0), ("lexical_spread", -1.0),
+                                          ("over_fetch", 0), ("over_fetch", float("inf")), ("over_fetch", "2"),
+                                          ("over_fetch", True), ("max_vector_fetch", 0), ("max_vector_fetch", 5.0),
+                                          ("exact_scan_limit", -1), ("exact_scan_limit", 256.0), ("rrf_k", None),
+                                          ("expand_from", -1), ("expand_limit", "20"),
+                                          ("half_life", 30), ("half_life", __import__("datetime").timedelta(days=-1)),
+                                          ("weights", {"fused": 1.0})])
+def test_recall_settings_are_checked(field, value):
     with pytest.raises(InvalidInputError, match=field):
         RecallSettings(**{field: value})
 
