@@ -5,10 +5,11 @@
 //               $exactLimit of them, or when scanning them costs less than over-fetching
 //               from the index (inScope^2 <= neighbourCost * semanticFetch * overFetch *
 //               total), or when there is no query vector (nothing to search): a small
-//               scope in a large tenant gets its true top-k. Otherwise the vector index, asked for
-//               $semanticFetch neighbours over-fetched by total / inScope times $overFetch,
-//               then filtered and re-scored exactly (the index may be quantized). Keeps the
-//               best $semanticFetch. $strategy 'exact' or 'index' forces one.
+//               scope in a large tenant gets its true top-k. Otherwise the vector index,
+//               asked for $semanticFetch neighbours over-fetched by total / inScope times
+//               $overFetch, then filtered and re-scored exactly (the index may be
+//               quantized). Keeps the best $semanticFetch. $strategy 'exact' or 'index'
+//               forces one.
 //   lexical  -- the full-text index: $lucene, narrowed to the visible scopes by lexKey (a
 //               zero-weight clause, so scores are the text's alone), or, when those scopes
 //               hold $openShare of all memories, $luceneOpen over-fetched by total / inScope
