@@ -46,8 +46,9 @@ def test_write_benchmark_smoke(neo4j, schema, tmp_path, driver):
 
 
 def test_longmemeval_benchmark_smoke(neo4j, schema, tmp_path):
-    """Two made-up questions in LongMemEval's format: the harness ingests, recalls, scores
-    and writes its table (the real data set lives outside the repository)."""
+    """Three made-up questions in LongMemEval's format: the harness ingests, recalls, scores
+    and writes its table (the real data set lives outside the repository); the abstention
+    question gets a row of its own and counts in no type and not overall."""
     import json
 
     def session(*turns):
@@ -67,6 +68,8 @@ def test_longmemeval_benchmark_smoke(neo4j, schema, tmp_path):
         ("single-session-user", "What is my hamster called?", "My hamster is called Biscuit."),
         ("temporal-reasoning", "When did I adopt the parrot?", "I adopted a parrot named Kiwi in February."),
     ])]
+    abstention = dict(questions[0], question_id="q9_abs", question="What is my goldfish called?")
+    questions.append(abstention)
     data = tmp_path / "lme.json"
     data.write_text(json.dumps(questions))
     env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
@@ -77,6 +80,8 @@ def test_longmemeval_benchmark_smoke(neo4j, schema, tmp_path):
     table = (tmp_path / "longmemeval.md").read_text()
     assert "| overall | graphmem | 2 |" in table and "| overall | BM25 | 2 |" in table and "| overall | dense | 2 |" in table
     assert "| single-session-user | graphmem | 1 | 1.000 | 1.000 | 1.000 | 1.000 |" in table
+    assert "| abstention (not scored) | graphmem | 1 |" in table and "| abstention (not scored) | dense | 1 |" in table
+    assert "3 questions (2 scored, 1 abstention questions left out" in table
 
 
 def test_graphiti_comparison_smoke(neo4j, schema, tmp_path, driver):
