@@ -153,24 +153,26 @@ def test_recall_returns_every_temporal_property_as_text():
     }
     assert temporal >= {"createdAt", "validFrom", "occurredAt"}
     for prop in sorted(temporal):
-        for var in ("m", "c"):  # the record and, for insights, its citations
+        for var in ("p", "c"):  # the record (its properties(m)) and, for insights, its citations
             assert f"{prop}: toString({var}.{prop})" in text, (prop, var)
 
 
 def test_recall_projects_exactly_the_properties_its_records_have():
     """Records are built from the properties graphmem's models have, named one by one: no
-    m {.*} (it reads the embedding and the lookup keys from the store, and textKey repeats
-    the whole text), and a field added to a model must be projected here too."""
+    m {.*} (it would send the embedding and the lookup keys, and textKey repeats the whole
+    text), the record's keys taken from one read of its properties, and a field added to a
+    model must be projected here too."""
     import re
 
     from graphmem import _records
 
     text = _templates.get("recall").text
     assert ".*" not in text
+    assert "properties(m) AS p" in text
     to_property = {field: prop for prop, field in _records._FIELDS.items()}
     wanted = {to_property.get(name, name) for cls in _records._KINDS.values() for name in cls.model_fields}
     wanted = wanted - {"embedding", "superseded_by", "properties"} | {"propertiesJson"}
-    for var in ("m", "c"):  # the record and, for insights, its citations
+    for var in ("p", "c"):  # the record (its properties(m)) and, for insights, its citations
         body = re.search(r"\b" + var + r" \{(\.id,.*?)\}", text, re.S).group(1)
         projected = set(re.findall(r"\.(\w+)\s*(?:,|$)", body)) | set(re.findall(r"(\w+): toString", body))
         assert projected == wanted, (var, sorted(projected ^ wanted))
