@@ -21,6 +21,7 @@ from neo4j import GraphDatabase  # noqa: E402
 
 import harness  # noqa: E402
 from graphmem import Memory, WordLlamaEmbedder  # noqa: E402
+from graphmem._vectors import Vector  # noqa: E402  (the floor sends what remember_many sends)
 from recall import sentence  # noqa: E402
 
 
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
                 started = time.perf_counter()
                 for start in range(0, size, args.batch):
                     batch = [{"id": uuid.uuid4().hex, "tenant": tenant, "scope": "w/floor", "text": texts[i],
-                              "createdAt": now, "embedding": vectors[i]} for i in range(start, min(size, start + args.batch))]
+                              "createdAt": now, "embedding": Vector(vectors[i])} for i in range(start, min(size, start + args.batch))]
                     driver.execute_query(floor_create, {"rows": batch})
                 timings["floor"] = time.perf_counter() - started
                 print(f"  {size:,} floor: {timings['floor']:.1f}s", file=sys.stderr)

@@ -12,6 +12,7 @@ from enum import Enum
 from typing import Any, Iterable, TypeVar
 
 from ._errors import InvalidInputError
+from ._vectors import Vector
 
 MAX_TEXT_LENGTH = 32_000
 """The longest ``text`` a memory may have, in characters (longer input is rejected)."""
@@ -127,12 +128,12 @@ def predicate(value: Any, field: str = "predicate") -> str | None:
     return normal
 
 
-def embedding(value: Any, field: str, dimension: int | None) -> list[float]:
+def embedding(value: Any, field: str, dimension: int | None) -> Vector:
     if not isinstance(value, (list, tuple)) or not value:
         raise InvalidInputError(field, "must be a non-empty list of numbers")
     if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value):
         raise InvalidInputError(field, "must contain only numbers")
-    vector = [float(x) for x in value]
+    vector = Vector(float(x) for x in value)
     if not all(math.isfinite(x) for x in vector):
         raise InvalidInputError(field, "contains NaN or infinity")
     if dimension is not None and len(vector) != dimension:
