@@ -128,13 +128,20 @@ def predicate(value: Any, field: str = "predicate") -> str | None:
     return normal
 
 
+_PLAIN_NUMBERS = {float, int}
+
+
 def embedding(value: Any, field: str, dimension: int | None) -> Vector:
     if not isinstance(value, (list, tuple)) or not value:
         raise InvalidInputError(field, "must be a non-empty list of numbers")
-    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value):
+    # checked element by element only when some element is not a plain float or int (a
+    # float subclass such as numpy's float64 passes; bool, an int subclass, does not):
+    # remember_many checks a 256-d vector per row, and the loop cost 0.25 ms of each
+    if not set(map(type, value)) <= _PLAIN_NUMBERS and not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) for x in value):
         raise InvalidInputError(field, "must contain only numbers")
-    vector = Vector(float(x) for x in value)
-    if not all(math.isfinite(x) for x in vector):
+    vector = Vector(map(float, value))
+    if not all(map(math.isfinite, vector)):
         raise InvalidInputError(field, "contains NaN or infinity")
     if dimension is not None and len(vector) != dimension:
         raise InvalidInputError(field, f"has {len(vector)} dimensions; the vector index has {dimension}")

@@ -209,3 +209,15 @@ def test_a_checked_embedding_is_a_list_with_a_short_repr():
     assert all(type(x) is float for x in vector)
     assert repr(vector) == "<vector of 3 floats>"
     assert repr(check.embedding([0.1] * 256, "embedding", None)) == "<vector of 256 floats>"
+
+
+def test_embedding_accepts_float_subclasses_and_rejects_other_number_types():
+    """The fast path (plain floats and ints) and the element-by-element check agree: a float
+    subclass such as numpy's float64 is a number, a bool or a numeric string is not."""
+    class Float(float):
+        pass
+
+    assert check.embedding([Float(0.5), 1], "embedding", None) == [0.5, 1.0]
+    for bad in ([0.5, True], [0.5, "1.0"], [0.5, 1 + 2j]):
+        with pytest.raises(InvalidInputError, match="only numbers"):
+            check.embedding(bad, "embedding", None)
