@@ -36,7 +36,8 @@ def test_recall_benchmark_smoke(neo4j, schema, tmp_path):
 def test_write_benchmark_smoke(neo4j, schema, tmp_path, driver):
     env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
                GRAPHMEM_BENCH_RESULTS=str(tmp_path))
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "write.py"), "--sizes", "120", "--batch", "50"],
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "write.py"), "--sizes", "120", "--batch", "50",
+                           "--warmup", "30"],
                           capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     table = (tmp_path / "write.md").read_text()
