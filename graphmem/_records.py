@@ -39,9 +39,20 @@ _INTERNAL = {"lexKey", "textKey", "nameKey", "aliasKeys", "closedAt", "propertie
 _MODEL_FIELDS = {kind: frozenset(cls.model_fields) for kind, cls in _KINDS.items()}
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def native(value: Any) -> Any:
     """Neo4j values to plain Python, recursively: temporal values to datetimes, nodes to
-    their property maps."""
+    their property maps. (Dispatched on the exact type first: recall converts some
+    thousand values per call, nearly all of them plain.)"""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is dict:
+        return {k: v if type(v) in _PLAIN else native(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _PLAIN else native(v) for v in value]
     if value is None or isinstance(value, (str, int, float)):
         return value
     if isinstance(value, list):
@@ -58,7 +69,7 @@ def native(value: Any) -> Any:
 def row(record: Any) -> dict[str, Any]:
     """One driver record as a plain dict (a single pass; ``Record.data()`` would walk the
     values once more)."""
-    return {key: native(value) for key, value in record.items()}
+    return {key: value if type(value) in _PLAIN else native(value) for key, value in record.items()}
 
 
 def to_record(node: dict[str, Any], *, superseded_by: list[dict[str, Any]] | None = None) -> Record:
@@ -72,7 +83,7 @@ def to_record(node: dict[str, Any], *, superseded_by: list[dict[str, Any]] | Non
             continue
         field = _FIELDS.get(key, key)
         if field in fields:
-            data[field] = native(value)
+            data[field] = value if type(value) in _PLAIN else native(value)
     if "cites" in data:
         data["cites"] = tuple(sorted(data["cites"]))
     if kind == "entity" and node.get("propertiesJson"):

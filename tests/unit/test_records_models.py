@@ -108,3 +108,14 @@ def test_fact_valid_at_is_half_open():
     open_ended = Fact(id="g", tenant="t", scope="s", text="x", created_at=T0)
     assert open_ended.valid_at(T0 - timedelta(days=10_000))
     assert open_ended.believed
+
+
+def test_native_converts_nested_driver_values_and_passes_plain_ones_through():
+    from graphmem._records import native, row
+
+    value = {"at": Neo4jDateTime.from_native(T0), "list": [Neo4jDateTime.from_native(T0), 1, "x", None],
+             "flag": True, "n": 2.5, "nested": {"deep": [Neo4jDateTime.from_native(T0)]}}
+    out = native(value)
+    assert out == {"at": T0, "list": [T0, 1, "x", None], "flag": True, "n": 2.5, "nested": {"deep": [T0]}}
+    assert type(out["at"]) is type(T0) and out["flag"] is True
+    assert row({"a": Neo4jDateTime.from_native(T0), "b": "plain"}) == {"a": T0, "b": "plain"}
