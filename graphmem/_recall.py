@@ -310,7 +310,10 @@ def underfilled(rows: list[dict[str, Any]], k: int, *, deepened: bool = False) -
 
 
 def _moment(record: Record) -> datetime:
-    return getattr(record, "occurred_at", None) or getattr(record, "valid_from", None) or record.created_at
+    # the instance's own fields: getattr of a field another kind has goes through
+    # pydantic's __getattr__ and an AttributeError
+    fields = record.__dict__
+    return fields.get("occurred_at") or fields.get("valid_from") or record.created_at
 
 
 _LOWEST = -2.0  # standard deviations: a candidate missing from a side counts as this far below it
@@ -381,12 +384,13 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
         age = max(0.0, (now - _moment(record)).total_seconds())
         recency = math.pow(0.5, age / half_life) if half_life > 0 else 0.0
         trust = record.provenance.trust / Provenance.HUMAN_CORRECTION.trust
-        parts = ScoreParts(semantic=semantic, lexical=lexical, fused=fused, graph=graph, recency=recency,
+        # model_construct: every value is a float computed here, nothing to validate
+        parts = ScoreParts.model_construct(semantic=semantic, lexical=lexical, fused=fused, graph=graph, recency=recency,
                            importance=record.importance, trust=trust)
         total = (w.fused * fused + w.semantic * semantic + w.lexical * lexical + w.graph * graph
                  + w.recency * recency + w.importance * record.importance + w.trust * trust)
         citations = tuple(to_record(c) for c in row.get("cites") or ())
-        results.append(ScoredMemory(
+        results.append(ScoredMemory.model_construct(
             record=record, score=total, parts=parts, citations=citations,
             quarantined=record.status == Status.QUARANTINED,
             via_graph=row["semanticRank"] is None and row["lexicalRank"] is None,

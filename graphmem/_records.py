@@ -34,9 +34,14 @@ _FIELDS = {
     "lastCorroboratedAt": "last_corroborated_at",
 }
 _INTERNAL = {"lexKey", "textKey", "nameKey", "aliasKeys", "closedAt", "propertiesJson", "kind", "stepsKey"}
-# each kind's model fields, looked up once (pydantic's class attribute is slow: recall
-# builds some twenty records per call)
-_MODEL_FIELDS = {kind: frozenset(cls.model_fields) for kind, cls in _KINDS.items()}
+_PROPERTY = {field: prop for prop, field in _FIELDS.items()}
+# each kind's (property, model field) pairs, looked up once: recall builds some twenty
+# records per call from maps that name every kind's properties, most of them null
+_MODEL_PROPERTIES = {
+    kind: tuple((_PROPERTY.get(field, field), field) for field in cls.model_fields
+                if _PROPERTY.get(field, field) not in _INTERNAL)
+    for kind, cls in _KINDS.items()
+}
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
@@ -76,13 +81,10 @@ def to_record(node: dict[str, Any], *, superseded_by: list[dict[str, Any]] | Non
     """Build the model for a node map returned by a template (``kind`` names the model)."""
     kind = node["kind"]
     cls = _KINDS[kind]
-    fields = _MODEL_FIELDS[kind]
     data: dict[str, Any] = {"kind": kind}
-    for key, value in node.items():
-        if key in _INTERNAL or value is None:
-            continue
-        field = _FIELDS.get(key, key)
-        if field in fields:
+    for prop, field in _MODEL_PROPERTIES[kind]:
+        value = node.get(prop)
+        if value is not None:
             data[field] = value if type(value) in _PLAIN else native(value)
     if "cites" in data:
         data["cites"] = tuple(sorted(data["cites"]))
