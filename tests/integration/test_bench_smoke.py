@@ -83,6 +83,7 @@ def test_longmemeval_benchmark_smoke(neo4j, schema, tmp_path):
     assert "| single-session-user | graphmem | 1 | 1.000 | 1.000 | 1.000 | 1.000 |" in table
     assert "| abstention (not scored) | graphmem | 1 |" in table and "| abstention (not scored) | dense | 1 |" in table
     assert "3 questions (2 scored, 1 abstention questions left out" in table
+    assert "| all questions, abstention included | graphmem | 3 |" in table
 
 
 def test_graphiti_comparison_smoke(neo4j, schema, tmp_path, driver):

@@ -228,3 +228,13 @@ def test_the_scope_narrowing_does_not_score():
 
     query = lucene_query("green tea", "t", ["a", "a/b"])
     assert query.startswith("text:(green tea) AND (lexKey:(") and query.endswith("))^0")
+
+
+def test_an_exact_name_wins_in_a_young_database_where_bm25_scores_are_small():
+    """Nine facts in the whole database: BM25's IDF is small, the fact naming the person
+    scores 0.5 and the others 0.01. A fixed noise floor of 0.5 BM25 points took that for
+    noise and let a higher cosine win; the floor scales down with the scores."""
+    rows = [row("named", 0.6986, 0.4997, 2, 1), row("other0", 0.7302, 0.0121, 1, 3), row("other2", 0.6821, 0.0121, 3, 2)]
+    assert ids(rows, k=3)[0] == "named"
+    scaled = [row(r["node"]["id"], r["semantic"], r["lexical"] * 20, r["semanticRank"], r["lexicalRank"]) for r in rows]
+    assert ids(scaled, k=3)[0] == "named"  # the same query in a big database: the same winner
