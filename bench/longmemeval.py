@@ -166,7 +166,8 @@ def main(argv: list[str] | None = None) -> int:
                 items = [s for k in (kinds if kind == "overall" else [*kinds, ABSTENTION]) for s in per[k]]
             else:
                 items = per[kind]
-            rows.append([kind, name, len(items), *(sum(s[m] for s in items) / len(items) for m in metrics)])
+            if items:  # (--limit may leave a row without questions)
+                rows.append([kind, name, len(items), *(sum(s[m] for s in items) / len(items) for m in metrics)])
     body = harness.table(["question type", "system", "questions", *metrics], [
         [*r[:3], *(f"{v:.3f}" for v in r[3:])] for r in rows])
     def verdict(kind: str) -> str:  # on nDCG@10, the last column
@@ -174,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         best = max(r[-1] for r in rows if r[0] == kind and r[1] != "graphmem")
         return "beats both" if ours > best + 1e-9 else ("ties the best" if abs(ours - best) <= 1e-9 else "LOSES")
 
-    wins = {kind: verdict(kind) for kind in [*kinds, "overall", *extra[1:]]}
+    wins = {kind: verdict(kind) for kind in [*kinds, "overall", *extra[1:]] if any(r[0] == kind for r in rows)}
     scored = sum(len(results["graphmem"][k]) for k in kinds)
     notes = (f"{len(questions)} questions ({scored} scored, {len(questions) - scored} abstention questions left out "
              f"of the types and overall, as LongMemEval's retrieval metrics do), {sum(len(s) for q in questions for s in q['haystack_sessions']):,} turns; "

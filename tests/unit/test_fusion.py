@@ -238,3 +238,17 @@ def test_an_exact_name_wins_in_a_young_database_where_bm25_scores_are_small():
     assert ids(rows, k=3)[0] == "named"
     scaled = [row(r["node"]["id"], r["semantic"], r["lexical"] * 20, r["semanticRank"], r["lexicalRank"]) for r in rows]
     assert ids(scaled, k=3)[0] == "named"  # the same query in a big database: the same winner
+
+
+def test_low_lexical_scores_that_all_score_alike_stay_noise():
+    """Twenty hits share only common words (BM25 0.9-1.3 in a big database); the semantic
+    side has a clear standout. The lexical floor shrinks only for small *best* scores, not
+    so far that the low scores' own differences decide."""
+    rows = [row(f"common{i}", 0.70 + (i % 4) * 0.001, 0.9 + (i * 7 % 20) * 0.02, i + 2, i + 1) for i in range(20)]
+    rows.append(row("answer", 0.72, 1.0, 1, 12))
+    assert ids(rows)[0] == "answer"
+
+
+def test_lexical_scores_of_zero_do_not_divide_by_zero():
+    rows = [row("a", 0.8, 0.0, 1, 1), row("b", 0.7, 0.0, 2, 2)]
+    assert ids(rows, k=2) == ["a", "b"]
