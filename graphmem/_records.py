@@ -51,21 +51,12 @@ def native(value: Any) -> Any:
     """Neo4j values to plain Python, recursively: temporal values to datetimes, nodes to
     their property maps. (Dispatched on the exact type first: recall converts some
     thousand values per call, nearly all of them plain.)"""
-    kind = type(value)
-    if kind in _PLAIN:
-        return value
-    if kind is dict:
-        return {k: v if type(v) in _PLAIN else native(v) for k, v in value.items()}
-    if kind is list:
-        return [v if type(v) in _PLAIN else native(v) for v in value]
-    if value is None or isinstance(value, (str, int, float)):
+    if type(value) in _PLAIN or isinstance(value, (str, int, float)):
         return value
     if isinstance(value, list):
-        return [native(v) for v in value]
-    if isinstance(value, dict):
-        return {k: native(v) for k, v in value.items()}
-    if isinstance(value, Node):
-        return {k: native(v) for k, v in value.items()}
+        return [v if type(v) in _PLAIN else native(v) for v in value]
+    if isinstance(value, (dict, Node)):
+        return {k: v if type(v) in _PLAIN else native(v) for k, v in value.items()}
     if hasattr(value, "to_native"):
         return value.to_native()
     return value
