@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from neo4j import GraphDatabase  # noqa: E402
 
 from graphmem import Memory, RecallSettings, WordLlamaEmbedder  # noqa: E402
-from graphmem._recall import lucene_query, params as recall_params  # noqa: E402  (what recall itself sends)
+from graphmem._fulltext import lucene_query  # noqa: E402
+from graphmem._recall import params as recall_params  # noqa: E402  (what recall itself sends)
 from graphmem._scopes import chain  # noqa: E402
 from graphmem._vectors import Vector  # noqa: E402  (the floors send what recall sends)
 import harness  # noqa: E402

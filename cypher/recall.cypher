@@ -77,13 +77,7 @@ CALL (inScope, total, exact) {
     RETURN m, vector.similarity.cosine(m.embedding, $vector) AS semantic
   }
   WITH m, semantic
-  WHERE m.kind IN $kinds
-    AND m.status IN $statuses AND m.sensitivity IN $sensitivities
-    AND m.createdAt <= $asOf
-    AND ($includeInvalidated OR m.invalidatedAt IS NULL OR m.invalidatedAt > $asOf)
-    AND (m.validFrom IS NULL OR m.validFrom <= $validAt)
-    AND (m.validTo IS NULL OR m.validTo > $validAt OR m.closedAt > $asOf)
-    AND (m.occurredAt IS NULL OR m.occurredAt <= $validAt)
+  WHERE {{recall_filter(m)}}
   WITH m, semantic ORDER BY semantic DESC, m.id LIMIT $semanticFetch
   RETURN collect({m: m, score: semantic}) AS semanticHits
 }
@@ -100,13 +94,7 @@ CALL (inScope, total) {
     RETURN m, lexical, open, textLimit, m.tenant = $tenant AND m.scope IN $chain AS visible
   }
   WITH m, lexical, open, textLimit, visible,
-       visible AND m.kind IN $kinds
-         AND m.status IN $statuses AND m.sensitivity IN $sensitivities
-         AND m.createdAt <= $asOf
-         AND ($includeInvalidated OR m.invalidatedAt IS NULL OR m.invalidatedAt > $asOf)
-         AND (m.validFrom IS NULL OR m.validFrom <= $validAt)
-         AND (m.validTo IS NULL OR m.validTo > $validAt OR m.closedAt > $asOf)
-         AND (m.occurredAt IS NULL OR m.occurredAt <= $validAt) AS wanted
+       visible AND {{recall_filter(m)}} AS wanted
   ORDER BY lexical DESC, m.id
   WITH collect(CASE WHEN wanted THEN {m: m, score: lexical} END) AS hits, coalesce(max(open), false) AS open,
        count(CASE WHEN NOT visible THEN 1 END) AS foreign, count(m) AS returned, max(textLimit) AS textLimit
@@ -139,13 +127,7 @@ CALL (direct) {
                  AND ($includeInvalidated OR link.invalidatedAt IS NULL OR link.invalidatedAt > $asOf)
                  AND (link.validFrom IS NULL OR link.validFrom <= $validAt)
                  AND (link.validTo IS NULL OR link.validTo > $validAt)))
-            AND n.kind IN $kinds
-            AND n.status IN $statuses AND n.sensitivity IN $sensitivities
-            AND n.createdAt <= $asOf
-            AND ($includeInvalidated OR n.invalidatedAt IS NULL OR n.invalidatedAt > $asOf)
-            AND (n.validFrom IS NULL OR n.validFrom <= $validAt)
-            AND (n.validTo IS NULL OR n.validTo > $validAt OR n.closedAt > $asOf)
-            AND (n.occurredAt IS NULL OR n.occurredAt <= $validAt)
+            AND {{recall_filter(n)}}
           | n] AS n
   WITH n, max(hit.rrf) AS via
   ORDER BY via DESC, n.id LIMIT $expandLimit
@@ -163,14 +145,7 @@ WITH inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, l
      head([x IN direct WHERE x.m = m]) AS d,
      head([x IN expanded WHERE x.m = m]) AS e
 RETURN inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated,
-       CASE WHEN m IS NULL THEN null ELSE p {.id, .kind, .tenant, .scope, .text, .provenance, .status, .sensitivity, .importance, .tags, .userId,
-              .agentId, .sessionId, .invalidationReason, .statusLog, .subject, .predicate, .object, .singleValued,
-              .role, .source, .name, .type, .aliases, .propertiesJson, .salience, .cites, .trigger, .condition,
-              .priority, .steps, .variables, .successCriteria, .successCount, .failureCount,
-              createdAt: toString(p.createdAt), invalidatedAt: toString(p.invalidatedAt),
-              statusChangedAt: toString(p.statusChangedAt), validFrom: toString(p.validFrom),
-              validTo: toString(p.validTo), occurredAt: toString(p.occurredAt),
-              lastCorroboratedAt: toString(p.lastCorroboratedAt), lastUsedAt: toString(p.lastUsedAt)} END AS node,
+       CASE WHEN m IS NULL THEN null ELSE {{record(p)}} END AS node,
        CASE WHEN d.semantic IS NOT NULL THEN d.semantic
             WHEN $vector IS NOT NULL AND p.embedding IS NOT NULL
             THEN vector.similarity.cosine(p.embedding, $vector) END AS semantic,
@@ -180,11 +155,4 @@ RETURN inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign,
             WHERE 'Memory' IN labels(c) AND c.tenant = $tenant AND c.scope IN $chain AND c.status IN $statuses AND c.sensitivity IN $sensitivities
               AND c.createdAt <= $asOf
               AND ($includeInvalidated OR c.invalidatedAt IS NULL OR c.invalidatedAt > $asOf)
-            | c {.id, .kind, .tenant, .scope, .text, .provenance, .status, .sensitivity, .importance, .tags, .userId,
-              .agentId, .sessionId, .invalidationReason, .statusLog, .subject, .predicate, .object, .singleValued,
-              .role, .source, .name, .type, .aliases, .propertiesJson, .salience, .cites, .trigger, .condition,
-              .priority, .steps, .variables, .successCriteria, .successCount, .failureCount,
-              createdAt: toString(c.createdAt), invalidatedAt: toString(c.invalidatedAt),
-              statusChangedAt: toString(c.statusChangedAt), validFrom: toString(c.validFrom),
-              validTo: toString(c.validTo), occurredAt: toString(c.occurredAt),
-              lastCorroboratedAt: toString(c.lastCorroboratedAt), lastUsedAt: toString(c.lastUsedAt)}] ELSE [] END AS cites
+            | {{record(c)}}] ELSE [] END AS cites

@@ -1,8 +1,8 @@
 """graphmem: long-term memory for AI agents as a bitemporal knowledge graph in Neo4j."""
 
 from ._async.memory import AsyncMemory
-from ._base import DEFAULT_SINGLE_VALUED
 from ._connection import connect, verify_connectivity
+from ._context import estimate_tokens
 from ._embeddings import HashingEmbedder, WordLlamaEmbedder
 from ._errors import (
     ConfigurationError,
@@ -16,11 +16,13 @@ from ._errors import (
     SchemaError,
     TemplateError,
 )
+from ._facts import DEFAULT_SINGLE_VALUED
+from ._fusion import ScoredMemory, ScoreParts
 from ._ingest import IngestResult, SameAsCandidate, Skipped
 from ._insights import DroppedInsight, MaintenanceReport, ReflectionReport
 from ._learning import LearningSettings
 from ._procedures import SuggestedProcedure, ToolCall
-from ._recall import RecallSettings, RecallWeights, ScoredMemory, ScoreParts, estimate_tokens
+from ._recall import RecallSettings, RecallWeights
 from ._models import (
     Entity,
     Episode,

@@ -8,10 +8,10 @@ from typing import Any, Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from . import _scopes
+from . import _props, _scopes
 from . import _validate as check
 from ._errors import InvalidInputError
-from ._models import MemoryRecord, Provenance, Sensitivity, Status
+from ._models import Insight, MemoryRecord, Provenance, Sensitivity, Status
 from ._prompts import InsightDraft
 
 CITABLE = ("fact", "episode")
@@ -28,12 +28,18 @@ class DroppedInsight(BaseModel):
 
 
 class ReflectionReport(BaseModel):
-    """What the last ``reflect`` call wrote (ids, created or corroborated) and dropped."""
+    """What one ``reflect`` call wrote (insights created or corroborated) and what it
+    dropped, and why."""
 
     model_config = ConfigDict(frozen=True)
 
-    written: tuple[str, ...] = ()
+    insights: tuple[Insight, ...] = ()
     dropped: tuple[DroppedInsight, ...] = ()
+
+    @property
+    def written(self) -> tuple[str, ...]:
+        """The ids of ``insights``."""
+        return tuple(i.id for i in self.insights)
 
 
 class MaintenanceReport(BaseModel):
@@ -90,28 +96,17 @@ def check_evidence(wanted: list[str], found: list[dict[str, Any]], scope: str, f
 
 
 def insight_props(
-    core: Any, text: Any, *, scope: Any, importance: Any, sensitivity: Any, tags: Any, id: Any,
+    tenant: str, text: Any, *, scope: Any, importance: Any, sensitivity: Any, tags: Any, id: Any,
     user_id: Any, agent_id: Any, session_id: Any,
 ) -> dict[str, Any]:
-    text = check.text(text, "text")
-    scope = _scopes.check_path(scope)
-    return {
-        "id": check.new_id() if id is None else check.identifier(id, "id"),
-        "scope": scope,
-        "lexKey": _scopes.lexical_key(core.tenant, scope),
-        "text": text,
-        "textKey": check.text_key(text),
-        "provenance": Provenance.REFLECTION.value,
-        "status": Status.QUARANTINED.value,
-        "sensitivity": check.choice(sensitivity or Sensitivity.INTERNAL, Sensitivity, "sensitivity").value,
-        "importance": check.unit_interval(importance, "importance", 0.5),
-        "tags": check.tags(tags or ()),
-        "salience": 2,
-        "userId": check.identifier(user_id, "user_id", allow_none=True),
-        "agentId": check.identifier(agent_id, "agent_id", allow_none=True),
-        "sessionId": check.identifier(session_id, "session_id", allow_none=True),
-        "embedding": None,
-    }
+    """A new insight: machine-made (``reflection``), quarantined until validated, salience 2."""
+    props = _props.shared(
+        tenant, id=id, scope=scope, text=text, provenance=Provenance.REFLECTION, status=Status.QUARANTINED,
+        sensitivity=sensitivity, importance=importance, tags=tags, user_id=user_id, agent_id=agent_id,
+        session_id=session_id,
+    )
+    props["salience"] = 2
+    return props
 
 
 def at_least_as_sensitive(props: dict[str, Any], evidence: list[dict[str, Any]]) -> None:

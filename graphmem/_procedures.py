@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from . import _scopes
+from . import _props, _scopes
 from . import _validate as check
 from ._errors import InvalidInputError
 from ._models import Episode, Procedure, Provenance, Sensitivity, Status
@@ -185,12 +185,17 @@ def steps_key(steps: list[str]) -> str:
 
 
 def procedure_props(
-    core: Any, text: Any, *, scope: Any, trigger: Any, condition: Any, priority: Any, steps: Any,
+    tenant: str, text: Any, *, scope: Any, trigger: Any, condition: Any, priority: Any, steps: Any,
     variables: Any, success_criteria: Any, provenance: Any, importance: Any, sensitivity: Any,
     tags: Any, id: Any,
 ) -> dict[str, Any]:
-    text = check.text(text, "text")
-    scope = _scopes.check_path(scope)
+    """A new procedure: author-defined ones are active, machine-made ones quarantined."""
+    source = check.choice(provenance, Provenance, "provenance")
+    props = _props.shared(tenant, id=id, scope=scope, text=text, provenance=source,
+                          status=Status.QUARANTINED if source.automatic else Status.ACTIVE,
+                          sensitivity=sensitivity, importance=importance, tags=tags)
+    for owner in ("userId", "agentId", "sessionId"):
+        del props[owner]
     trigger = None if trigger is None else check.text(trigger, "trigger")
     condition = None if condition is None else check.text(condition, "condition")
     criteria = None if success_criteria is None else check.text(success_criteria, "success_criteria")
@@ -211,14 +216,7 @@ def procedure_props(
             for name in PLACEHOLDER.findall(step):
                 if name not in var_list:
                     raise InvalidInputError(f"steps[{i}]", f"uses {{{name}}}, which is not in variables")
-    source = check.choice(provenance, Provenance, "provenance")
-    status = Status.QUARANTINED if source.automatic else Status.ACTIVE
-    return {
-        "id": check.new_id() if id is None else check.identifier(id, "id"),
-        "scope": scope,
-        "lexKey": _scopes.lexical_key(core.tenant, scope),
-        "text": text,
-        "textKey": check.text_key(text),
+    props.update({
         "trigger": trigger,
         "condition": condition,
         "priority": priority,
@@ -228,13 +226,8 @@ def procedure_props(
         "successCriteria": criteria,
         "successCount": 0,
         "failureCount": 0,
-        "provenance": source.value,
-        "status": status.value,
-        "sensitivity": check.choice(sensitivity or Sensitivity.INTERNAL, Sensitivity, "sensitivity").value,
-        "importance": check.unit_interval(importance, "importance", 0.5),
-        "tags": check.tags(tags or ()),
-        "embedding": None,
-    }
+    })
+    return props
 
 
 def embed_text(props: Mapping[str, Any]) -> str:

@@ -5,6 +5,16 @@ header that must match the file name, then ``//`` documentation lines, then the
 statement. Every ``$parameter`` the statement references is part of its signature: a
 call must pass exactly those keys, or ``TemplateError`` is raised before anything is
 sent to Neo4j.
+
+Layout of the ``cypher/`` folder:
+
+- ``*.cypher``: the statements graphmem runs;
+- ``schema/*.cypher``: constraints and indexes that ``setup()`` applies, every one of them,
+  in name order (the vector index, whose dimension comes from the embedder, is not there);
+- ``fragments/*.cypher``: text shared by several statements. A statement includes one with
+  ``{{name(var)}}``; the fragment's ``__node__`` becomes ``var``. Fragments are expanded
+  when the template is loaded, so a missing fragment fails at load, and their parameters
+  count in the including template's signature.
 """
 
 from __future__ import annotations
@@ -19,7 +29,10 @@ from typing import Any, Mapping
 from ._errors import TemplateError
 
 _HEADER = re.compile(r"^//\s*name:\s*([a-z][a-z0-9_]*)\s*$")
+_FRAGMENT_HEADER = re.compile(r"^//\s*fragment:\s*([a-z][a-z0-9_]*)\s*$")
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_INCLUDE = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)\(([a-z_][a-z0-9_]*)\)\s*\}\}")
+_NODE = "__node__"
 # Comment lines, then string literals and backquoted names, are blanked before parameters
 # are collected (a template's comments are whole lines starting with //).
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
@@ -49,8 +62,37 @@ class Template:
             raise TemplateError(f"template {self.name!r} called with wrong parameters: {'; '.join(parts)}")
 
 
-def parse(name: str, source: str) -> Template:
+def _statement(lines: list[str]) -> list[str]:
+    return [line for line in lines if not line.strip().startswith("//")]
+
+
+def parse_fragment(name: str, source: str) -> str:
+    """The text of a fragment file named ``name`` (header ``// fragment: <name>``, doc lines,
+    then the text, which refers to its node as ``__node__``)."""
+    lines = source.splitlines()
+    if not lines or not (m := _FRAGMENT_HEADER.match(lines[0].strip())) or m.group(1) != name:
+        raise TemplateError(f"fragment {name!r}: first line must be '// fragment: {name}'")
+    body = "\n".join(_statement(lines[1:])).strip()
+    if _NODE not in body:
+        raise TemplateError(f"fragment {name!r} never mentions {_NODE}")
+    return body
+
+
+def expand(name: str, source: str, fragments: Mapping[str, str]) -> str:
+    """``source`` with every ``{{fragment(var)}}`` replaced by the fragment's text, in
+    parentheses when it is used inside an expression."""
+    def include(match: re.Match[str]) -> str:
+        fragment, var = match.group(1), match.group(2)
+        if fragment not in fragments:
+            raise TemplateError(f"template {name!r} includes unknown fragment {fragment!r}")
+        return fragments[fragment].replace(_NODE, var)
+
+    return _INCLUDE.sub(include, source)
+
+
+def parse(name: str, source: str, fragments: Mapping[str, str] | None = None) -> Template:
     """Parse the text of a template file named ``name``."""
+    source = expand(name, source, fragments or {})
     lines = source.splitlines()
     if not lines or not (m := _HEADER.match(lines[0].strip())):
         raise TemplateError(f"template {name!r}: first line must be '// name: {name}'")
@@ -69,16 +111,15 @@ def parse(name: str, source: str) -> Template:
         raise TemplateError(f"template {name!r} has no statement")
     # what is sent to Neo4j: the header (so query logs name the template) and the statement;
     # the documentation stays in the file (recall's is 2 KB, sent and hashed on every call)
-    statement = [line for line in lines[1:] if not line.strip().startswith("//")]
     return Template(
         name=name,
         doc="\n".join(doc_lines).strip(),
-        text="\n".join([lines[0].strip(), *statement]).strip() + "\n",
+        text="\n".join([lines[0].strip(), *_statement(lines[1:])]).strip() + "\n",
         parameters=frozenset(_PARAM.findall(body)),
     )
 
 
-def _template_dir() -> Path:
+def template_dir() -> Path:
     """The installed ``graphmem/cypher`` folder, or the source tree's ``cypher/``."""
     packaged = resources.files("graphmem").joinpath("cypher")
     if packaged.is_dir():
@@ -89,18 +130,38 @@ def _template_dir() -> Path:
     raise TemplateError("no cypher/ template folder found next to the graphmem package")
 
 
+def files() -> dict[str, Path]:
+    """Template name -> its file (statements and schema statements; not fragments)."""
+    folder = template_dir()
+    found: dict[str, Path] = {}
+    for path in sorted([*folder.glob("*.cypher"), *folder.glob("schema/*.cypher")]):
+        if path.stem in found:
+            raise TemplateError(f"two templates are named {path.stem!r}")
+        found[path.stem] = path
+    return found
+
+
+@lru_cache(maxsize=1)
+def fragments() -> dict[str, str]:
+    folder = template_dir() / "fragments"
+    return {p.stem: parse_fragment(p.stem, p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.cypher"))}
+
+
 @lru_cache(maxsize=1)
 def _all() -> dict[str, Template]:
-    folder = _template_dir()
-    found = {}
-    for path in sorted(folder.glob("*.cypher")):
-        found[path.stem] = parse(path.stem, path.read_text(encoding="utf-8"))
-    return found
+    shared = fragments()
+    return {name: parse(name, path.read_text(encoding="utf-8"), shared) for name, path in files().items()}
 
 
 def names() -> list[str]:
     """Names of every template shipped with graphmem."""
     return sorted(_all())
+
+
+@lru_cache(maxsize=1)
+def schema_names() -> tuple[str, ...]:
+    """The constraints and indexes ``setup()`` applies, in the order it applies them."""
+    return tuple(name for name, path in files().items() if path.parent.name == "schema")
 
 
 def get(name: str) -> Template:

@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "graphmem" / "_async"
 TARGET = ROOT / "graphmem" / "_sync"
-MODULES = ["executor.py", "ingest.py", "insights.py", "memory.py", "model.py", "procedures.py"]
+MODULES = sorted(p.name for p in SOURCE.glob("*.py") if p.name != "__init__.py")
 
 # Whole-word replacements, applied in order.
 WORDS = [
@@ -25,7 +25,13 @@ WORDS = [
     ("AsyncTx", "Tx"),
     ("AsyncInsightsMixin", "InsightsMixin"),
     ("AsyncProceduresMixin", "ProceduresMixin"),
-    ("AsyncModelCaller", "ModelCaller"),
+    ("AsyncLlmCaller", "LlmCaller"),
+    ("AsyncHost", "Host"),
+    ("AsyncFactsMixin", "FactsMixin"),
+    ("AsyncEntitiesMixin", "EntitiesMixin"),
+    ("AsyncRecordsMixin", "RecordsMixin"),
+    ("AsyncRecallMixin", "RecallMixin"),
+    ("AsyncSchemaMixin", "SchemaMixin"),
     ("ainvoke", "invoke"),
     ("asyncio", "threading"),
     ("AsyncIngestMixin", "IngestMixin"),

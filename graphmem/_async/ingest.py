@@ -7,9 +7,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Iterable
 
-from .. import _dates, _ingest, _scopes
+from .. import _dates, _entities, _episodes, _facts, _ingest, _props, _scopes
 from .. import _validate as check
-from .._base import AUTOMATIC
+from .._facts import AUTOMATIC
 from .._errors import ConflictError, InvalidInputError, ModelError
 from .._models import Entity, Provenance
 from .._prompts import (
@@ -22,16 +22,14 @@ from .._prompts import (
 )
 from .._records import to_record
 from .executor import AsyncTx
-from .model import check_llm
+from .host import AsyncHost
+from .llm import check_llm
 
 _KNOWN_ENTITIES = 50
 _PENDING = "\x00pending-entity:"  # stands for an entity the write transaction will create
 
 
-class AsyncIngestMixin:
-    """Mixed into ``AsyncMemory``: uses its ``_core``, ``_run``, ``_learning``, ``_model``,
-    ``_embed`` and ``_create_facts``."""
-
+class AsyncIngestMixin(AsyncHost):
     async def ingest(
         self,
         messages: Iterable[Any],
@@ -68,8 +66,8 @@ class AsyncIngestMixin:
         now = self._core.now()
         msgs = _ingest.messages(messages, check.instant(occurred_at, "occurred_at"), now)
         episodes = [
-            self._core.episode_row(
-                m["content"], scope=scope, role=m["role"], occurred_at=m["occurred_at"], source="ingest",
+            _episodes.row(
+                m["content"], tenant=self._core.tenant, scope=scope, role=m["role"], occurred_at=m["occurred_at"], source="ingest",
                 id=m["id"], user_id=user_id, agent_id=agent_id, session_id=session_id, importance=None,
                 sensitivity=None, tags=(), now=now,
             ) for m in msgs
@@ -81,8 +79,8 @@ class AsyncIngestMixin:
             ids = [e["props"]["id"] for e in episodes]
             seen = {r["node"]["id"]: r["node"] for r in await tx.run("memory_existing", tenant=tenant, ids=ids)}
             for i, rid in enumerate(ids):
-                if rid in seen and seen[rid]["kind"] != "episode":
-                    raise InvalidInputError(f"messages[{i}].id", f"{rid!r} is already used by a {seen[rid]['kind']}")
+                if rid in seen:
+                    _props.expect_kind(seen[rid], "episode", f"messages[{i}].id")
             fresh = [e for e in episodes if e["props"]["id"] not in seen]  # a message ingested again is kept once
             if fresh:
                 await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope] * len(fresh)))
@@ -107,14 +105,14 @@ class AsyncIngestMixin:
         prompt = "Known entities:\n" + ("\n".join(
             f"- {k['name']} ({k['type']}{'; also ' + ', '.join(k['aliases']) if k['aliases'] else ''})" for k in known
         ) or "(none)") + "\n\nMessages:\n" + messages_block([(m["role"], m["content"]) for m in msgs])
-        extraction = await self._model.ask(llm, Extraction, [("system", EXTRACT_SYSTEM), ("human", prompt)],
+        extraction = await self._llm.ask(llm, Extraction, [("system", EXTRACT_SYSTEM), ("human", prompt)],
                                            purpose="ingest", tally=tally)
         entities, skipped = _ingest.unique_entities(extraction)
         entity_rows, usable = [], []
         for d in entities:
             try:
-                entity_rows.append({"props": self._core.entity_props(
-                    d.name, type=d.type, scope=scope, aliases=d.aliases, properties=None, id=None, importance=None,
+                entity_rows.append({"props": _entities.props(
+                    d.name, tenant=self._core.tenant, type=d.type, scope=scope, aliases=d.aliases, properties=None, id=None, importance=None,
                     sensitivity=None, provenance=Provenance.EXTRACTION)})
                 usable.append(d)
             except InvalidInputError as exc:
@@ -158,7 +156,7 @@ class AsyncIngestMixin:
         props = row["props"]
         tenant = self._core.tenant
         run = self._run.read if tx is None else tx.run
-        keys = sorted({props["nameKey"], *props["aliasKeys"]})
+        keys = _entities.lookup_keys(props)
         match = await run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
         if match:
             return "found", match[0]["node"], 1.0
@@ -203,7 +201,7 @@ class AsyncIngestMixin:
         if grey:
             pairs = "\n".join(f"{n}. existing: {old['text']}\n   new: {plans[i][1]['text']}"
                               for n, (i, old) in enumerate(grey, 1))
-            verdict = await self._model.ask(llm, Judgement, [("system", JUDGE_SYSTEM), ("human", pairs)],
+            verdict = await self._llm.ask(llm, Judgement, [("system", JUDGE_SYSTEM), ("human", pairs)],
                                             purpose="ingest (contradiction check)", tally=tally)
             contradicted = {v.pair for v in verdict.verdicts if v.contradicts}
             for n, (i, old) in enumerate(grey, 1):
@@ -230,7 +228,7 @@ class AsyncIngestMixin:
                 ids.append(entity.id)
                 continue
             if await tx.run("entity_forgotten", tenant=tenant, scope=scope, chain=chain, prefix=scope + "/",
-                            type=props["type"], keys=sorted({props["nameKey"], *props["aliasKeys"]})):
+                            type=props["type"], keys=_entities.lookup_keys(props)):
                 skipped.append(_ingest.Skipped(kind="entity", text=draft.name, reason="forgotten by the user"))
                 ids.append(None)
                 continue
@@ -256,7 +254,8 @@ class AsyncIngestMixin:
         facts = []
         to_retire = [old for i in kept if (d := decisions.get(i)) and d[0] == "retire" for old, _ in d[1]]
         if items:
-            rows = self._core.fact_rows(items, now)
+            rows = _facts.rows(items, tenant=tenant, now=now, single_valued=self._core.single_valued_predicates,
+                               dimension=self._core.dimension)
             facts = await self._create_facts(tx, rows, now, effects, exclude=to_retire)
         by_text = {f.id: f for f in facts}
         written = {rows[n]["props"]["id"]: kept[n] for n in range(len(kept))} if items else {}

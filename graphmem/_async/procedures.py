@@ -7,22 +7,20 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any, Iterable
 
-from .. import _procedures, _recall, _scopes
+from .. import _episodes, _procedures, _props, _recall, _scopes
 from .. import _validate as check
-from .._base import AUTOMATIC
+from .._facts import AUTOMATIC
 from .._errors import InvalidInputError, NotFoundError
 from .._insights import status_entry
 from .._models import Procedure, Provenance, Status
-from .model import check_llm
 from .._prompts import INDUCE_SYSTEM, ProcedureDraft, trajectory_block
 from .._records import to_record
 from .executor import AsyncTx
+from .host import AsyncHost
+from .llm import check_llm
 
 
-class AsyncProceduresMixin:
-    """Mixed into ``AsyncMemory``: uses its ``_core``, ``_run``, ``_learning``, ``_model``,
-    ``_embed`` and ``recall``."""
-
+class AsyncProceduresMixin(AsyncHost):
     async def add_procedure(
         self,
         text: str,
@@ -44,7 +42,7 @@ class AsyncProceduresMixin:
         (``variables`` defaults to those, in order). Author-defined procedures (``manual``,
         ``user``) are ``active``; machine-made ones land ``quarantined``."""
         props = _procedures.procedure_props(
-            self._core, text, scope=scope, trigger=trigger, condition=condition, priority=priority,
+            self._core.tenant, text, scope=scope, trigger=trigger, condition=condition, priority=priority,
             steps=steps, variables=variables, success_criteria=success_criteria, provenance=provenance,
             importance=importance, sensitivity=sensitivity, tags=tags, id=id,
         )
@@ -56,8 +54,7 @@ class AsyncProceduresMixin:
         async def work(tx: AsyncTx) -> Procedure:
             found = await tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
             if found:
-                if found[0]["node"]["kind"] != "procedure":
-                    raise InvalidInputError("id", f"{props['id']!r} is already used by a {found[0]['node']['kind']}")
+                _props.expect_kind(found[0]["node"], "procedure")
                 return to_record((await tx.run("memory_get", tenant=tenant, id=props["id"]))[0]["node"])
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
             rows = await tx.run("procedure_create", tenant=tenant, props=props, cites=[], now=now)
@@ -98,8 +95,8 @@ class AsyncProceduresMixin:
                      for i, eid in enumerate(episode_ids)]
         now = self._core.now()
         episodes = [] if episode_ids else [
-            self._core.episode_row(
-                call.content(), scope=scope, role="tool", occurred_at=now + timedelta(microseconds=i),
+            _episodes.row(
+                call.content(), tenant=tenant, scope=scope, role="tool", occurred_at=now + timedelta(microseconds=i),
                 source="trajectory", id=None, user_id=None, agent_id=None, session_id=session_id,
                 importance=None, sensitivity=None, tags=(), now=now,
             ) for i, call in enumerate(calls)
@@ -108,10 +105,10 @@ class AsyncProceduresMixin:
             draft = _procedures.induce(calls)
         else:
             messages = [("system", INDUCE_SYSTEM), ("human", "Trajectory:\n" + trajectory_block([c.model_dump() for c in calls]))]
-            draft = await self._model.ask(llm, ProcedureDraft, messages, purpose="induce_procedure",
+            draft = await self._llm.ask(llm, ProcedureDraft, messages, purpose="induce_procedure",
                                           check=lambda d: _procedures.check_draft(d, calls))
         props = _procedures.procedure_props(
-            self._core, text or draft.text, scope=scope, trigger=trigger or draft.trigger, condition=condition,
+            self._core.tenant, text or draft.text, scope=scope, trigger=trigger or draft.trigger, condition=condition,
             priority=priority, steps=draft.steps, variables=draft.variables,
             success_criteria=draft.success_criteria, provenance=Provenance.INDUCTION, importance=None,
             sensitivity=None, tags=(), id=None,

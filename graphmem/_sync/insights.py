@@ -14,13 +14,11 @@ from .._models import Insight, MemoryRecord, Record, Status
 from .._prompts import REFLECT_SYSTEM, Reflection, evidence_block
 from .._records import to_record
 from .executor import Tx
-from .model import check_llm
+from .host import Host
+from .llm import check_llm
 
 
-class InsightsMixin:
-    """Mixed into ``Memory``: uses its ``_core``, ``_run``, ``_learning``, ``_model``
-    and ``_embed``."""
-
+class InsightsMixin(Host):
     def add_insight(
         self,
         text: str,
@@ -43,7 +41,7 @@ class InsightsMixin:
         same evidence corroborates it instead (salience + 1) and that one is returned."""
         wanted = _insights.cite_ids(cites)
         props = _insights.insight_props(
-            self._core, text, scope=scope, importance=importance, sensitivity=sensitivity, tags=tags,
+            self._core.tenant, text, scope=scope, importance=importance, sensitivity=sensitivity, tags=tags,
             id=id, user_id=user_id, agent_id=agent_id, session_id=session_id,
         )
         row = {"props": props}
@@ -98,12 +96,12 @@ class InsightsMixin:
         llm: Any,
         since: datetime | None = None,
         max_insights: int = 5,
-    ) -> list[Insight]:
+    ) -> _insights.ReflectionReport:
         """Ask ``llm`` (any langchain-core chat model) for at most ``max_insights``
         observations over the recent facts and episodes visible in ``scope``, each citing
         the ids it rests on. Citations the model invents are removed and an observation
-        left without one is not written (``last_reflection`` says what was dropped and
-        why); the rest land like ``add_insight`` in one transaction. One model call,
+        left without one is not written (the report says what was dropped and why); the
+        rest land like ``add_insight`` in one transaction. One model call,
         retried on failure up to ``LearningSettings.model_retries`` times, then
         ``ModelError`` with nothing written."""
         scope = _scopes.check_path(scope)
@@ -116,20 +114,19 @@ class InsightsMixin:
             "reflect_evidence", tenant=self._core.tenant, chain=_scopes.chain(scope), since=since_t,
             limit=self._learning.reflect_evidence, now=now,
         )
-        self.last_reflection = _insights.ReflectionReport()
         if not evidence:
-            return []
+            return _insights.ReflectionReport()
         messages = [
             ("system", REFLECT_SYSTEM.format(max_insights=max_insights)),
             ("human", "Memories (newest first):\n" + evidence_block(evidence)),
         ]
-        answer = self._model.ask(llm, Reflection, messages, purpose="reflect")
+        answer = self._llm.ask(llm, Reflection, messages, purpose="reflect")
         kept, dropped = _insights.usable_drafts(answer.insights, {r["id"] for r in evidence}, max_insights)
         rows, usable = [], []
         for draft, cites in kept:
             try:
                 props = _insights.insight_props(
-                    self._core, draft.text, scope=scope, importance=_insights.clamp(draft.importance),
+                    self._core.tenant, draft.text, scope=scope, importance=_insights.clamp(draft.importance),
                     sensitivity=None, tags=(), id=None, user_id=None, agent_id=None, session_id=None,
                 )
             except InvalidInputError as exc:
@@ -155,8 +152,7 @@ class InsightsMixin:
             return out, skipped
 
         written, late = self._run.write(work)
-        self.last_reflection = _insights.ReflectionReport(written=tuple(i.id for i in written), dropped=(*dropped, *late))
-        return written
+        return _insights.ReflectionReport(insights=tuple(written), dropped=(*dropped, *late))
 
     def maintain(self, scope: str) -> _insights.MaintenanceReport:
         """The salience pass over the insights stored at ``scope`` and below, in one

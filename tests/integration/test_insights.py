@@ -180,19 +180,22 @@ def test_reflect_keeps_supported_insights_and_drops_invented_citations(memory):
         {"text": "Jane is preparing for Japan by learning the language", "cites": [c.id]},
         {"text": "Jane likes sushi", "cites": []},
     ))
-    insights = memory.reflect(scope="s", llm=llm)
+    report = memory.reflect(scope="s", llm=llm)
+    insights = report.insights
     assert llm.calls == 1
     assert [i.text for i in insights] == ["Jane is planning a trip to Japan", "Jane is preparing for Japan by learning the language"]
     assert set(insights[0].cites) == {a.id, b.id} and insights[1].cites == (c.id,)
     assert all(i.status.value == "quarantined" and i.provenance.value == "reflection" for i in insights)
-    dropped = {d.text: d for d in memory.last_reflection.dropped}
+    assert report.written == tuple(i.id for i in insights)
+    dropped = {d.text: d for d in report.dropped}
     assert dropped["Jane speaks fluent French"].invented == ("made-up-2",)
     assert set(dropped) == {"Jane speaks fluent French", "Jane likes sushi"}
 
     memory.reject(insights[0].id)
     again = scripted(reflection({"text": "Jane is planning a trip to Japan", "cites": [a.id]}))
-    assert memory.reflect(scope="s", llm=again) == []
-    assert memory.last_reflection.dropped[0].reason == "a person rejected this insight before"
+    report = memory.reflect(scope="s", llm=again)
+    assert report.insights == ()
+    assert report.dropped[0].reason == "a person rejected this insight before"
 
 
 def test_reflect_retries_malformed_output_then_reports_it(memory, driver):
@@ -202,7 +205,7 @@ def test_reflect_retries_malformed_output_then_reports_it(memory, driver):
         "I cannot help with that.",
         reflection({"text": "Kim has a morning routine", "cites": [fact.id]}),
     )
-    assert [i.text for i in memory.reflect(scope="s", llm=flaky)] == ["Kim has a morning routine"]
+    assert [i.text for i in memory.reflect(scope="s", llm=flaky).insights] == ["Kim has a morning routine"]
     assert flaky.calls == 3
     broken = scripted(*["{not json"] * 3)
     before = insight_count(driver, memory.tenant)
@@ -215,8 +218,8 @@ def test_reflect_retries_malformed_output_then_reports_it(memory, driver):
 def test_reflect_works_with_a_model_without_tool_calling(memory):
     fact = memory.remember("Leo reads a book a week", scope="s")
     llm = JsonChatModel(responses=['{"insights": [{"text": "Leo is an avid reader", "cites": ["%s"]}]}' % fact.id])
-    assert [i.text for i in memory.reflect(scope="s", llm=llm, since=fact.created_at)] == ["Leo is an avid reader"]
-    assert memory.reflect(scope="empty", llm=llm) == []  # no evidence: no model call
+    assert [i.text for i in memory.reflect(scope="s", llm=llm, since=fact.created_at).insights] == ["Leo is an avid reader"]
+    assert memory.reflect(scope="empty", llm=llm).insights == ()  # no evidence: no model call
     assert llm.calls == 1
 
 
@@ -224,7 +227,7 @@ async def test_async_insights(neo4j, schema, embedder, tenant):
     async with AsyncMemory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as m:
         fact = await m.remember("Mia swims on Sundays", scope="s")
         llm = scripted(reflection({"text": "Mia keeps a weekly swim", "cites": [fact.id]}))
-        [insight] = await m.reflect(scope="s", llm=llm)
+        [insight] = (await m.reflect(scope="s", llm=llm)).insights
         assert (await m.validate(insight.id)).status.value == "active"
         assert (await m.maintain("s")).changed is False
 

@@ -107,7 +107,7 @@ def test_the_tracer_sees_every_template_and_never_the_password(neo4j, schema, em
         m.get(fact.id)
     names = [name for name, _, _ in seen]
     # the first embedding write looks up the vector index dimension once per Memory
-    assert names == ["schema_vector_info", "memory_kinds", "scope_ensure", "fact_create", "fact_supersede",
+    assert names == ["schema_vector_info", "memory_existing", "scope_ensure", "fact_create", "fact_supersede",
                      "fact_list", "memory_get"]
     create = {name: params for name, params, _ in seen}["fact_create"]
     assert create["tenant"] == tenant and create["rows"][0]["props"]["text"] == "Alice lives in Paris"

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from graphmem import InvalidInputError, RecallSettings
-from graphmem._recall import fused_evidence, score
+from graphmem._fusion import fused_evidence, score
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -211,7 +211,7 @@ def test_records_without_a_session_are_not_spread():
 def test_time_expressions_are_not_searched_as_words():
     """'a week ago' names a time, not a topic: as words it matched every text saying
     'booked a few weeks ago'."""
-    from graphmem._recall import lucene_query
+    from graphmem._fulltext import lucene_query
 
     assert lucene_query("Which book did I finish a week ago?", None, ["s"]) == "text:(which book did i finish)"
     assert lucene_query("What did I cook last Friday and in March 2023?", None, ["s"]) == "text:(what did i cook and)"
@@ -224,7 +224,7 @@ def test_time_expressions_are_not_searched_as_words():
 def test_the_scope_narrowing_does_not_score():
     """The lexKey clause filters with zero weight: a rarer key (a smaller scope) must not
     lift a text above its twin in a bigger scope."""
-    from graphmem._recall import lucene_query
+    from graphmem._fulltext import lucene_query
 
     query = lucene_query("green tea", "t", ["a", "a/b"])
     assert query.startswith("text:(green tea) AND (lexKey:(") and query.endswith("))^0")

@@ -8,11 +8,11 @@ import asyncio
 import pytest
 
 from graphmem import InvalidInputError, LearningSettings, ModelError, Procedure, ScoredMemory, ScoreParts, ToolCall
-from graphmem._async.model import AsyncModelCaller
+from graphmem._async.llm import AsyncLlmCaller
 from graphmem._insights import cite_ids, usable_drafts
 from graphmem._procedures import bind, check_draft, induce, rank_suggestions
 from graphmem._prompts import InsightDraft, ProcedureDraft, Reflection
-from graphmem._sync.model import ModelCaller
+from graphmem._sync.llm import LlmCaller
 from tests.fakes import JsonChatModel, scripted, tool_answer
 
 NOW = "2026-01-01T00:00:00+00:00"
@@ -119,12 +119,12 @@ MESSAGES = [("system", "be brief"), ("human", "memories")]
 
 def test_model_caller_retries_then_reports_every_attempt():
     llm = scripted(tool_answer("Reflection", {"insights": 5}), "no tool call", tool_answer("Reflection", {"insights": []}))
-    caller = ModelCaller(retries=2)
+    caller = LlmCaller(retries=2)
     assert caller.ask(llm, Reflection, MESSAGES, purpose="reflect") == Reflection(insights=[])
     assert llm.calls == caller.calls == 3
     failing = scripted(*["no tool call"] * 2)
     with pytest.raises(ModelError) as info:
-        ModelCaller(retries=1).ask(failing, Reflection, MESSAGES, purpose="reflect")
+        LlmCaller(retries=1).ask(failing, Reflection, MESSAGES, purpose="reflect")
     assert info.value.purpose == "reflect" and len(info.value.attempts) == 2
 
 
@@ -135,7 +135,7 @@ def test_model_caller_falls_back_to_json_and_applies_the_callers_check():
         if any(not d.cites for d in answer.insights):
             raise ValueError("an insight without citations")
 
-    answer = asyncio.run(AsyncModelCaller().ask(llm, Reflection, MESSAGES, purpose="reflect", check=no_empty_citations))
+    answer = asyncio.run(AsyncLlmCaller().ask(llm, Reflection, MESSAGES, purpose="reflect", check=no_empty_citations))
     assert answer.insights == [] and llm.calls == 2
 
 
@@ -147,5 +147,5 @@ def test_model_errors_are_raised_for_timeouts_too():
 
     llm = Timeout(responses=["{}"])
     with pytest.raises(ModelError, match="TimeoutError: model took too long"):
-        ModelCaller(retries=0).ask(llm, Reflection, MESSAGES, purpose="reflect")
+        LlmCaller(retries=0).ask(llm, Reflection, MESSAGES, purpose="reflect")
     assert llm.calls == 1

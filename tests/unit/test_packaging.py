@@ -20,8 +20,10 @@ def test_wheel_ships_templates_and_loads_them_in_a_fresh_venv(tmp_path):
                    check=True, capture_output=True)
     wheel = next(dist.glob("graphmem-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
-    shipped = {Path(n).name for n in names if n.startswith("graphmem/cypher/")}
-    assert shipped == {f"{name}.cypher" for name in graphmem._templates.names()}
+    shipped = {n.removeprefix("graphmem/cypher/") for n in names if n.startswith("graphmem/cypher/")}
+    folder = graphmem._templates.template_dir()
+    assert shipped == {str(p.relative_to(folder)) for p in folder.rglob("*.cypher")}
+    assert {"schema/schema_fulltext.cypher", "fragments/record.cypher"} <= shipped
     assert "graphmem/embedded/pom.xml" in names
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
@@ -34,7 +36,7 @@ def test_wheel_ships_templates_and_loads_them_in_a_fresh_venv(tmp_path):
     probe = textwrap.dedent("""
         import graphmem, graphmem._templates as t
         print(graphmem.__file__)
-        print(t._template_dir())
+        print(t.template_dir())
         print(t.get("fact_create").parameters)
     """)
     out = subprocess.run([str(py), "-I", "-c", probe], check=True, capture_output=True, text=True, cwd=tmp_path).stdout.splitlines()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import TemplateError
-from graphmem import _templates
+from graphmem import _fulltext, _templates
 
 CYPHER_DIR = Path(__file__).resolve().parents[2] / "cypher"
 
@@ -113,9 +113,39 @@ def test_get_unknown_template_raises():
 
 
 def test_names_match_the_cypher_folder():
-    on_disk = sorted(p.stem for p in CYPHER_DIR.glob("*.cypher"))
+    on_disk = sorted(p.stem for p in [*CYPHER_DIR.glob("*.cypher"), *CYPHER_DIR.glob("schema/*.cypher")])
     assert on_disk, "no templates found in cypher/"
     assert _templates.names() == on_disk
+
+
+def test_setup_applies_every_statement_of_the_schema_folder():
+    assert list(_templates.schema_names()) == sorted(p.stem for p in CYPHER_DIR.glob("schema/*.cypher"))
+    assert "schema_fulltext" in _templates.schema_names()
+    assert "schema_vector" not in _templates.schema_names()  # its dimension comes from the embedder
+
+
+def test_fragments_are_expanded_with_the_node_variable_and_count_in_the_signature():
+    fragments = {"alive": "(__node__.invalidatedAt IS NULL AND __node__.tenant = $tenant)"}
+    t = _templates.parse("x", "// name: x\n// doc\nMATCH (n) WHERE {{alive(n)}} RETURN n.id = $id\n", fragments)
+    assert "WHERE (n.invalidatedAt IS NULL AND n.tenant = $tenant) RETURN" in t.text
+    assert t.parameters == frozenset({"tenant", "id"})
+
+
+def test_an_unknown_fragment_fails_at_load():
+    with pytest.raises(TemplateError, match="unknown fragment 'nope'"):
+        _templates.parse("x", "// name: x\n// doc\nMATCH (n) WHERE {{nope(n)}} RETURN n\n", {})
+
+
+@pytest.mark.parametrize("source", ["// fragment: other\n(__node__.a)\n", "// fragment: f\n(x.a)\n"])
+def test_a_fragment_needs_its_header_and_its_node(source):
+    with pytest.raises(TemplateError):
+        _templates.parse_fragment("f", source)
+
+
+def test_recall_shares_its_filter_and_record_fragments():
+    source = (CYPHER_DIR / "recall.cypher").read_text(encoding="utf-8")
+    assert source.count("{{recall_filter(") == 3 and source.count("{{record(") == 2
+    assert "{{" not in _templates.get("recall").text
 
 
 @pytest.mark.parametrize("name", _templates.names())
@@ -126,8 +156,8 @@ def test_every_shipped_template_parses_with_doc_and_matching_header(name):
     first_line = template.text.splitlines()[0].strip()
     assert first_line.split(":", 1)[1].strip() == name
     # Re-parsing the file gives the same template.
-    source = (CYPHER_DIR / f"{name}.cypher").read_text(encoding="utf-8")
-    assert _templates.parse(name, source) == template
+    source = _templates.files()[name].read_text(encoding="utf-8")
+    assert _templates.parse(name, source, _templates.fragments()) == template
 
 
 def test_known_template_signatures():
@@ -229,7 +259,7 @@ def test_recall_parameters_keep_one_plan_signature():
                             settings=_recall.RecallSettings())
     assert params["chain"][:2] == ["a", "a/b"] and set(params["chain"][2:]) == {""}
     assert params["kinds"] == ["episode", ""] and params["statuses"] == ["active", ""]
-    assert params["lucene"].rstrip() == _recall.lucene_query("green tea", "t", ["a", "a/b"])
+    assert params["lucene"].rstrip() == _fulltext.lucene_query("green tea", "t", ["a", "a/b"])
 
 
 @pytest.mark.parametrize("k, semantic, lexical", [(1, 10, 20), (10, 10, 20), (15, 15, 30), (50, 50, 100)])

@@ -1,0 +1,163 @@
+"""Episodes and entities on ``AsyncMemory``: raw observations, the people and things they
+mention, and relations between those (contract §2, §3). ``graphmem/_sync/entities.py`` is
+generated from this file by ``tools/unasync.py``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Iterable, Mapping
+
+from .. import _entities, _episodes, _props, _scopes
+from .. import _validate as check
+from .._facts import FactInput
+from .._errors import InvalidInputError, NotFoundError
+from .._models import Entity, Episode, Fact, Provenance
+from .._records import to_record
+from .executor import AsyncTx
+from .host import AsyncHost
+
+
+class AsyncEntitiesMixin(AsyncHost):
+    async def add_episode(
+        self,
+        content: str,
+        *,
+        scope: str,
+        role: str = "user",
+        occurred_at: datetime | None = None,
+        source: str | None = None,
+        id: str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        importance: float | None = None,
+        sensitivity: str | None = None,
+        tags: Iterable[str] = (),
+    ) -> Episode:
+        """Store a raw observation (immutable once written; the same id returns it unchanged)."""
+        now = self._core.now()
+        row = _episodes.row(
+            content, tenant=self._core.tenant, scope=scope, role=role, occurred_at=occurred_at, source=source,
+            id=id, user_id=user_id, agent_id=agent_id, session_id=session_id, importance=importance,
+            sensitivity=sensitivity, tags=tags, now=now,
+        )
+        await self._embed([row], ["content"])
+        tenant = self._core.tenant
+
+        async def work(tx: AsyncTx) -> Episode:
+            found = await tx.run("memory_existing", tenant=tenant, ids=[row["props"]["id"]])
+            if found:
+                _props.expect_kind(found[0]["node"], "episode")
+                return _episode(found[0]["node"])
+            await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([row["props"]["scope"]]))
+            created = await tx.run("episode_create", tenant=tenant, rows=[row], now=now)
+            return _episode(created[0]["node"])
+
+        return await self._run.write(work)
+
+    async def upsert_entity(
+        self,
+        name: str,
+        *,
+        type: str,
+        scope: str,
+        aliases: Iterable[str] = (),
+        properties: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        importance: float | None = None,
+        sensitivity: str | None = None,
+        provenance: Provenance | str = Provenance.MANUAL,
+    ) -> Entity:
+        """Find the entity of this type visible in ``scope`` whose name or alias matches
+        (case, spacing and punctuation ignored) and record the new aliases and properties
+        on it, or create it. One real thing stays one node."""
+        now = self._core.now()
+        props = _entities.props(
+            name, tenant=self._core.tenant, type=type, scope=scope, aliases=aliases, properties=properties,
+            id=id, importance=importance, sensitivity=sensitivity, provenance=provenance,
+        )
+        row = {"props": props}
+        await self._embed([row], ["name"])
+        tenant = self._core.tenant
+
+        async def work(tx: AsyncTx) -> Entity:
+            if id is not None:
+                found = await tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
+                if found:
+                    _props.expect_kind(found[0]["node"], "entity")
+                    return await self._merge_entity(tx, found[0]["node"], props)
+            match = await tx.run("entity_find", tenant=tenant, chain=_scopes.chain(props["scope"]),
+                                 type=props["type"], keys=_entities.lookup_keys(props))
+            if match:
+                return await self._merge_entity(tx, match[0]["node"], props)
+            await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
+            created = await tx.run("entity_create", tenant=tenant, props=props, now=now)
+            return _entity(created[0]["node"])
+
+        return await self._run.write(work)
+
+    async def _merge_entity(self, tx: AsyncTx, node: dict[str, Any], props: dict[str, Any]) -> Entity:
+        merged = _entities.merged(node, props)
+        if merged is None:
+            return _entity(node)
+        updated = await tx.run("entity_update", tenant=self._core.tenant, id=node["id"], **merged)
+        return _entity(updated[0]["node"])
+
+    async def relate(
+        self,
+        subject_entity: Entity | str,
+        predicate: str,
+        object_entity: Entity | str,
+        *,
+        scope: str,
+        valid_from: datetime | None = None,
+        valid_to: datetime | None = None,
+        single_valued: bool | None = None,
+        text: str | None = None,
+        provenance: Provenance | str = Provenance.MANUAL,
+        importance: float | None = None,
+        sensitivity: str | None = None,
+        tags: Iterable[str] = (),
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        id: str | None = None,
+    ) -> Fact:
+        """A relational fact between two entities visible in ``scope``: the Fact, its
+        ABOUT edges and the RELATES projection, written in one transaction."""
+        sid = subject_entity.id if isinstance(subject_entity, Entity) else subject_entity
+        oid = object_entity.id if isinstance(object_entity, Entity) else object_entity
+        check.identifier(sid, "subject_entity")
+        check.identifier(oid, "object_entity")
+        if predicate is None:
+            raise InvalidInputError("predicate", "is required")
+        normal = check.predicate(predicate)
+        assert normal is not None
+        chain = _scopes.chain(_scopes.check_path(scope))
+        seen = {r["node"]["id"]: r["node"] for r in await self._run.read(
+            "entity_visible", tenant=self._core.tenant, ids=[sid, oid], chain=chain)}
+        for field, eid in (("subject_entity", sid), ("object_entity", oid)):
+            if eid not in seen:
+                raise NotFoundError(f"{field}: no entity {eid!r} visible in scope {scope!r}")
+        if text is None:
+            text = f"{seen[sid]['name']} {normal.replace('_', ' ')} {seen[oid]['name']}"
+        facts = await self._write_facts([FactInput(
+            text=text, scope=scope, subject=sid, predicate=normal, object=oid, single_valued=single_valued,
+            valid_from=valid_from, valid_to=valid_to, provenance=provenance, importance=importance,
+            sensitivity=sensitivity, tags=tags, user_id=user_id, agent_id=agent_id, session_id=session_id, id=id,
+        )], batch=False)
+        if not facts:
+            raise InvalidInputError("text", "this relation was forgotten by the user and is not restated automatically")
+        return facts[0]
+
+
+def _episode(node: dict[str, Any]) -> Episode:
+    record = to_record(node)
+    assert isinstance(record, Episode)
+    return record
+
+
+def _entity(node: dict[str, Any]) -> Entity:
+    record = to_record(node)
+    assert isinstance(record, Entity)
+    return record

@@ -1,0 +1,242 @@
+"""Facts on ``AsyncMemory``: remember, correct, and read them back in either time axis
+(contract §4, §7.1, §7.2). ``graphmem/_sync/facts.py`` is generated from this file by
+``tools/unasync.py``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Iterable, Mapping
+
+from .. import _facts, _props, _scopes
+from .. import _validate as check
+from .._errors import InvalidInputError, NotFoundError
+from .._facts import AUTOMATIC, FactInput, FactRow
+from .._models import Fact, Provenance
+from .._records import to_record
+from .executor import AsyncTx
+from .host import AsyncHost
+
+
+class AsyncFactsMixin(AsyncHost):
+    async def remember(
+        self,
+        text: str,
+        *,
+        scope: str,
+        subject: str | None = None,
+        predicate: str | None = None,
+        object: str | None = None,
+        single_valued: bool | None = None,
+        valid_from: datetime | None = None,
+        valid_to: datetime | None = None,
+        provenance: Provenance | str = Provenance.MANUAL,
+        importance: float | None = None,
+        sensitivity: str | None = None,
+        tags: Iterable[str] = (),
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        id: str | None = None,
+        embedding: list[float] | None = None,
+        derived_from: Iterable[str] = (),
+    ) -> Fact | None:
+        """Store one fact. A single-valued fact supersedes the current value (contract §7.1).
+        ``derived_from`` names the episodes it was taken from (DERIVED_FROM edges).
+
+        Returns the stored fact (the existing one, unchanged, if ``id`` was already written),
+        or None when an automatic record restates something the user asked to forget.
+        """
+        item = FactInput(
+            text=text, scope=scope, subject=subject, predicate=predicate, object=object,
+            single_valued=single_valued, valid_from=valid_from, valid_to=valid_to, provenance=provenance,
+            importance=importance, sensitivity=sensitivity, tags=tags, user_id=user_id, agent_id=agent_id,
+            session_id=session_id, id=id, embedding=embedding, derived_from=derived_from,
+        )
+        facts = await self._write_facts([item], batch=False)
+        return facts[0] if facts else None
+
+    async def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Fact]:
+        """Store many facts in one transaction (``remember`` arguments per item).
+
+        Every item is validated before anything is written; one bad item rejects the
+        batch (the error names it as ``items[i].field``). Tombstoned automatic
+        statements are left out of the result.
+        """
+        if isinstance(items, (Mapping, str, bytes)) or not isinstance(items, Iterable):
+            raise InvalidInputError("items", "must be a list of remember() argument mappings")
+        return await self._write_facts(list(items), batch=True)
+
+    async def _write_facts(self, items: list[Mapping[str, Any]], *, batch: bool) -> list[Fact]:
+        """Plan, embed, run: check every item, embed what has no vector, write in one transaction."""
+        core = self._core
+        now = core.now()
+        given = any(isinstance(item, Mapping) and item.get("embedding") is not None for item in items)
+        dimension = await self._known_dimension() if given else core.dimension
+        plan = dict(tenant=core.tenant, now=now, single_valued=core.single_valued_predicates, dimension=dimension)
+        rows = _facts.rows(items, **plan) if batch else [_facts.row(items[0], **plan)]
+        await self._embed(rows, [f"items[{i}].embedding" if batch else "embedding" for i in range(len(rows))])
+
+        async def work(tx: AsyncTx) -> list[Fact]:
+            return await self._create_facts(tx, rows, now)
+
+        return await self._run.write(work)
+
+    async def _create_facts(self, tx: AsyncTx, rows: list[FactRow], now: datetime,
+                            effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> list[Fact]:
+        """Write new facts inside ``tx``: ids already written come back unchanged, machine-made
+        restatements of forgotten facts are left out, single-valued ones supersede."""
+        tenant = self._core.tenant
+        ids = [row["props"]["id"] for row in rows]
+        existing: dict[str, Any] = {}
+        found = await tx.run("memory_existing", tenant=tenant, ids=ids)
+        for r in found:  # idempotent rewrites return the stored records unchanged
+            _props.expect_kind(r["node"], "fact")
+            existing[r["node"]["id"]] = r["node"]
+        new = [row for row in rows if row["props"]["id"] not in existing]
+        probe = _facts.tombstone_probe(new)
+        suppressed = set()
+        if probe:
+            suppressed = {r["id"] for r in await tx.run("fact_tombstones", tenant=tenant, rows=probe, automatic=AUTOMATIC)}
+        fresh = [row for row in new if row["props"]["id"] not in suppressed]
+        created: dict[str, Any] = {}
+        if fresh:
+            await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([r["props"]["scope"] for r in fresh]))
+            await tx.run("fact_create", tenant=tenant, rows=fresh, now=now)
+            created = {row["props"]["id"]: _props.stored(row["props"], tenant=tenant, kind="fact", now=now) for row in fresh}
+            shortened = sorted(await self._supersede(tx, fresh, now, effects, exclude) & set(created))
+            if shortened:  # supersession ended some of the new facts: read those back
+                for r in await tx.run("memory_existing", tenant=tenant, ids=shortened):
+                    created[r["node"]["id"]] = r["node"]
+        out = [created.get(rid) or existing.get(rid) for rid in ids]
+        return [to_record(node) for node in out if node is not None]  # type: ignore[misc]
+
+    async def _supersede(self, tx: AsyncTx, fresh: list[FactRow], now: datetime,
+                         effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> set[str]:
+        """Apply contradiction rule 1 to new facts; return the ids whose times changed
+        (and add them to ``effects["closed"]`` / ``effects["replaced"]`` when given).
+        ``exclude`` names facts the caller is about to invalidate, which are left alone."""
+        batch_ids = [row["props"]["id"] for row in fresh]
+        changed: list[str] = []
+        invalidated: list[str] = []
+        waves = _facts.supersede_waves(fresh)
+        for i, wave in enumerate(waves):
+            # a wave sees the batch's rows of earlier waves, not those still to come
+            pending = {w["id"] for later in waves[i:] for w in later}
+            excluded = [b for b in batch_ids if b in pending] + list(exclude)
+            for r in await tx.run("fact_supersede", tenant=self._core.tenant, rows=wave, batchIds=excluded,
+                                  automatic=AUTOMATIC, now=now):
+                changed += r["closed"]
+                invalidated += r["replaced"]
+        await self._after_invalidation(tx, changed + invalidated, invalidated, now)
+        if effects is not None:
+            effects.setdefault("closed", []).extend(changed)
+            effects.setdefault("replaced", []).extend(invalidated)
+        return set(changed) | set(invalidated)
+
+    async def _after_invalidation(self, tx: AsyncTx, changed: list[str], invalidated: list[str], now: datetime) -> None:
+        """Keep RELATES projections in step and lower the salience of insights citing
+        invalidated records -- inside the same transaction as the invalidation."""
+        tenant = self._core.tenant
+        if changed:
+            await tx.run("fact_relates_sync", tenant=tenant, ids=sorted(set(changed)))
+        if invalidated:
+            await tx.run("insight_salience_drop", tenant=tenant, ids=sorted(set(invalidated)), now=now)
+
+    async def correct(
+        self,
+        fact_id: str,
+        corrected_text: str,
+        *,
+        reason: str | None = None,
+        object: str | None = None,
+        valid_from: datetime | None = None,
+        valid_to: datetime | None = None,
+        id: str | None = None,
+        embedding: list[float] | None = None,
+    ) -> Fact:
+        """A person says ``fact_id`` was wrong: write the corrected fact (provenance
+        human-correction), invalidate the old record (reason 'corrected', SUPERSEDES),
+        and invalidate extraction facts that the correction semantically contradicts
+        (contract §7.2). All in one transaction."""
+        check.identifier(fact_id, "fact_id")
+        tenant = self._core.tenant
+        rows = await self._run.read("memory_get", tenant=tenant, id=fact_id)
+        if not rows or rows[0]["node"]["kind"] != "fact":
+            raise NotFoundError(f"fact_id: no fact {fact_id!r} in tenant {tenant!r}")
+        old = to_record(rows[0]["node"])
+        assert isinstance(old, Fact)
+        if old.invalidated_at is not None:
+            raise InvalidInputError("fact_id", f"{fact_id!r} is already invalidated ({old.invalidation_reason})")
+        if reason is not None:
+            check.text(reason, "reason")
+        now = self._core.now()
+        dimension = await self._known_dimension() if embedding is not None else self._core.dimension
+        row = _facts.row(FactInput(
+            text=corrected_text, scope=old.scope, subject=old.subject, predicate=old.predicate,
+            object=object if object is not None else (None if old.subject is None else old.object),
+            single_valued=old.single_valued, valid_from=valid_from or old.valid_from,
+            valid_to=valid_to if valid_to is not None or valid_from is not None else old.valid_to,
+            provenance=Provenance.HUMAN_CORRECTION, importance=old.importance, sensitivity=old.sensitivity,
+            tags=old.tags, user_id=old.user_id, agent_id=old.agent_id, session_id=old.session_id, id=id,
+            embedding=embedding,
+        ), tenant=tenant, now=now, single_valued=self._core.single_valued_predicates, dimension=dimension)
+        await self._embed([row], ["corrected_text"])
+        new_id = row["props"]["id"]
+
+        async def work(tx: AsyncTx) -> Fact:
+            if await tx.run("memory_existing", tenant=tenant, ids=[new_id]):
+                raise InvalidInputError("id", f"{new_id!r} is already used")
+            await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([old.scope]))
+            await tx.run("fact_create", tenant=tenant, rows=[row], now=now)
+            invalidated = [r["id"] for r in await tx.run(
+                "memory_invalidate", tenant=tenant, ids=[fact_id], reason="corrected", by=new_id, note=reason, now=now)]
+            if not invalidated:
+                raise InvalidInputError("fact_id", f"{fact_id!r} was invalidated concurrently")
+            if row["props"]["embedding"] is not None:
+                invalidated += [r["id"] for r in await tx.run(
+                    "fact_collisions", tenant=tenant, id=new_id, chain=row["chain"],
+                    threshold=self._core.neo4j_similarity(), now=now)]
+            await self._after_invalidation(tx, invalidated, invalidated, now)
+            await self._supersede(tx, [row], now)
+            fresh = await tx.run("memory_existing", tenant=tenant, ids=[new_id])
+            created = to_record(fresh[0]["node"])
+            assert isinstance(created, Fact)
+            return created
+
+        return await self._run.write(work)
+
+    async def history(self, *, subject: str, predicate: str | None = None, scope: str) -> list[Fact]:
+        """Every fact about ``subject`` (and ``predicate``) visible in ``scope``, believed or
+        not, oldest valid time first, each with who superseded it, why and when."""
+        rows = await self._run.read(
+            "fact_history", tenant=self._core.tenant, subject=check.identifier(subject, "subject"),
+            predicate=check.predicate(predicate), chain=_scopes.chain(_scopes.check_path(scope)),
+        )
+        return [_fact(r["node"], r["supersededBy"]) for r in rows]
+
+    async def facts(
+        self,
+        *,
+        scope: str,
+        as_of: datetime | None = None,
+        valid_at: datetime | None = None,
+        subject: str | None = None,
+        predicate: str | None = None,
+        include_invalidated: bool = False,
+    ) -> list[Fact]:
+        """Facts visible in ``scope`` that the memory believed at ``as_of`` and that were
+        true at ``valid_at`` (both default to now)."""
+        as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
+        rows = await self._run.read(
+            "fact_list", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
+            subject=check.identifier(subject, "subject", allow_none=True),
+            predicate=check.predicate(predicate), asOf=as_of_t, validAt=valid_t,
+            includeInvalidated=bool(include_invalidated),
+        )
+        return [_fact(r["node"]) for r in rows]
+
+
+def _fact(node: dict[str, Any], superseded_by: list[dict[str, Any]] | None = None) -> Fact:
+    record = to_record(node, superseded_by=superseded_by)
+    assert isinstance(record, Fact)
+    return record

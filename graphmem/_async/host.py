@@ -1,0 +1,52 @@
+"""What the ``AsyncMemory`` mixins use of each other, stated once: every mixin subclasses
+``AsyncHost``, and ``AsyncMemory`` combines them (so a type checker sees each attribute and
+method a mixin calls, and that the front door provides all of them)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Iterable, Mapping, Protocol
+
+from .._core import Core
+from .._facts import FactRow
+from .._fusion import ScoredMemory
+from .._learning import LearningSettings
+from .._models import Entity, Fact, Record
+from .._recall import RecallSettings
+from .._vectors import Vector
+from .executor import AsyncExecutor, AsyncTx
+from .llm import AsyncLlmCaller
+
+
+class AsyncHost(Protocol):
+    _core: Core
+    _run: AsyncExecutor
+    _learning: LearningSettings
+    _llm: AsyncLlmCaller
+    _recall_settings: RecallSettings
+
+    async def _known_dimension(self) -> int | None: ...
+
+    async def _embed(self, rows: list[Any], fields: list[str]) -> None: ...
+
+    async def _query_vector(self, text: str) -> Vector | None: ...
+
+    async def _write_facts(self, items: list[Mapping[str, Any]], *, batch: bool) -> list[Fact]: ...
+
+    async def _create_facts(self, tx: AsyncTx, rows: list[FactRow], now: datetime,
+                            effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> list[Fact]: ...
+
+    async def _supersede(self, tx: AsyncTx, fresh: list[FactRow], now: datetime,
+                         effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> set[str]: ...
+
+    async def _after_invalidation(self, tx: AsyncTx, changed: list[str], invalidated: list[str],
+                                  now: datetime) -> None: ...
+
+    async def _merge_entity(self, tx: AsyncTx, node: dict[str, Any], props: dict[str, Any]) -> Entity: ...
+
+    async def get(self, id: str) -> Record | None: ...
+
+    async def recall(self, query: str, *, scope: str, k: int = 10, as_of: datetime | None = None,
+                     valid_at: datetime | None = None, kinds: Iterable[str] | None = None,
+                     purpose: str = "inform", max_sensitivity: str | None = None,
+                     include_invalidated: bool = False) -> list[ScoredMemory]: ...

@@ -1,0 +1,78 @@
+"""Recall on ``AsyncMemory``: ranked memories for a question, and the prompt block built
+from them (contract §8). ``graphmem/_sync/recall.py`` is generated from this file by
+``tools/unasync.py``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Iterable
+
+from .. import _context, _fusion, _recall, _scopes
+from .. import _validate as check
+from .host import AsyncHost
+
+
+class AsyncRecallMixin(AsyncHost):
+    async def recall(
+        self,
+        query: str,
+        *,
+        scope: str,
+        k: int = 10,
+        as_of: datetime | None = None,
+        valid_at: datetime | None = None,
+        kinds: Iterable[str] | None = None,
+        purpose: str = "inform",
+        max_sensitivity: str | None = None,
+        include_invalidated: bool = False,
+    ) -> list[_fusion.ScoredMemory]:
+        """The ``k`` memories visible in ``scope`` that best answer ``query``: vector and
+        full-text candidates from Neo4j's indexes, fused, expanded one hop through the
+        graph, re-scored with recency, importance and trust. By default only what is valid
+        and believed now; ``purpose="act"`` leaves out quarantined records. One round trip
+        to Neo4j (besides embedding the query); one or two more only when filters or
+        others' documents ate the candidates' over-fetch."""
+        text = check.text(query, "query")
+        scope = _scopes.check_path(scope)
+        k = _recall.check_k(k)
+        as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
+        args: dict[str, Any] = dict(
+            tenant=self._core.tenant, query=text, scope=scope, k=k, vector=await self._query_vector(text),
+            as_of=as_of_t, valid_at=valid_t, kind_list=_recall.kinds(kinds), purpose=purpose,
+            max_sensitivity=max_sensitivity, include_invalidated=include_invalidated,
+            settings=self._recall_settings,
+        )
+        rows = await self._run.read("recall", **_recall.params(**args))
+        retry: dict[str, Any] = {}
+        for _ in range(2):
+            # filters ate the over-fetch, or others' documents the open full-text query's
+            # places: ask again (a deeper index search, then the exact scan; narrowed)
+            more = _recall.underfilled(rows, k, deepened="over_fetch_boost" in retry)
+            if not more:
+                break
+            retry.update(more)
+            rows = await self._run.read("recall", **_recall.params(**args, **retry))
+        return _fusion.score(rows, now=self._core.now(), settings=self._recall_settings, k=k)
+
+    async def context(
+        self,
+        query: str,
+        *,
+        scope: str,
+        max_tokens: int = 2000,
+        sections: Iterable[str] | None = None,
+        k: int = 50,
+        as_of: datetime | None = None,
+        valid_at: datetime | None = None,
+        purpose: str = "inform",
+        max_sensitivity: str | None = None,
+    ) -> str:
+        """A prompt-ready block from ``recall``: sections for facts, insights (with their
+        citations), procedures and recent episodes, each line with its provenance and
+        validity, trimmed to ``max_tokens`` (estimated as characters / 4) by score."""
+        order = _context.sections(sections)
+        results = await self.recall(
+            query, scope=scope, k=k, as_of=as_of, valid_at=valid_at, purpose=purpose,
+            max_sensitivity=max_sensitivity,
+        )
+        return _context.render(results, max_tokens=max_tokens, order=order)

@@ -1,0 +1,82 @@
+"""Any memory on ``AsyncMemory``, whatever its kind: get one, list the scopes, forget
+(tombstones) and erase (hard delete). ``graphmem/_sync/records.py`` is generated from this
+file by ``tools/unasync.py``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _scopes
+from .. import _validate as check
+from .._errors import InvalidInputError
+from .._models import Record
+from .._records import to_record
+from .executor import AsyncTx
+from .host import AsyncHost
+
+_ERASE_BATCH = 5_000
+
+
+class AsyncRecordsMixin(AsyncHost):
+    async def get(self, id: str) -> Record | None:
+        """The memory with this id in this tenant, or None."""
+        check.identifier(id, "id")
+        rows = await self._run.read("memory_get", tenant=self._core.tenant, id=id)
+        if not rows:
+            return None
+        return to_record(rows[0]["node"], superseded_by=rows[0]["supersededBy"])
+
+    async def scopes(self) -> list[dict[str, Any]]:
+        """The tenant's scope tree: each path, its parent and its number of memories."""
+        return await self._run.read("scope_tree", tenant=self._core.tenant)
+
+    async def forget(
+        self,
+        *,
+        scope: str,
+        id: str | None = None,
+        text: str | None = None,
+        subject: str | None = None,
+        predicate: str | None = None,
+    ) -> int:
+        """Forget what the user asked to forget: believed memories visible in ``scope``
+        matching every given selector are invalidated (reason 'forgotten') and kept as
+        tombstones, so extraction never restates them. Returns how many were forgotten."""
+        chain = _scopes.chain(_scopes.check_path(scope))
+        if id is None and text is None and subject is None and predicate is None:
+            raise InvalidInputError("id", "forget() needs at least one of id, text, subject, predicate")
+        params = {
+            "id": check.identifier(id, "id", allow_none=True),
+            "textKey": None if text is None else check.text_key(check.text(text, "text")),
+            "subject": check.identifier(subject, "subject", allow_none=True),
+            "predicate": check.predicate(predicate),
+        }
+        now = self._core.now()
+        tenant = self._core.tenant
+
+        async def work(tx: AsyncTx) -> int:
+            ids = [r["id"] for r in await tx.run("memory_forget", tenant=tenant, chain=chain, now=now, **params)]
+            await self._after_invalidation(tx, ids, ids, now)
+            return len(ids)
+
+        return await self._run.write(work)
+
+    async def erase(self, *, id: str | None = None, user_id: str | None = None, scope: str | None = None) -> int:
+        """Hard delete (data-protection requests): memories matching every given selector
+        -- ``scope`` means that scope and all below it -- with their edges and embeddings.
+        Large erases run in transactions of 5,000 memories; calling again after an
+        interruption finishes the job. Returns how many memories were deleted."""
+        if id is None and user_id is None and scope is None:
+            raise InvalidInputError("id", "erase() needs at least one of id, user_id, scope")
+        params = {
+            "id": check.identifier(id, "id", allow_none=True),
+            "userId": check.identifier(user_id, "user_id", allow_none=True),
+            "scope": None if scope is None else _scopes.check_path(scope),
+        }
+        total = 0
+        while True:  # in batches: each lands whole, and a repeated erase simply continues
+            rows = await self._run.write_one("memory_erase", tenant=self._core.tenant, limit=_ERASE_BATCH, **params)
+            erased = int(rows[0]["erased"]) if rows else 0
+            total += erased
+            if erased < _ERASE_BATCH:
+                return total

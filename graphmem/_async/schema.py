@@ -1,0 +1,74 @@
+"""Schema and embeddings on ``AsyncMemory``: ``setup()``, the vector index's dimension, and
+embedding what is about to be written or asked.
+``graphmem/_sync/schema.py`` is generated from this file by ``tools/unasync.py``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _templates
+from .. import _validate as check
+from .._errors import InvalidInputError, SchemaError
+from .._vectors import Vector
+from .host import AsyncHost
+
+_WARM_UP_SCOPE = "graphmem-warm-up"  # setup() recalls from it once; nothing is written there
+
+
+class AsyncSchemaMixin(AsyncHost):
+    async def setup(self, *, timeout: int = 300) -> None:
+        """Create constraints and indexes (idempotent) and wait until all are ONLINE, then
+        plan recall's query once (about a second on a freshly started server) so that the
+        first real ``recall`` does not pay for it.
+
+        The vector index's dimension comes from the embedder; an existing index of
+        another dimension raises ``SchemaError``.
+        """
+        for name in _templates.schema_names():
+            await self._run.auto(name)
+        if self._core.embedder is not None:
+            probe = await self._core.embedder.aembed_query("dimension probe")
+            wanted = len(check.embedding(probe, "embedder output", None))
+            existing = await self._vector_dimension()
+            if existing is not None and existing != wanted:
+                raise SchemaError(
+                    f"the vector index memory_embedding has {existing} dimensions but the embedder "
+                    f"returns {wanted}; drop the index (and re-embed) or use a matching embedder"
+                )
+            if existing is None:
+                await self._run.auto("schema_vector", dimensions=wanted)
+            self._core.dimension = wanted
+        await self._run.auto("schema_await", timeout=timeout)
+        # a read of a scope nobody writes to: Neo4j caches the plan (recall.cypher keeps it)
+        await self.recall("warm up", scope=_WARM_UP_SCOPE, k=1)
+
+    async def _vector_dimension(self) -> int | None:
+        rows = await self._run.auto("schema_vector_info")
+        return int(rows[0]["dimensions"]) if rows else None
+
+    async def _known_dimension(self) -> int | None:
+        if self._core.dimension is None:
+            self._core.dimension = await self._vector_dimension()
+        return self._core.dimension
+
+    async def _embed(self, rows: list[Any], fields: list[str]) -> None:
+        """Embed the rows that have no embedding yet (their ``embedText`` or text), in one
+        call to the embedder; ``fields`` names each row's input in errors."""
+        if self._core.embedder is None:
+            return
+        todo = [i for i, row in enumerate(rows) if row["props"].get("embedding") is None]
+        if not todo:
+            return
+        dimension = await self._known_dimension()
+        texts = [rows[i].get("embedText") or rows[i]["props"]["text"] for i in todo]
+        vectors = await self._core.embedder.aembed_documents(texts)
+        if len(vectors) != len(todo):
+            raise InvalidInputError("embedder", f"returned {len(vectors)} vectors for {len(todo)} texts")
+        for i, vector in zip(todo, vectors):
+            rows[i]["props"]["embedding"] = check.embedding(vector, fields[i], dimension)
+
+    async def _query_vector(self, text: str) -> Vector | None:
+        """The embedding of a question, or None without an embedder."""
+        if self._core.embedder is None:
+            return None
+        return check.embedding(await self._core.embedder.aembed_query(text), "embedder output", None)

@@ -1,0 +1,74 @@
+"""The prompt-ready block ``context()`` renders from recall's results."""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+from ._errors import InvalidInputError
+from ._fusion import ScoredMemory
+from ._models import Fact, Record
+
+SECTIONS = {"facts": "Facts", "insights": "Insights", "procedures": "Procedures", "episodes": "Recent episodes",
+            "entities": "Entities"}
+DEFAULT_SECTIONS = ("facts", "insights", "procedures", "episodes")
+_SECTION_OF = {"fact": "facts", "insight": "insights", "procedure": "procedures", "episode": "episodes",
+               "entity": "entities"}
+
+
+def estimate_tokens(text: str) -> int:
+    """A model-independent token estimate: one token per four characters, rounded up."""
+    return max(1, math.ceil(len(text) / 4))
+
+
+def _validity(record: Record) -> str:
+    if isinstance(record, Fact):
+        start = record.valid_from.date().isoformat() if record.valid_from else "?"
+        end = record.valid_to.date().isoformat() if record.valid_to else "now"
+        return f" (valid {start}..{end})"
+    occurred = getattr(record, "occurred_at", None)
+    return f" ({occurred.date().isoformat()})" if occurred else ""
+
+
+def line(result: ScoredMemory) -> str:
+    record = result.record
+    marker = record.provenance.value + (", unvalidated" if result.quarantined else "")
+    text = " ".join(record.text.split())
+    out = f"- [{marker}] {text}{_validity(record)}"
+    if result.citations:
+        out += " [cites: " + "; ".join(" ".join(c.text.split())[:80] for c in result.citations) + "]"
+    return out
+
+
+def sections(value: Iterable[str] | None) -> list[str]:
+    if isinstance(value, str):
+        raise InvalidInputError("sections", "must be a list of section names")
+    chosen = list(DEFAULT_SECTIONS) if value is None else list(value)
+    for name in chosen:
+        if name not in SECTIONS:
+            raise InvalidInputError("sections", f"{name!r} is not one of {', '.join(SECTIONS)}")
+    return chosen
+
+
+def render(results: list[ScoredMemory], *, max_tokens: int, order: list[str]) -> str:
+    """Group results by kind into sections (in ``order``) and keep the best-scored lines
+    that fit ``max_tokens``; the same results always render the same text."""
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise InvalidInputError("max_tokens", "must be a positive integer")
+    chosen: dict[str, list[str]] = {name: [] for name in order}
+    used = 0
+    for result in results:  # best first: what does not fit is the least relevant
+        section = _SECTION_OF[result.record.kind]
+        if section not in chosen:
+            continue
+        text = line(result)
+        # each piece is costed with its separator, so the sum bounds the whole block
+        cost = estimate_tokens(text + "\n")
+        if not chosen[section]:
+            cost += estimate_tokens(f"## {SECTIONS[section]}\n\n\n")
+        if used + cost > max_tokens:
+            continue
+        chosen[section].append(text)
+        used += cost
+    blocks = [f"## {SECTIONS[name]}\n" + "\n".join(lines) for name, lines in chosen.items() if lines]
+    return "\n\n".join(blocks)

@@ -1,0 +1,56 @@
+"""What one memory object knows besides its connection: tenant, embedder, clock and the
+rules it writes by (single-valued predicates, contradiction threshold)."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterable
+
+from . import _validate as check
+from ._errors import InvalidInputError
+from ._facts import DEFAULT_SINGLE_VALUED
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Core:
+    """Configuration and clock shared by the sync and async front doors (no I/O)."""
+
+    def __init__(
+        self,
+        *,
+        tenant: str,
+        embedder: Any,
+        clock: Callable[[], datetime] | None,
+        single_valued_predicates: Iterable[str] | None,
+        contradiction_threshold: float,
+    ) -> None:
+        self.tenant: str = check.identifier(tenant, "tenant")
+        self.embedder = embedder
+        self._clock = clock or utc_now
+        self.single_valued_predicates = frozenset(
+            DEFAULT_SINGLE_VALUED if single_valued_predicates is None
+            else (check.predicate(p, "single_valued_predicates") for p in single_valued_predicates)
+        )
+        if not 0.0 < contradiction_threshold <= 1.0:
+            raise InvalidInputError("contradiction_threshold", "must be in (0, 1]")
+        self.contradiction_threshold = contradiction_threshold
+        self.dimension: int | None = None
+        """The vector index's dimension, once known (from ``setup()`` or the database)."""
+
+    def now(self) -> datetime:
+        return check.instant(self._clock(), "clock", allow_none=False)
+
+    def as_of_valid_at(self, as_of: Any, valid_at: Any) -> tuple[datetime, datetime]:
+        now = self.now()
+        return (check.instant(as_of, "as_of") or now, check.instant(valid_at, "valid_at") or now)
+
+    def neo4j_similarity(self, cosine: float | None = None) -> float:
+        """Neo4j's vector.similarity.cosine is (1 + cos) / 2; convert a plain cosine to it."""
+        value = self.contradiction_threshold if cosine is None else cosine
+        if not math.isfinite(value):
+            raise InvalidInputError("threshold", "must be finite")
+        return (1.0 + value) / 2.0

@@ -1,0 +1,70 @@
+"""Entities without I/O: the properties of a person, place or thing, and what resolving a
+new mention to an existing entity adds to it. The I/O is in ``_async/entities.py``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+from . import _props
+from . import _validate as check
+from ._errors import InvalidInputError
+from ._models import Status
+
+MAX_NAME_LENGTH = 512
+
+
+def props(name: Any, *, tenant: str, type: Any, scope: Any, aliases: Any, properties: Any, id: Any,
+          importance: Any, sensitivity: Any, provenance: Any) -> _props.Props:
+    """The properties of a new entity (its ``text`` is its name)."""
+    name = check.text(name, "name")
+    if len(name) > MAX_NAME_LENGTH:
+        raise InvalidInputError("name", f"is longer than {MAX_NAME_LENGTH} characters")
+    etype = check.identifier(type, "type")
+    alias_list = [check.text(a, f"aliases[{i}]") for i, a in enumerate(check.tags(aliases or (), "aliases"))]
+    if properties is not None and not isinstance(properties, Mapping):
+        raise InvalidInputError("properties", "must be a mapping of JSON values")
+    try:
+        properties_json = json.dumps(dict(properties or {}), sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError("properties", f"must be JSON-serialisable: {exc}") from None
+    out = _props.shared(tenant, id=id, scope=scope, text=name, text_field="name", provenance=provenance,
+                        status=Status.ACTIVE, sensitivity=sensitivity, importance=importance)
+    for owner in ("userId", "agentId", "sessionId"):
+        del out[owner]
+    out.update({
+        "name": name,
+        "nameKey": out["textKey"],
+        "type": etype,
+        "aliases": alias_list,
+        "aliasKeys": sorted({check.text_key(a) for a in alias_list}),
+        "propertiesJson": properties_json,
+    })
+    return out
+
+
+def lookup_keys(entity: Mapping[str, Any]) -> list[str]:
+    """The normalised name and aliases an entity is found by."""
+    return sorted({entity["nameKey"], *entity["aliasKeys"]})
+
+
+def merged(existing: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Aliases and properties to record on ``existing`` after resolving ``new`` to it,
+    or None when nothing changes."""
+    aliases = list(existing.get("aliases") or [])
+    keys = set(existing.get("aliasKeys") or []) | {existing["nameKey"]}
+    for alias in [new["name"], *new["aliases"]]:
+        key = check.text_key(alias)
+        if key not in keys:
+            aliases.append(alias)
+            keys.add(key)
+    properties = json.loads(existing.get("propertiesJson") or "{}")
+    properties.update(json.loads(new["propertiesJson"]))
+    out = {
+        "aliases": aliases,
+        "aliasKeys": sorted(keys - {existing["nameKey"]}),
+        "propertiesJson": json.dumps(properties, sort_keys=True),
+    }
+    unchanged = (out["aliases"] == list(existing.get("aliases") or [])
+                 and out["propertiesJson"] == (existing.get("propertiesJson") or "{}"))
+    return None if unchanged else out

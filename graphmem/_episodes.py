@@ -1,0 +1,39 @@
+"""Episodes without I/O: the properties of a raw observation (a message, a tool call, an
+event). The I/O is in ``_async/entities.py``, beside entities, which episodes mention."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, TypedDict
+
+from . import _props
+from . import _validate as check
+from ._errors import InvalidInputError
+from ._models import Provenance, Status
+
+ROLES = ("user", "assistant", "tool", "system", "event")
+
+
+class EpisodeRow(TypedDict):
+    """One episode as ``episode_create`` writes it."""
+
+    props: _props.Props
+
+
+def row(content: Any, *, tenant: str, scope: Any, role: Any, occurred_at: Any, source: Any, id: Any,
+        user_id: Any, agent_id: Any, session_id: Any, importance: Any, sensitivity: Any, tags: Any,
+        now: datetime) -> EpisodeRow:
+    if role not in ROLES:
+        raise InvalidInputError("role", f"{role!r} is not one of {', '.join(repr(r) for r in ROLES)}")
+    props = _props.shared(
+        tenant, id=id, scope=scope, text=content, text_field="content",
+        provenance=Provenance.USER if role == "user" else Provenance.MANUAL, status=Status.ACTIVE,
+        sensitivity=sensitivity, importance=importance, tags=tags, user_id=user_id, agent_id=agent_id,
+        session_id=session_id,
+    )
+    props.update({
+        "role": role,
+        "occurredAt": check.instant(occurred_at, "occurred_at") or now,
+        "source": None if source is None else check.text(source, "source"),
+    })
+    return {"props": props}

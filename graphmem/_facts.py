@@ -1,0 +1,163 @@
+"""Facts without I/O: what ``remember`` accepts, the rows ``fact_create`` writes, and the
+order in which single-valued facts supersede each other. The I/O is in ``_async/facts.py``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Iterable, Mapping, TypedDict
+
+from . import _props, _scopes
+from . import _validate as check
+from ._errors import InvalidInputError
+from ._models import Provenance
+
+DEFAULT_SINGLE_VALUED = frozenset({
+    "lives_in", "located_in", "born_in", "born_on", "birthday", "age", "works_at", "works_for",
+    "employer", "job_title", "role", "married_to", "email", "phone", "home_city", "nationality",
+    "status", "manager", "reports_to", "current_project", "timezone", "preferred_language",
+})
+"""Predicates treated as single-valued when ``single_valued`` is not given."""
+
+AUTOMATIC = [p.value for p in Provenance if p.automatic]
+"""Provenances of machine-made records (the only ones automatic invalidation may touch)."""
+
+
+class FactInput(TypedDict, total=False):
+    """The arguments of ``remember`` (one item of ``remember_many``)."""
+
+    text: str
+    scope: str
+    subject: str | None
+    predicate: str | None
+    object: str | None
+    single_valued: bool | None
+    valid_from: datetime | None
+    valid_to: datetime | None
+    provenance: Provenance | str
+    importance: float | None
+    sensitivity: str | None
+    tags: Iterable[str]
+    user_id: str | None
+    agent_id: str | None
+    session_id: str | None
+    id: str | None
+    embedding: list[float] | None
+    derived_from: Iterable[str]
+
+
+FIELDS = frozenset(FactInput.__annotations__)
+
+
+class FactRow(TypedDict):
+    """One fact as ``fact_create`` writes it."""
+
+    props: _props.Props
+    chain: list[str]
+    derivedFrom: list[str]
+
+
+class Wave(TypedDict):
+    """One single-valued fact for ``fact_supersede``."""
+
+    id: str
+    chain: list[str]
+    explicit: bool
+
+
+def row(item: Mapping[str, Any], *, tenant: str, now: datetime, single_valued: frozenset[str],
+        dimension: int | None, prefix: str = "") -> FactRow:
+    """Check one ``remember`` call's arguments; return the row for ``fact_create``."""
+    unknown = sorted(set(item) - FIELDS)
+    if unknown:
+        raise InvalidInputError(f"{prefix}{unknown[0]}", "is not a field of remember()")
+
+    def field(name: str) -> str:
+        return f"{prefix}{name}"
+
+    props = _props.shared(
+        tenant, id=item.get("id"), scope=item.get("scope"), text=item.get("text"),
+        provenance=item.get("provenance"), sensitivity=item.get("sensitivity"),
+        importance=item.get("importance"), tags=item.get("tags"), user_id=item.get("user_id"),
+        agent_id=item.get("agent_id"), session_id=item.get("session_id"), field=field,
+    )
+    subject = check.identifier(item.get("subject"), field("subject"), allow_none=True)
+    predicate = check.predicate(item.get("predicate"), field("predicate"))
+    obj = item.get("object")
+    if obj is not None and not isinstance(obj, str):
+        raise InvalidInputError(field("object"), f"must be a string (an entity id or a literal), got {type(obj).__name__}")
+    if (subject is None) != (predicate is None):
+        raise InvalidInputError(field("predicate" if subject else "subject"), "subject and predicate go together: give both or neither")
+    valid_from = check.instant(item.get("valid_from"), field("valid_from")) or now
+    valid_to = check.instant(item.get("valid_to"), field("valid_to"))
+    check.interval(valid_from, valid_to, field("valid_to"))
+    single = item.get("single_valued")
+    if single is None:
+        single = predicate in single_valued
+    elif not isinstance(single, bool):
+        raise InvalidInputError(field("single_valued"), "must be True, False or None")
+    if single and predicate is None:
+        raise InvalidInputError(field("single_valued"), "needs a subject and predicate")
+    embedding = item.get("embedding")
+    derived = [check.identifier(e, field("derived_from")) for e in check.tags(item.get("derived_from") or (), field("derived_from"))]
+    props.update({
+        "subject": subject,
+        "predicate": predicate,
+        "object": obj,
+        "singleValued": single,
+        "validFrom": valid_from,
+        "validTo": valid_to,
+        "closedAt": now if valid_to is not None else None,
+        "embedding": None if embedding is None else check.embedding(embedding, field("embedding"), dimension),
+    })
+    return {"props": props, "chain": _scopes.chain(props["scope"]), "derivedFrom": derived}
+
+
+def rows(items: Any, *, tenant: str, now: datetime, single_valued: frozenset[str],
+         dimension: int | None) -> list[FactRow]:
+    """Check a ``remember_many`` batch; errors name the item (``items[3].valid_to``)."""
+    if isinstance(items, (Mapping, str, bytes)) or not isinstance(items, Iterable):
+        raise InvalidInputError("items", "must be a list of remember() argument mappings")
+    out: list[FactRow] = []
+    seen: dict[str, int] = {}
+    for i, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise InvalidInputError(f"items[{i}]", "must be a mapping of remember() arguments")
+        planned = row(item, tenant=tenant, now=now, single_valued=single_valued, dimension=dimension,
+                      prefix=f"items[{i}].")
+        rid = planned["props"]["id"]
+        if rid in seen:
+            raise InvalidInputError(f"items[{i}].id", f"{rid!r} repeats items[{seen[rid]}].id in one batch")
+        seen[rid] = i
+        out.append(planned)
+    return out
+
+
+def supersede_waves(fresh: list[FactRow]) -> list[list[Wave]]:
+    """New single-valued facts, split so that no wave has two on one subject/predicate; facts
+    on the same key are ordered by valid time, so a batch reads like a timeline."""
+    keyed: dict[tuple[str, str], list[FactRow]] = {}
+    for fact in fresh:
+        p = fact["props"]
+        if p["singleValued"] and p["subject"] is not None:
+            keyed.setdefault((p["subject"], p["predicate"]), []).append(fact)
+    waves: list[list[Wave]] = []
+    for group in keyed.values():
+        group.sort(key=lambda r: r["props"]["validFrom"])
+        for depth, fact in enumerate(group):
+            if depth == len(waves):
+                waves.append([])
+            waves[depth].append({
+                "id": fact["props"]["id"],
+                "chain": fact["chain"],
+                "explicit": not Provenance(fact["props"]["provenance"]).automatic,
+            })
+    return waves
+
+
+def tombstone_probe(fresh: list[FactRow]) -> list[dict[str, Any]]:
+    """What ``fact_tombstones`` checks for the machine-made facts of a batch."""
+    return [
+        {"id": p["id"], "key": p["textKey"], "subject": p["subject"], "predicate": p["predicate"],
+         "object": p["object"], "chain": fact["chain"], "scope": p["scope"]}
+        for fact in fresh if Provenance((p := fact["props"])["provenance"]).automatic
+    ]

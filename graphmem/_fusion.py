@@ -1,0 +1,190 @@
+"""Recall's scoring: query-adaptive fusion of the semantic and lexical evidence, the final
+score from its parts, the spread over conversations, and insights kept below their evidence."""
+
+from __future__ import annotations
+
+import heapq
+import math
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ._models import Provenance, Record, Status
+from ._recall import RecallSettings
+from ._records import to_record
+
+_INSIGHT_GAP = 1e-6
+
+
+class ScoreParts(BaseModel):
+    """The parts of a recall score, each in 0..1 (``lexical`` is relative to the best hit)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    semantic: float = 0.0
+    """Neo4j's cosine similarity to the query, scaled to 0..1 as (1 + cos) / 2."""
+    lexical: float = 0.0
+    """Full-text (Lucene BM25) score relative to the best lexical hit of this recall."""
+    fused: float = 0.0
+    """Query-adaptive fusion of the semantic and lexical evidence, 1.0 = the best candidate
+    of this recall (see ``RecallSettings.semantic_share``)."""
+    graph: float = 0.0
+    recency: float = 0.0
+    importance: float = 0.0
+    trust: float = 0.0
+
+
+class ScoredMemory(BaseModel):
+    """One recall result: the record, its final score and the parts it was made of."""
+
+    model_config = ConfigDict(frozen=True)
+
+    record: Record
+    score: float
+    parts: ScoreParts
+    citations: tuple[Record, ...] = ()
+    quarantined: bool = False
+    via_graph: bool = False
+
+
+
+def _moment(record: Record) -> datetime:
+    # the instance's own fields: getattr of a field another kind has goes through
+    # pydantic's __getattr__ and an AttributeError
+    fields = record.__dict__
+    return fields.get("occurred_at") or fields.get("valid_from") or record.created_at
+
+
+# the lexical floor when BM25 scores are small: this share of the best lexical hit's score
+# (not less: hits that all score alike at 1-3 points must stay noise), never 0
+_SMALL_SCORES = 0.3
+_LEAST_SPREAD = 1e-6
+_LOWEST = -2.0  # standard deviations: a candidate missing from a side counts as this far below it
+# ... and no side's standout counts for more than this: one rare word shared with the query
+# can put a BM25 score six or more deviations out, which no semantic evidence could outweigh
+_HIGHEST = 5.0
+
+
+class _Side:
+    """One side's hit scores (semantic or lexical), to say how far a candidate stands out
+    from that side's *other* hits, in standard deviations of at least ``min_deviation``,
+    bounded by ``_LOWEST`` and ``_HIGHEST``. Leaving the candidate out matters: among seven
+    hits, one standout inside the sample can never be more than sqrt(6) deviations from a
+    mean and a spread it inflates itself."""
+
+    def __init__(self, values: list[float], min_deviation: float) -> None:
+        self.n = len(values)
+        self.total = sum(values)
+        self.squares = sum(v * v for v in values)
+        self.min_deviation = min_deviation
+
+    def standing(self, value: float | None, is_hit: bool) -> float:
+        if value is None:
+            return _LOWEST
+        n, total, squares = self.n, self.total, self.squares
+        if is_hit and n > 1:  # compare with the others only
+            n, total, squares = n - 1, total - value, squares - value * value
+        mean = total / n
+        deviation = math.sqrt(max(0.0, squares / n - mean * mean))
+        return min(_HIGHEST, max(_LOWEST, (value - mean) / max(deviation, self.min_deviation)))
+
+
+def fused_evidence(rows: list[dict[str, Any]], settings: RecallSettings) -> list[float]:
+    """Query-adaptive fusion, 0..1 per row (1.0 = best): on each side, how many standard
+    deviations a candidate stands above that side's other hits (the deviation floored at
+    ``settings.*_spread``, so a side on which every candidate scores alike cannot amplify
+    noise), mixed by ``semantic_share``. A side with no hits at all (no embedder, or only
+    stop words) leaves the other to decide. BM25 scores grow with the number of documents
+    (a word's IDF does), so the lexical floor shrinks to 0.3 of the best hit's score when
+    that is below ``lexical_spread / 0.3``: in a young database of nine facts an exact name
+    scored 0.5 against 0.01, which a fixed floor of 0.5 took for noise."""
+    semantic_hits = [r["semantic"] for r in rows if r["semanticRank"]]
+    lexical_hits = [r["lexical"] for r in rows if r["lexicalRank"]]
+    semantic = _Side(semantic_hits, settings.semantic_spread) if semantic_hits else None
+    lexical = (_Side(lexical_hits, max(_LEAST_SPREAD, min(settings.lexical_spread, _SMALL_SCORES * max(lexical_hits))))
+               if lexical_hits else None)
+    share = settings.semantic_share if semantic and lexical else (1.0 if semantic else 0.0)
+    evidence = [
+        (share * semantic.standing(r["semantic"], bool(r["semanticRank"])) if semantic else 0.0)
+        + ((1 - share) * lexical.standing(r["lexical"], bool(r["lexicalRank"])) if lexical else 0.0)
+        for r in rows
+    ]
+    low, high = min(evidence, default=0.0), max(evidence, default=0.0)
+    return [(e - low) / (high - low) if high > low else 1.0 for e in evidence]
+
+
+def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings, k: int) -> list[ScoredMemory]:
+    """Turn the template's candidate rows into ranked ``ScoredMemory`` results."""
+    rows = [r for r in rows if r.get("node") is not None]
+    if not rows:
+        return []
+    best_lexical = max((r["lexical"] or 0.0) for r in rows) or 1.0
+    rrf_top = 2.0 / (settings.rrf_k + 1)
+    w = settings.weights
+    half_life = settings.half_life.total_seconds()
+    results = []
+    for row, fused in zip(rows, fused_evidence(rows, settings)):
+        record = to_record(row["node"])
+        semantic = float(row["semantic"] or 0.0)
+        lexical = float(row["lexical"] or 0.0) / best_lexical
+        graph = min(1.0, float(row["graph"] or 0.0) / rrf_top)
+        age = max(0.0, (now - _moment(record)).total_seconds())
+        recency = math.pow(0.5, age / half_life) if half_life > 0 else 0.0
+        trust = record.provenance.trust / Provenance.HUMAN_CORRECTION.trust
+        # model_construct: every value is a float computed here, nothing to validate
+        parts = ScoreParts.model_construct(semantic=semantic, lexical=lexical, fused=fused, graph=graph, recency=recency,
+                           importance=record.importance, trust=trust)
+        total = (w.fused * fused + w.semantic * semantic + w.lexical * lexical + w.graph * graph
+                 + w.recency * recency + w.importance * record.importance + w.trust * trust)
+        citations = tuple(to_record(c) for c in row.get("cites") or ())
+        results.append(ScoredMemory.model_construct(
+            record=record, score=total, parts=parts, citations=citations,
+            quarantined=record.status == Status.QUARANTINED,
+            via_graph=row["semanticRank"] is None and row["lexicalRank"] is None,
+        ))
+    return _insights_below_their_evidence(_spread_over_sessions(results, settings.session_penalty))[:k]
+
+
+def _spread_over_sessions(results: list[ScoredMemory], penalty: float) -> list[ScoredMemory]:
+    """Greedily, best first: every record already taken from the same session lowers a
+    record's score by ``penalty``, so the results are not ten turns of one conversation
+    when other conversations also answer. Insights take no part (they rank against their
+    evidence instead). All records of one session carry the same penalty, so a heap of
+    each session's best remaining record finds the next pick: O(n log n)."""
+    def session(r: ScoredMemory) -> str | None:
+        return None if r.record.kind == "insight" else r.record.session_id
+
+    if penalty <= 0 or not any(session(r) for r in results):
+        return results
+    # one queue per session, best first; a record without a session is a queue of its own
+    queues: dict[Any, list[tuple[int, ScoredMemory]]] = {}
+    for i, r in enumerate(sorted(results, key=lambda r: (-r.score, r.record.id))):
+        queues.setdefault(session(r) or i, []).append((i, r))
+    heap = [(-queue[0][1].score, queue[0][0], key) for key, queue in queues.items()]
+    heapq.heapify(heap)
+    taken: dict[Any, int] = {}
+    out = []
+    while heap:
+        negative, _, key = heapq.heappop(heap)
+        n = taken.get(key, 0)
+        best = queues[key][n][1]
+        out.append(best.model_copy(update={"score": -negative}) if n else best)
+        taken[key] = n = n + 1
+        if n < len(queues[key]):
+            i, following = queues[key][n]
+            heapq.heappush(heap, (-(following.score - penalty * n), i, key))
+    return out
+
+
+def _insights_below_their_evidence(results: list[ScoredMemory]) -> list[ScoredMemory]:
+    """An insight never outranks a record it cites that is in the same result list."""
+    by_id = {r.record.id: r for r in results}
+    adjusted = []
+    for r in results:
+        cited = [by_id[c.id].score for c in r.citations if c.id in by_id]
+        if cited and r.score >= min(cited):
+            r = r.model_copy(update={"score": min(cited) - _INSIGHT_GAP})
+        adjusted.append(r)
+    return sorted(adjusted, key=lambda r: (-r.score, r.record.id))
+

@@ -1,0 +1,72 @@
+"""The node properties every memory kind shares, built and checked in one place."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from . import _scopes
+from . import _validate as check
+from ._errors import InvalidInputError
+from ._models import Provenance, Sensitivity, Status
+
+Props = dict[str, Any]
+"""A node's properties as a write template sets them (camelCase keys, no tenant)."""
+
+
+def _same(name: str) -> str:
+    return name
+
+
+def shared(
+    tenant: str,
+    *,
+    id: Any,
+    scope: Any,
+    text: Any,
+    provenance: Any,
+    status: Status | None = None,
+    sensitivity: Any = None,
+    importance: Any = None,
+    tags: Any = (),
+    user_id: Any = None,
+    agent_id: Any = None,
+    session_id: Any = None,
+    text_field: str = "text",
+    field: Callable[[str], str] = _same,
+) -> Props:
+    """The shared properties of a new memory (``field`` names an argument in errors, e.g.
+    ``items[3].scope``). ``status`` defaults to quarantined for machine-made provenances
+    that need review (reflection, induction) and active otherwise."""
+    checked_text = check.text(text, field(text_field))
+    path = _scopes.check_path(scope, field("scope"))
+    source = check.choice(provenance or Provenance.MANUAL, Provenance, field("provenance"))
+    if status is None:
+        reviewed = source in (Provenance.REFLECTION, Provenance.INDUCTION)
+        status = Status.QUARANTINED if reviewed else Status.ACTIVE
+    return {
+        "id": check.new_id() if id is None else check.identifier(id, field("id")),
+        "scope": path,
+        "lexKey": _scopes.lexical_key(tenant, path),
+        "text": checked_text,
+        "textKey": check.text_key(checked_text),
+        "provenance": source.value,
+        "status": status.value,
+        "sensitivity": check.choice(sensitivity or Sensitivity.INTERNAL, Sensitivity, field("sensitivity")).value,
+        "importance": check.unit_interval(importance, field("importance"), 0.5),
+        "tags": check.tags(tags or (), field("tags")),
+        "userId": check.identifier(user_id, field("user_id"), allow_none=True),
+        "agentId": check.identifier(agent_id, field("agent_id"), allow_none=True),
+        "sessionId": check.identifier(session_id, field("session_id"), allow_none=True),
+        "embedding": None,
+    }
+
+
+def expect_kind(node: Mapping[str, Any], kind: str, field: str = "id") -> None:
+    """An id that is already written must name a record of the kind being written."""
+    if node["kind"] != kind:
+        raise InvalidInputError(field, f"{node['id']!r} is already used by a {node['kind']}")
+
+
+def stored(props: Mapping[str, Any], *, tenant: str, kind: str, now: Any) -> Props:
+    """The node map a template would return for a record just written with ``props``."""
+    return {**props, "tenant": tenant, "kind": kind, "createdAt": now, "embedding": None}
