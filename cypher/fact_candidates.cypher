@@ -1,5 +1,5 @@
 // name: fact_candidates
-// Contradiction candidates for new facts, scoped as design §7 asks: only believed, active
+// Contradiction candidates for new facts, scoped as contract §7 asks: only believed, active
 // facts about the same subject, visible in $chain and valid at $now. For each new fact ($rows: [{i, subject,
 // embedding}]) returns those facts with their Neo4j cosine similarity to it.
 UNWIND $rows AS row

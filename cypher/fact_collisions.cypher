@@ -1,5 +1,5 @@
 // name: fact_collisions
-// Contradiction rule 2 (design §7.2): the correction $id invalidates every believed
+// Contradiction rule 2 (contract §7.2): the correction $id invalidates every believed
 // extraction-provenance fact visible in its scope chain whose embedding has cosine
 // similarity >= $threshold with the correction's (vector.similarity.cosine is scaled to
 // 0..1, so the caller passes (1 + cosine) / 2), with reason 'contradicted' and SUPERSEDES.

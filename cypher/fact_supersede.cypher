@@ -1,5 +1,5 @@
 // name: fact_supersede
-// Contradiction rule 1 (design §7.1) for new single-valued facts. For each row's fact n, the
+// Contradiction rule 1 (contract §7.1) for new single-valued facts. For each row's fact n, the
 // other currently believed, active, single-valued facts with the same subject and predicate,
 // a different object and a scope in n's scope chain (excluding this batch, $batchIds) are:
 //   - earlier and still valid when n starts: closed (validTo = n.validFrom), n SUPERSEDES it

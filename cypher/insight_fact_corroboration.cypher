@@ -1,5 +1,5 @@
 // name: insight_fact_corroboration
-// Corroboration by facts (design §7.3), for the believed insights stored at $scope or
+// Corroboration by facts (contract §7.3), for the believed insights stored at $scope or
 // below: a believed, active fact written after the insight, visible from the insight's
 // scope, sharing its evidence (derived from an episode the insight cites or that a cited
 // fact was derived from, or about the subject of a cited fact), not cited by it, and agreeing with it (Neo4j cosine

@@ -1,5 +1,5 @@
 // name: insight_salience_drop
-// Contradiction rule 3 (design §7.3): each believed Insight citing one of the just
+// Contradiction rule 3 (contract §7.3): each believed Insight citing one of the just
 // invalidated records loses one salience point per such citation; at <= 0 it is
 // invalidated with reason 'pruned' (the write lock is taken before the read, so concurrent
 // invalidations do not lose a decrement). Returns the ids of the pruned insights.

@@ -26,19 +26,12 @@
 // with their semantic and lexical scores and ranks (a record found only lexically or
 // through the graph still gets its true cosine similarity, so missing the semantic
 // shortlist does not zero its semantic part), graph score, and, for insights, the cited
-// records. Final scoring happens in the caller. Temporal properties are returned as ISO-8601
-// strings (all are UTC): decoding driver DateTime values cost more than the query itself.
-// Records carry the properties graphmem's models have, named one by one from properties(m):
-// returning m {.*} would send the embedding and the lookup keys (textKey repeats the whole
-// text), and naming each key on the node itself walks its property chain once per key (0.9
-// ms of 16 at 100k memories, against one read of the whole chain).
-// Planning this statement takes about a second, and Neo4j re-plans a cached query whenever
-// the store's statistics have drifted (checked every ten seconds by default): an agent that writes
-// and recalls saw one recall in four or five take a second. So the cached plan is kept
-// (replan=skip), and every choice the planner could make from statistics is fixed by the
-// statement itself: index hints on the two label lookups, procedure calls for the indexes,
-// and expansions that start from bound nodes. (Neo4j also plans per size bucket of each
-// string and list parameter: _recall.params pads them so that every ordinary call shares one.)
+// records. Final scoring happens in the caller. Records are projected by the shared
+// fragment `record` from one properties(m) read, temporal values as ISO-8601 text
+// (docs/design-notes.md#recall-record-projection). The cached plan is kept (replan=skip) and
+// every choice the planner could make from statistics is fixed by the statement itself:
+// index hints on the label lookups, procedure calls for the indexes, expansions from bound
+// nodes (docs/design-notes.md#recall-plan-kept; parameter padding: #recall-parameter-buckets).
 CYPHER replan=skip
 CALL () {
   UNWIND $chain AS path
@@ -118,9 +111,7 @@ CALL (direct) {
   UNWIND direct[0..$expandFrom] AS hit
   WITH hit, hit.m AS source
   WHERE source IS NOT NULL
-  // expand from the hit itself: with a labelled neighbour (n:Memory) the planner could
-  // seek every memory through an index and expand into the hits instead, and chose to when
-  // index statistics were stale (a fresh database: 29 ms instead of 8 ms at 1k memories)
+  // expand from the hit itself, not from a labelled neighbour (docs/design-notes.md#recall-plan-kept)
   UNWIND [(source)-[link:ABOUT|RELATES|CITES|DERIVED_FROM]-(n)
           WHERE 'Memory' IN labels(n) AND n.tenant = $tenant AND n.scope IN $chain
             AND (NOT link:RELATES OR (link.createdAt <= $asOf

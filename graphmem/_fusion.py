@@ -56,13 +56,12 @@ def _moment(record: Record) -> datetime:
     return fields.get("occurred_at") or fields.get("valid_from") or record.created_at
 
 
-# the lexical floor when BM25 scores are small: this share of the best lexical hit's score
-# (not less: hits that all score alike at 1-3 points must stay noise), never 0
+# with small BM25 scores the lexical floor is this share of the best hit's score, never 0
+# (docs/design-notes.md#recall-lexical-floor)
 _SMALL_SCORES = 0.3
 _LEAST_SPREAD = 1e-6
 _LOWEST = -2.0  # standard deviations: a candidate missing from a side counts as this far below it
-# ... and no side's standout counts for more than this: one rare word shared with the query
-# can put a BM25 score six or more deviations out, which no semantic evidence could outweigh
+# no side's standout counts for more than this (docs/design-notes.md#recall-standout-cap)
 _HIGHEST = 5.0
 
 
@@ -97,8 +96,7 @@ def fused_evidence(rows: list[dict[str, Any]], settings: RecallSettings) -> list
     noise), mixed by ``semantic_share``. A side with no hits at all (no embedder, or only
     stop words) leaves the other to decide. BM25 scores grow with the number of documents
     (a word's IDF does), so the lexical floor shrinks to 0.3 of the best hit's score when
-    that is below ``lexical_spread / 0.3``: in a young database of nine facts an exact name
-    scored 0.5 against 0.01, which a fixed floor of 0.5 took for noise."""
+    that is below ``lexical_spread / 0.3`` (docs/design-notes.md#recall-lexical-floor)."""
     semantic_hits = [r["semantic"] for r in rows if r["semanticRank"]]
     lexical_hits = [r["lexical"] for r in rows if r["lexicalRank"]]
     semantic = _Side(semantic_hits, settings.semantic_spread) if semantic_hits else None

@@ -1,4 +1,4 @@
-"""Insights (design §2, §3, §7.3) without I/O: the checks on their citations, the filtering
+"""Insights (contract §2, §3, §7.3) without I/O: the checks on their citations, the filtering
 of model drafts, and the node properties written for them."""
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ class Supersession(BaseModel):
 
 
 class MemoryRecord(BaseModel):
-    """Properties every memory kind shares (design §2)."""
+    """Properties every memory kind shares (contract §2)."""
 
     model_config = ConfigDict(frozen=True, use_enum_values=False)
 

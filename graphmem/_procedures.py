@@ -1,4 +1,4 @@
-"""Procedures (design §2) without I/O: tool-call trajectories, the deterministic inducer,
+"""Procedures (contract §2) without I/O: tool-call trajectories, the deterministic inducer,
 step placeholders and binding, the node properties written, and suggestion ranking."""
 
 from __future__ import annotations

@@ -50,10 +50,10 @@ class RecallSettings:
 
     The full-text query is narrowed to the visible scopes inside Lucene (their ``lexKey``
     tokens) unless those scopes hold at least ``lexical_open_share`` of all memories in the
-    database: then narrowing costs more than it saves (2 ms of 20 at 100k memories), so
-    the query is sent open, over-fetched by all memories / visible ones, and filtered in
-    Cypher; if that leaves fewer than ``k`` hits because others' documents took the places,
-    recall asks once more, narrowed. A value above 1 always narrows.
+    database: then it is sent open, over-fetched and filtered in Cypher, which is cheaper
+    (docs/design-notes.md#recall-lexical-candidates); if that leaves fewer than ``k`` hits
+    because others' documents took the places, recall asks once more, narrowed. A value
+    above 1 always narrows.
 
     Fusion: each side's score is measured in standard deviations from the mean of that
     side's other hits (``semantic_spread`` and ``lexical_spread`` are the smallest deviations
@@ -138,12 +138,9 @@ def kinds(value: Iterable[str] | None) -> list[str] | None:
 
 
 
-# Neo4j caches a plan per parameter types *and sizes*: a string's length and a list's length
-# fall in buckets (up to 1, 10, 100, 1,000, 10,000...) and every new combination of buckets
-# is planned afresh, about a second for recall's statement. So recall's lists and its
-# Lucene query are padded into one bucket each (the padding matches nothing); only the
-# tenant id's length (a deployment's ids are usually alike), a missing embedder or a query
-# without a word, or a Lucene query past 10,000 characters still make another plan.
+# Neo4j plans a statement once per combination of its parameters' size buckets (up to 1, 10,
+# 100, ... elements or characters), so recall pads its lists and Lucene query into one bucket
+# each; the padding matches nothing (docs/design-notes.md#recall-parameter-buckets).
 _LIST_BUCKET = 2  # lists of 2..10 share a bucket
 _CHAIN_BUCKET = 11  # scope chains (up to 32 deep) padded to 11..100
 _TEXT_BUCKET = 1001  # Lucene queries padded to 1,001..10,000 characters
@@ -161,11 +158,8 @@ def _padded_lucene(text: str | None) -> str | None:
 
 def semantic_fetch(k: int) -> int:
     """How many semantic hits recall keeps (and asks the vector index for, before
-    over-fetching): ``k``, at least 10. The lexical side keeps twice as many (``2k``, at
-    least 20): a full-text hit costs Neo4j about 40 µs, an index neighbour about 100 µs, and
-    a record the vector side left out is still scored with its true cosine when the other
-    side or the graph brings it in (re-scoring LongMemEval's recorded candidate lists with 10
-    semantic hits instead of 20 changed no question's nDCG@10)."""
+    over-fetching): ``k``, at least 10. The lexical side keeps twice as many, which are
+    cheaper (docs/design-notes.md#recall-semantic-candidates)."""
     return max(k, 10)
 
 
@@ -226,8 +220,8 @@ def underfilled(rows: list[dict[str, Any]], k: int, *, deepened: bool = False) -
     index search, its over-fetch multiplied by 1.5 x the shortfall, at most 64 times (with
     ``strategy="auto"`` the template scans exactly instead when that is cheaper); after a
     deeper search (``deepened``), the exact scan, whatever ``strategy`` says, so filters
-    never lose results. At 100,000 memories an exact scan of a whole tenant took 3.5 s, a
-    search of 800 neighbours 0.13 s. When the open full-text query came back full (there
+    never lose results (docs/design-notes.md#recall-semantic-candidates). When the open
+    full-text query came back full (there
     may be more), dropped another tenant's or scope's documents and kept fewer than ``k``
     hits: the scope-narrowed Lucene query."""
     retry: dict[str, Any] = {}

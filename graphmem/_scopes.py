@@ -1,4 +1,4 @@
-"""Scope paths: validation and the visibility chain (design §5)."""
+"""Scope paths: validation and the visibility chain (contract §5)."""
 
 from __future__ import annotations
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 
 class Vector(list):
-    """A list of floats with a short ``repr``. The Neo4j driver formats every query's
-    parameters for its debug log before it knows whether debug logging is on: for a
-    256-dimensional vector that took 0.3 ms per query (a recall is about 16 ms) and as
-    long per row of a batch write. The driver packs it as the plain list it is."""
+    """A list of floats with a short ``repr``: the Neo4j driver formats every query's
+    parameters for its debug log even when that log is off, which is slow for vectors
+    (docs/design-notes.md#vector-short-repr). The driver packs it as the plain list it is."""
 
     __slots__ = ()
 

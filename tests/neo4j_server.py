@@ -1,4 +1,4 @@
-"""Brings up the Neo4j the integration tests run against, in the order of design §9:
+"""Brings up the Neo4j the integration tests run against, in the order of contract §9:
 ``NEO4J_URI`` set -> use it; a Docker engine answers -> docker/compose.yml via pytest-docker;
 otherwise the embedded launcher through ``graphmem neo4j start``."""
 

@@ -1,5 +1,5 @@
 """``ingest``: from conversation turns to entities, facts and relations, with entity
-resolution and scoped contradiction handling (design §2-§7).
+resolution and scoped contradiction handling (contract §2-§7).
 ``graphmem/_sync/ingest.py`` is generated from this file by ``tools/unasync.py``."""
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ class AsyncIngestMixin(AsyncHost):
             elif draft.corrects and same_predicate and automatic and plan["single_valued"] and old["singleValued"]:
                 decisions.setdefault(i, ("retire", []))[1].append((old["id"], "corrected"))
             elif same_predicate and plan["single_valued"] and old["singleValued"]:
-                continue  # a change of value: supersession (design §7.1) handles it
+                continue  # a change of value: supersession (contract §7.1) handles it
             elif automatic and (cosine >= self._learning.judge_threshold or (draft.corrects and same_predicate)):
                 grey.append((i, old))  # for a multi-valued correction, the model says which value was wrong
         if grey:

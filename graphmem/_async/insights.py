@@ -1,4 +1,4 @@
-"""Insights and status changes on ``AsyncMemory`` (design §2, §3, §6, §7.3).
+"""Insights and status changes on ``AsyncMemory`` (contract §2, §3, §6, §7.3).
 ``graphmem/_sync/insights.py`` is generated from this file by ``tools/unasync.py``."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Procedures on ``AsyncMemory``: author-defined rules, workflows induced from
-trajectories, suggestion, binding and outcomes (design §2, §6).
+trajectories, suggestion, binding and outcomes (contract §2, §6).
 ``graphmem/_sync/procedures.py`` is generated from this file by ``tools/unasync.py``."""
 
 from __future__ import annotations

@@ -115,9 +115,9 @@ def test_correcting_a_historic_fact_keeps_its_valid_time(memory):
 
 
 def test_large_erases_run_in_batches(memory, monkeypatch):
-    import graphmem._sync.memory as sync_memory
+    import graphmem._sync.records as sync_records
 
-    monkeypatch.setattr(sync_memory, "_ERASE_BATCH", 3)
+    monkeypatch.setattr(sync_records, "_ERASE_BATCH", 3)
     memory.remember_many([{"text": f"note {i}", "scope": "big/part"} for i in range(10)])
     assert memory.erase(scope="big") == 10
     assert memory.facts(scope="big/part") == []
