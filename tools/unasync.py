@@ -33,7 +33,6 @@ import io
 import re
 import sys
 import tokenize
-from dataclasses import dataclass, field
 from pathlib import Path
 from tokenize import TokenInfo
 
@@ -100,10 +99,12 @@ class UnasyncError(Exception):
     """Source that has no mechanical sync translation."""
 
 
-@dataclass
 class Result:
-    text: str
-    warnings: list[str] = field(default_factory=list)
+    """A generated module's text and the warnings about its prose."""
+
+    def __init__(self, text: str, warnings: list[str] | None = None) -> None:
+        self.text = text
+        self.warnings = warnings or []
 
 
 def rename(name: str) -> str:
@@ -301,7 +302,10 @@ class _Rewriter:
                 continue
             end_index = alias if alias is not None else index
             if self.is_op(end_index + 1, ","):
-                self.edit(self.offset(self.tokens[index].start), self.offset(self.tokens[end_index + 2].start), "")
+                after = end_index + 2
+                while self.tokens[after].type == tokenize.NL:  # one name a line: its line goes
+                    after += 1
+                self.edit(self.offset(self.tokens[index].start), self.offset(self.tokens[after].start), "")
             else:  # the last name: take the comma before it instead
                 self.edit(self.offset(self.tokens[index - 1].start), self.offset(self.tokens[end_index].end), "")
         return handled
