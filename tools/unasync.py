@@ -253,7 +253,7 @@ class _Rewriter:
                 if last - first != 2 or not self.is_name(first + 1, "asyncio"):
                     raise self.fail(self.tokens[first], "write 'import asyncio' as a statement of its own")
                 asyncio_import = (first, last)
-                handled.update(range(first, last + 1))
+                handled.update((first, first + 1))
             elif self.is_name(first, "from") and any(self.is_name(k, "import") for k in range(first, last)):
                 handled |= self._from_import(first, last)
         if asyncio_import is not None:
@@ -261,7 +261,7 @@ class _Rewriter:
         return handled
 
     def _from_import(self, first: int, last: int) -> set[int]:
-        handled = set(range(first, last + 1))
+        handled = {k for k in range(first, last + 1) if self.tokens[k].type == tokenize.NAME}
         k = first + 1
         while not self.is_name(k, "import"):
             if self.is_name(k):
@@ -297,17 +297,23 @@ class _Rewriter:
             self.edits = [e for e in self.edits if not (e[0] >= line_start and e[1] <= self.offset(self.tokens[last].end))]
             self.edit(line_start, self.offset(self.tokens[last].end), "")
             return handled
+        last_kept = max(n for n, k in enumerate(keep) if k)
         for n, (index, alias) in enumerate(entries):
             if keep[n]:
                 continue
-            end_index = alias if alias is not None else index
-            if self.is_op(end_index + 1, ","):
-                after = end_index + 2
-                while self.tokens[after].type == tokenize.NL:  # one name a line: its line goes
-                    after += 1
-                self.edit(self.offset(self.tokens[index].start), self.offset(self.tokens[after].start), "")
-            else:  # the last name: take the comma before it instead
-                self.edit(self.offset(self.tokens[index - 1].start), self.offset(self.tokens[end_index].end), "")
+            if n < last_kept:  # the name, its comma and whatever lies before the next name
+                self.edit(self.offset(self.tokens[index].start), self.offset(self.tokens[entries[n + 1][0]].start), "")
+            elif n == last_kept + 1:  # a trailing run of dropped names, as one edit
+                run_end = entries[-1][1] if entries[-1][1] is not None else entries[-1][0]
+                if self.is_op(run_end + 1, ","):  # a trailing comma: the run goes with it
+                    start, end = self.offset(self.tokens[index].start), self.offset(self.tokens[run_end + 1].end)
+                    line_start = self._line_starts[self.tokens[index].start[0] - 1]
+                    if not self.source[line_start:start].strip() and self.tokens[run_end + 2].type == tokenize.NL:
+                        start, end = line_start, self.offset(self.tokens[run_end + 2].end)  # its whole line
+                else:  # the run goes with the comma before it
+                    kept_end = entries[last_kept][1] if entries[last_kept][1] is not None else entries[last_kept][0]
+                    start, end = self.offset(self.tokens[kept_end].end), self.offset(self.tokens[run_end].end)
+                self.edit(start, end, "")
         return handled
 
     def _statements(self) -> list[tuple[int, int]]:

@@ -329,3 +329,10 @@ def test_generated_modules_compile_import_and_mirror_the_async_classes():
                 async_methods = {m for m, f in vars(value).items() if callable(f)}
                 sync_methods = {m for m, f in vars(twin).items() if callable(f)}
                 assert {unasync.rename(m) for m in async_methods} == sync_methods, name
+
+
+def test_dropped_import_names_take_their_commas_in_any_position():
+    assert sync("from t import X, Awaitable, AsyncX\n") == "from t import X\n"
+    assert sync("from t import Awaitable, AsyncX, X\n") == "from t import X\n"
+    assert sync("from t import (\n    A,  # keep\n    Awaitable,\n)\n") == "from t import (\n    A,  # keep\n)\n"
+    assert sync("from t import (  # AsyncTx lives here\n    AsyncTx,\n)\n") == "from t import (  # Tx lives here\n    Tx,\n)\n"
