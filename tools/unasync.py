@@ -270,24 +270,24 @@ class _Rewriter:
                 if self.tokens[k].string in CODE_NAMES:
                     self.replace(self.tokens[k], CODE_NAMES[self.tokens[k].string])
             k += 1
-        # the imported names: (index of the name, index of its alias or None)
-        entries: list[tuple[int, int | None]] = []
+        # the imported names: (index of the name, index of its last token: the alias if any)
+        entries: list[tuple[int, int]] = []
         j = k + 1
         while j < last:
             if self.is_name(j):
-                alias = j + 2 if self.is_name(j + 1, "as") else None
-                entries.append((j, alias))
-                j = (alias if alias is not None else j) + 1
+                entries.append((j, j + 2 if self.is_name(j + 1, "as") else j))
+                j = entries[-1][1] + 1
             else:
                 j += 1
         seen: set[str] = set()
         keep: list[bool] = []
-        for index, alias in entries:
+        for index, end_index in entries:
             word = self.tokens[index].string
             if word in UNSUPPORTED:
                 raise self.fail(self.tokens[index], f"{word} has no mechanical sync equivalent")
-            bound = self.tokens[alias].string if alias is not None else rename(word)
-            drop = (word == "Awaitable" and alias is None) or bound in seen
+            aliased = end_index != index
+            bound = self.tokens[end_index].string if aliased else rename(word)
+            drop = (word == "Awaitable" and not aliased) or bound in seen
             seen.add(bound)
             keep.append(not drop)
             if not drop and rename(word) != word:
@@ -298,20 +298,20 @@ class _Rewriter:
             self.edit(line_start, self.offset(self.tokens[last].end), "")
             return handled
         last_kept = max(n for n, k in enumerate(keep) if k)
-        for n, (index, alias) in enumerate(entries):
+        for n, (index, _) in enumerate(entries):
             if keep[n]:
                 continue
             if n < last_kept:  # the name, its comma and whatever lies before the next name
                 self.edit(self.offset(self.tokens[index].start), self.offset(self.tokens[entries[n + 1][0]].start), "")
             elif n == last_kept + 1:  # a trailing run of dropped names, as one edit
-                run_end = entries[-1][1] if entries[-1][1] is not None else entries[-1][0]
+                run_end = entries[-1][1]
                 if self.is_op(run_end + 1, ","):  # a trailing comma: the run goes with it
                     start, end = self.offset(self.tokens[index].start), self.offset(self.tokens[run_end + 1].end)
                     line_start = self._line_starts[self.tokens[index].start[0] - 1]
                     if not self.source[line_start:start].strip() and self.tokens[run_end + 2].type == tokenize.NL:
                         start, end = line_start, self.offset(self.tokens[run_end + 2].end)  # its whole line
                 else:  # the run goes with the comma before it
-                    kept_end = entries[last_kept][1] if entries[last_kept][1] is not None else entries[last_kept][0]
+                    kept_end = entries[last_kept][1]
                     start, end = self.offset(self.tokens[kept_end].end), self.offset(self.tokens[run_end].end)
                 self.edit(start, end, "")
         return handled
