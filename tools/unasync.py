@@ -146,6 +146,19 @@ class _Rewriter:
     def offset(self, position: tuple[int, int]) -> int:
         return self._line_starts[position[0] - 1] + position[1]
 
+    def faithful(self, tok: TokenInfo) -> bool:
+        """Whether the token's text is the source from its start on (3.12 reports an f-string's
+        ``{{`` as ``{``)."""
+        start = self.offset(tok.start)
+        return self.source[start:start + len(tok.string)] == tok.string
+
+    def end(self, tok: TokenInfo) -> int:
+        """Where the token ends in the source: from its start and length, because 3.12.1
+        misplaces the end of a multi-line string that follows non-ASCII text."""
+        if not self.faithful(tok):
+            raise self.fail(tok, f"tokenize misplaced {tok.string[:40]!r}; please report with the Python version")
+        return self.offset(tok.start) + len(tok.string)
+
     def fail(self, tok: TokenInfo, message: str) -> UnasyncError:
         return UnasyncError(f"graphmem/_async/{self.name}:{tok.start[0]}: {message}")
 
@@ -153,7 +166,7 @@ class _Rewriter:
         self.edits.append((start, end, text))
 
     def replace(self, tok: TokenInfo, text: str) -> None:
-        self.edit(self.offset(tok.start), self.offset(tok.end), text)
+        self.edit(self.offset(tok.start), self.end(tok), text)
 
     def drop_with_gap_after(self, i: int) -> None:
         self.edit(self.offset(self.tokens[i].start), self.offset(self.tokens[i + 1].start), "")
@@ -181,11 +194,8 @@ class _Rewriter:
         return self.apply()
 
     def prose(self, tok: TokenInfo) -> None:
-        # 3.12 reports an f-string's ``{{`` as ``{``: only a token whose text is its source slice
-        # is rewritten, so the edit cannot cover a different span than it read
-        faithful = self.source[self.offset(tok.start):self.offset(tok.end)] == tok.string
         new = rewrite_prose(tok.string)
-        if faithful and new != tok.string:
+        if new != tok.string and self.faithful(tok):  # an unfaithful f-string part stays as it is
             self.replace(tok, new)
 
     def name_token(self, i: int, tok: TokenInfo) -> None:
@@ -223,7 +233,7 @@ class _Rewriter:
         else:
             raise self.fail(tok, "unbalanced Awaitable[...]")
         self.edit(self.offset(self.tokens[start].start), self.offset(self.tokens[i + 2].start), "")
-        self.edit(self.offset(self.tokens[j - 1].end), self.offset(self.tokens[j].end), "")
+        self.edit(self.end(self.tokens[j - 1]), self.end(self.tokens[j]), "")
 
     def asyncio_uses(self, handled: set[int]) -> None:
         for i, tok in enumerate(self.tokens):
@@ -294,8 +304,8 @@ class _Rewriter:
                 self.replace(self.tokens[index], rename(word))
         if not any(keep):
             line_start = self._line_starts[self.tokens[first].start[0] - 1]
-            self.edits = [e for e in self.edits if not (e[0] >= line_start and e[1] <= self.offset(self.tokens[last].end))]
-            self.edit(line_start, self.offset(self.tokens[last].end), "")
+            self.edits = [e for e in self.edits if not (e[0] >= line_start and e[1] <= self.end(self.tokens[last]))]
+            self.edit(line_start, self.end(self.tokens[last]), "")
             return handled
         last_kept = max(n for n, k in enumerate(keep) if k)
         for n, (index, _) in enumerate(entries):
@@ -306,13 +316,13 @@ class _Rewriter:
             elif n == last_kept + 1:  # a trailing run of dropped names, as one edit
                 run_end = entries[-1][1]
                 if self.is_op(run_end + 1, ","):  # a trailing comma: the run goes with it
-                    start, end = self.offset(self.tokens[index].start), self.offset(self.tokens[run_end + 1].end)
+                    start, end = self.offset(self.tokens[index].start), self.end(self.tokens[run_end + 1])
                     line_start = self._line_starts[self.tokens[index].start[0] - 1]
                     if not self.source[line_start:start].strip() and self.tokens[run_end + 2].type == tokenize.NL:
-                        start, end = line_start, self.offset(self.tokens[run_end + 2].end)  # its whole line
+                        start, end = line_start, self.end(self.tokens[run_end + 2])  # its whole line
                 else:  # the run goes with the comma before it
                     kept_end = entries[last_kept][1]
-                    start, end = self.offset(self.tokens[kept_end].end), self.offset(self.tokens[run_end].end)
+                    start, end = self.end(self.tokens[kept_end]), self.end(self.tokens[run_end])
                 self.edit(start, end, "")
         return handled
 
@@ -347,7 +357,7 @@ class _Rewriter:
                           f"\n{indent}".join(f"import {m}" for m in wanted))
             else:
                 line_start = self._line_starts[tok.start[0] - 1]
-                self.edit(line_start, self.offset(self.tokens[last].end), "")
+                self.edit(line_start, self.end(self.tokens[last]), "")
         elif self.modules_needed:
             raise UnasyncError(f"graphmem/_async/{self.name}: asyncio.<name> used without 'import asyncio'")
         edits = sorted(self.edits)

@@ -336,3 +336,20 @@ def test_dropped_import_names_take_their_commas_in_any_position():
     assert sync("from t import Awaitable, AsyncX, X\n") == "from t import X\n"
     assert sync("from t import (\n    A,  # keep\n    Awaitable,\n)\n") == "from t import (\n    A,  # keep\n)\n"
     assert sync("from t import (  # AsyncTx lives here\n    AsyncTx,\n)\n") == "from t import (  # Tx lives here\n    Tx,\n)\n"
+
+
+def test_f_strings_and_non_ascii_docstrings_are_rewritten_on_every_python():
+    # f-strings are one token before 3.12 and many after; 3.12.1 misplaces the end of a
+    # multi-line string that follows non-ASCII text: the output must not depend on either
+    same(
+        '''\
+        """On ``AsyncMemory`` (design §2, §3).
+        ``graphmem/_sync/x.py`` is generated from this file by ``tools/unasync.py``."""
+        msg = f"{{AsyncTx}} {x.ainvoke!r:>{width}} AsyncMemory é {{lit}}"
+        ''',
+        '''\
+        """On ``Memory`` (design §2, §3).
+        This file is generated from ``graphmem/_async/x.py`` by ``tools/unasync.py``."""
+        msg = f"{{Tx}} {x.invoke!r:>{width}} Memory é {{lit}}"
+        ''',
+    )
