@@ -86,7 +86,7 @@ IDENT = "A-Za-z0-9_"
 # Deliberate sentence rewrites for prose, applied before the word renames. Whitespace
 # groups are reused, so a sentence broken over two docstring lines stays broken there.
 PHRASES: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\bthe(\s+)asyncio(\s+)front(\s+)door\b"), r"the\1synchronous\2front\3door"),
+    (re.compile(r"\b([Tt]he\s+)asyncio(\s+)front(\s+)door\b"), r"\1synchronous\2front\3door"),
     (re.compile(r"\((asyncio)\)"), "(synchronous)"),
     (re.compile(r"``graphmem/_sync/(\w+)\.py``(\s+)is(\s+)generated(\s+)from(\s+)this(\s+)file\b"),
      r"This\2file\3is\4generated\5from\6``graphmem/_async/\1.py``"),
