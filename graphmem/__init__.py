@@ -1,5 +1,7 @@
 """graphmem: long-term memory for AI agents as a bitemporal knowledge graph in Neo4j."""
 
+from typing import Any as _Any
+
 from ._async.memory import AsyncMemory
 from ._connection import connect, verify_connectivity
 from ._context import estimate_tokens
@@ -42,7 +44,7 @@ from ._validate import MAX_TEXT_LENGTH
 from ._version import __version__
 
 
-def setup(uri: str | None = None, auth: tuple[str, str] | None = None, *, embedder=None, **kwargs) -> None:
+def setup(uri: str | None = None, auth: tuple[str, str] | None = None, *, embedder: _Any = None, **kwargs: _Any) -> None:
     """Apply graphmem's schema (constraints, indexes) to the configured Neo4j and wait for it."""
     with Memory(uri, auth, embedder=embedder, **kwargs) as memory:
         memory.setup()

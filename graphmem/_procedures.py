@@ -74,24 +74,23 @@ def parse_episode(episode: Episode, field: str) -> ToolCall:
     return ToolCall(tool=" ".join(episode.text.split()))
 
 
-def split_trajectory(trajectory: Any) -> tuple[list[ToolCall | None], list[str]]:
-    """Positions holding tool calls, and the episode ids to read for the others (``None``
-    placeholders in the first list, in order)."""
+def split_trajectory(trajectory: Any) -> tuple[list[ToolCall], list[str]]:
+    """The trajectory's tool calls, or the ids of the stored episodes that make it up (one
+    of the two lists is empty)."""
     if isinstance(trajectory, (str, bytes, Mapping)) or not isinstance(trajectory, Iterable):
         raise InvalidInputError("trajectory", "must be a list of tool calls, Episodes or episode ids")
-    calls: list[ToolCall | None] = []
+    calls: list[ToolCall] = []
     ids: list[str] = []
     for i, item in enumerate(trajectory):
         if isinstance(item, Episode):
             item = item.id
         if isinstance(item, str):
             ids.append(check.identifier(item, f"trajectory[{i}]"))
-            calls.append(None)
         else:
             calls.append(tool_call(item, f"trajectory[{i}]"))
-    if not calls:
+    if not calls and not ids:
         raise InvalidInputError("trajectory", "is empty")
-    if ids and len(ids) != len(calls):
+    if ids and calls:
         raise InvalidInputError("trajectory", "mixes tool calls with episodes; give one or the other")
     return calls, ids
 

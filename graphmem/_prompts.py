@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date, datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -52,7 +53,7 @@ def evidence_block(rows: list[dict[str, Any]]) -> str:
     lines = []
     for row in rows:
         when = row.get("at")
-        stamp = when.date().isoformat() if hasattr(when, "date") else ""
+        stamp = when.date().isoformat() if isinstance(when, (datetime, date)) else ""
         lines.append(f"[{row['id']}] ({row['kind']}, {stamp}) {' '.join(row['text'].split())}")
     return "\n".join(lines)
 

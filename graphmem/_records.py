@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeVar
 
 from neo4j.graph import Node
 
@@ -66,6 +66,17 @@ def row(record: Any) -> dict[str, Any]:
     """One driver record as a plain dict (a single pass; ``Record.data()`` would walk the
     values once more)."""
     return {key: value if type(value) in _PLAIN else native(value) for key, value in record.items()}
+
+
+R = TypeVar("R", Fact, Episode, Entity, Insight, Procedure)
+
+
+def record_of(kind: type[R], node: dict[str, Any], *, superseded_by: list[dict[str, Any]] | None = None) -> R:
+    """``to_record`` for a node known to be of ``kind`` (a template that matched its label)."""
+    record = to_record(node, superseded_by=superseded_by)
+    if not isinstance(record, kind):
+        raise TypeError(f"expected a {kind.__name__} record, got a {record.kind}")
+    return record
 
 
 def to_record(node: dict[str, Any], *, superseded_by: list[dict[str, Any]] | None = None) -> Record:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-class Vector(list):
+class Vector(list[float]):
     """A list of floats with a short ``repr``: the Neo4j driver formats every query's
     parameters for its debug log even when that log is off, which is slow for vectors
     (docs/design-notes.md#vector-short-repr). The driver packs it as the plain list it is."""

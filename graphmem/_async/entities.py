@@ -12,7 +12,7 @@ from .. import _validate as check
 from .._facts import FactInput
 from .._errors import InvalidInputError, NotFoundError
 from .._models import Entity, Episode, Fact, Provenance
-from .._records import to_record
+from .._records import record_of
 from .executor import AsyncTx
 from .host import AsyncHost
 
@@ -48,10 +48,10 @@ class AsyncEntitiesMixin(AsyncHost):
             found = await tx.run("memory_existing", tenant=tenant, ids=[row["props"]["id"]])
             if found:
                 _props.expect_kind(found[0]["node"], "episode")
-                return _episode(found[0]["node"])
+                return record_of(Episode, found[0]["node"])
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([row["props"]["scope"]]))
             created = await tx.run("episode_create", tenant=tenant, rows=[row], now=now)
-            return _episode(created[0]["node"])
+            return record_of(Episode, created[0]["node"])
 
         return await self._run.write(work)
 
@@ -92,16 +92,16 @@ class AsyncEntitiesMixin(AsyncHost):
                 return await self._merge_entity(tx, match[0]["node"], props)
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
             created = await tx.run("entity_create", tenant=tenant, props=props, now=now)
-            return _entity(created[0]["node"])
+            return record_of(Entity, created[0]["node"])
 
         return await self._run.write(work)
 
     async def _merge_entity(self, tx: AsyncTx, node: dict[str, Any], props: dict[str, Any]) -> Entity:
         merged = _entities.merged(node, props)
         if merged is None:
-            return _entity(node)
+            return record_of(Entity, node)
         updated = await tx.run("entity_update", tenant=self._core.tenant, id=node["id"], **merged)
-        return _entity(updated[0]["node"])
+        return record_of(Entity, updated[0]["node"])
 
     async def relate(
         self,
@@ -150,14 +150,3 @@ class AsyncEntitiesMixin(AsyncHost):
             raise InvalidInputError("text", "this relation was forgotten by the user and is not restated automatically")
         return facts[0]
 
-
-def _episode(node: dict[str, Any]) -> Episode:
-    record = to_record(node)
-    assert isinstance(record, Episode)
-    return record
-
-
-def _entity(node: dict[str, Any]) -> Entity:
-    record = to_record(node)
-    assert isinstance(record, Entity)
-    return record

@@ -12,7 +12,7 @@ from .. import _validate as check
 from .._errors import InvalidInputError, NotFoundError
 from .._facts import AUTOMATIC, FactInput, FactRow
 from .._models import Fact, Provenance
-from .._records import to_record
+from .._records import record_of
 from .executor import AsyncTx
 from .host import AsyncHost
 
@@ -72,8 +72,12 @@ class AsyncFactsMixin(AsyncHost):
         now = core.now()
         given = any(isinstance(item, Mapping) and item.get("embedding") is not None for item in items)
         dimension = await self._known_dimension() if given else core.dimension
-        plan = dict(tenant=core.tenant, now=now, single_valued=core.single_valued_predicates, dimension=dimension)
-        rows = _facts.rows(items, **plan) if batch else [_facts.row(items[0], **plan)]
+        if batch:
+            rows = _facts.rows(items, tenant=core.tenant, now=now, single_valued=core.single_valued_predicates,
+                               dimension=dimension)
+        else:
+            rows = [_facts.row(items[0], tenant=core.tenant, now=now, single_valued=core.single_valued_predicates,
+                               dimension=dimension)]
         await self._embed(rows, [f"items[{i}].embedding" if batch else "embedding" for i in range(len(rows))])
 
         async def work(tx: AsyncTx) -> list[Fact]:
@@ -108,7 +112,7 @@ class AsyncFactsMixin(AsyncHost):
                 for r in await tx.run("memory_existing", tenant=tenant, ids=shortened):
                     created[r["node"]["id"]] = r["node"]
         out = [created.get(rid) or existing.get(rid) for rid in ids]
-        return [to_record(node) for node in out if node is not None]  # type: ignore[misc]
+        return [record_of(Fact, node) for node in out if node is not None]
 
     async def _supersede(self, tx: AsyncTx, fresh: list[FactRow], now: datetime,
                          effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> set[str]:
@@ -163,8 +167,7 @@ class AsyncFactsMixin(AsyncHost):
         rows = await self._run.read("memory_get", tenant=tenant, id=fact_id)
         if not rows or rows[0]["node"]["kind"] != "fact":
             raise NotFoundError(f"fact_id: no fact {fact_id!r} in tenant {tenant!r}")
-        old = to_record(rows[0]["node"])
-        assert isinstance(old, Fact)
+        old = record_of(Fact, rows[0]["node"])
         if old.invalidated_at is not None:
             raise InvalidInputError("fact_id", f"{fact_id!r} is already invalidated ({old.invalidation_reason})")
         if reason is not None:
@@ -199,9 +202,7 @@ class AsyncFactsMixin(AsyncHost):
             await self._after_invalidation(tx, invalidated, invalidated, now)
             await self._supersede(tx, [row], now)
             fresh = await tx.run("memory_existing", tenant=tenant, ids=[new_id])
-            created = to_record(fresh[0]["node"])
-            assert isinstance(created, Fact)
-            return created
+            return record_of(Fact, fresh[0]["node"])
 
         return await self._run.write(work)
 
@@ -212,7 +213,7 @@ class AsyncFactsMixin(AsyncHost):
             "fact_history", tenant=self._core.tenant, subject=check.identifier(subject, "subject"),
             predicate=check.predicate(predicate), chain=_scopes.chain(_scopes.check_path(scope)),
         )
-        return [_fact(r["node"], r["supersededBy"]) for r in rows]
+        return [record_of(Fact, r["node"], superseded_by=r["supersededBy"]) for r in rows]
 
     async def facts(
         self,
@@ -233,10 +234,5 @@ class AsyncFactsMixin(AsyncHost):
             predicate=check.predicate(predicate), asOf=as_of_t, validAt=valid_t,
             includeInvalidated=bool(include_invalidated),
         )
-        return [_fact(r["node"]) for r in rows]
+        return [record_of(Fact, r["node"]) for r in rows]
 
-
-def _fact(node: dict[str, Any], superseded_by: list[dict[str, Any]] | None = None) -> Fact:
-    record = to_record(node, superseded_by=superseded_by)
-    assert isinstance(record, Fact)
-    return record

@@ -20,7 +20,7 @@ from .._prompts import (
     Judgement,
     messages_block,
 )
-from .._records import to_record
+from .._records import record_of
 from .executor import AsyncTx
 from .host import AsyncHost
 from .llm import check_llm
@@ -130,10 +130,10 @@ class AsyncIngestMixin(AsyncHost):
                 draft, names=names, entity_ids=[i or f"{_PENDING}{n}" for n, i in enumerate(ids_now)], episodes=msgs,
                 episode_ids=episode_ids, tz=tz, single_valued=self._core.single_valued_predicates)
             notes += note
-            if skip is not None:
-                skipped.append(skip)
-            else:
+            if plan is not None:
                 plans.append((draft, plan))
+            elif skip is not None:
+                skipped.append(skip)
         fact_rows = [{"props": {"text": p["text"], "embedding": None}} for _, p in plans]
         await self._embed(fact_rows, ["facts"] * len(fact_rows))
         for (_, plan), row in zip(plans, fact_rows):
@@ -233,7 +233,7 @@ class AsyncIngestMixin(AsyncHost):
                 ids.append(None)
                 continue
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope]))
-            entity = to_record((await tx.run("entity_create", tenant=tenant, props=props, now=now))[0]["node"])
+            entity = record_of(Entity, (await tx.run("entity_create", tenant=tenant, props=props, now=now))[0]["node"])
             created.append(entity)
             ids.append(entity.id)
             if how == "candidate":

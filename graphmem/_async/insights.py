@@ -11,7 +11,7 @@ from .. import _validate as check
 from .._errors import InvalidInputError, NotFoundError
 from .._models import Insight, MemoryRecord, Record, Status
 from .._prompts import REFLECT_SYSTEM, Reflection, evidence_block
-from .._records import to_record
+from .._records import record_of, to_record
 from .executor import AsyncTx
 from .host import AsyncHost
 from .llm import check_llm
@@ -48,7 +48,9 @@ class AsyncInsightsMixin(AsyncHost):
         now = self._core.now()
 
         async def work(tx: AsyncTx) -> Insight:
-            insight, _ = await self._write_insight(tx, row, wanted, now, allow_rejected_twin=True)
+            insight, how = await self._write_insight(tx, row, wanted, now, allow_rejected_twin=True)
+            if insight is None:  # only reflect() skips a rejected twin
+                raise InvalidInputError("text", f"cannot be written ({how})")
             return insight
 
         return await self._run.write(work)
@@ -64,7 +66,7 @@ class AsyncInsightsMixin(AsyncHost):
             node = found.pop(props["id"])
             if node["kind"] != "insight":
                 raise InvalidInputError("id", f"{props['id']!r} is already used by a {node['kind']}")
-            return to_record(await self._node(tx, props["id"])), "existing"
+            return record_of(Insight, await self._node(tx, props["id"])), "existing"
         evidence = _insights.check_evidence(wanted, list(found.values()), props["scope"])
         _insights.at_least_as_sensitive(props, evidence)
         twins = await tx.run(
@@ -76,17 +78,18 @@ class AsyncInsightsMixin(AsyncHost):
             return None, "rejected"
         if twins and twins[0]["status"] != Status.REJECTED.value:
             if not set(wanted) - set(twins[0]["cites"]):  # nothing new: restating is not corroborating
-                return to_record(await self._node(tx, twins[0]["id"])), "known"
+                return record_of(Insight, await self._node(tx, twins[0]["id"])), "known"
             rows = await tx.run("insight_corroborate", tenant=tenant, id=twins[0]["id"], cites=wanted, now=now)
             if rows:
-                return to_record(rows[0]["node"]), "corroborated"
+                return record_of(Insight, rows[0]["node"]), "corroborated"
         await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
         rows = await tx.run("insight_create", tenant=tenant, props=props, cites=wanted, now=now)
-        return to_record(rows[0]["node"]), "created"
+        return record_of(Insight, rows[0]["node"]), "created"
 
     async def _node(self, tx: AsyncTx, id: str) -> dict[str, Any]:
         rows = await tx.run("memory_get", tenant=self._core.tenant, id=id)
-        return rows[0]["node"]
+        node: dict[str, Any] = rows[0]["node"]
+        return node
 
     async def reflect(
         self,

@@ -14,7 +14,7 @@ from .. import _validate as check
 from .._facts import FactInput
 from .._errors import InvalidInputError, NotFoundError
 from .._models import Entity, Episode, Fact, Provenance
-from .._records import to_record
+from .._records import record_of
 from .executor import Tx
 from .host import Host
 
@@ -50,10 +50,10 @@ class EntitiesMixin(Host):
             found = tx.run("memory_existing", tenant=tenant, ids=[row["props"]["id"]])
             if found:
                 _props.expect_kind(found[0]["node"], "episode")
-                return _episode(found[0]["node"])
+                return record_of(Episode, found[0]["node"])
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([row["props"]["scope"]]))
             created = tx.run("episode_create", tenant=tenant, rows=[row], now=now)
-            return _episode(created[0]["node"])
+            return record_of(Episode, created[0]["node"])
 
         return self._run.write(work)
 
@@ -94,16 +94,16 @@ class EntitiesMixin(Host):
                 return self._merge_entity(tx, match[0]["node"], props)
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
             created = tx.run("entity_create", tenant=tenant, props=props, now=now)
-            return _entity(created[0]["node"])
+            return record_of(Entity, created[0]["node"])
 
         return self._run.write(work)
 
     def _merge_entity(self, tx: Tx, node: dict[str, Any], props: dict[str, Any]) -> Entity:
         merged = _entities.merged(node, props)
         if merged is None:
-            return _entity(node)
+            return record_of(Entity, node)
         updated = tx.run("entity_update", tenant=self._core.tenant, id=node["id"], **merged)
-        return _entity(updated[0]["node"])
+        return record_of(Entity, updated[0]["node"])
 
     def relate(
         self,
@@ -152,14 +152,3 @@ class EntitiesMixin(Host):
             raise InvalidInputError("text", "this relation was forgotten by the user and is not restated automatically")
         return facts[0]
 
-
-def _episode(node: dict[str, Any]) -> Episode:
-    record = to_record(node)
-    assert isinstance(record, Episode)
-    return record
-
-
-def _entity(node: dict[str, Any]) -> Entity:
-    record = to_record(node)
-    assert isinstance(record, Entity)
-    return record

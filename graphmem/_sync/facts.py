@@ -14,7 +14,7 @@ from .. import _validate as check
 from .._errors import InvalidInputError, NotFoundError
 from .._facts import AUTOMATIC, FactInput, FactRow
 from .._models import Fact, Provenance
-from .._records import to_record
+from .._records import record_of
 from .executor import Tx
 from .host import Host
 
@@ -74,8 +74,12 @@ class FactsMixin(Host):
         now = core.now()
         given = any(isinstance(item, Mapping) and item.get("embedding") is not None for item in items)
         dimension = self._known_dimension() if given else core.dimension
-        plan = dict(tenant=core.tenant, now=now, single_valued=core.single_valued_predicates, dimension=dimension)
-        rows = _facts.rows(items, **plan) if batch else [_facts.row(items[0], **plan)]
+        if batch:
+            rows = _facts.rows(items, tenant=core.tenant, now=now, single_valued=core.single_valued_predicates,
+                               dimension=dimension)
+        else:
+            rows = [_facts.row(items[0], tenant=core.tenant, now=now, single_valued=core.single_valued_predicates,
+                               dimension=dimension)]
         self._embed(rows, [f"items[{i}].embedding" if batch else "embedding" for i in range(len(rows))])
 
         def work(tx: Tx) -> list[Fact]:
@@ -110,7 +114,7 @@ class FactsMixin(Host):
                 for r in tx.run("memory_existing", tenant=tenant, ids=shortened):
                     created[r["node"]["id"]] = r["node"]
         out = [created.get(rid) or existing.get(rid) for rid in ids]
-        return [to_record(node) for node in out if node is not None]  # type: ignore[misc]
+        return [record_of(Fact, node) for node in out if node is not None]
 
     def _supersede(self, tx: Tx, fresh: list[FactRow], now: datetime,
                          effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> set[str]:
@@ -165,8 +169,7 @@ class FactsMixin(Host):
         rows = self._run.read("memory_get", tenant=tenant, id=fact_id)
         if not rows or rows[0]["node"]["kind"] != "fact":
             raise NotFoundError(f"fact_id: no fact {fact_id!r} in tenant {tenant!r}")
-        old = to_record(rows[0]["node"])
-        assert isinstance(old, Fact)
+        old = record_of(Fact, rows[0]["node"])
         if old.invalidated_at is not None:
             raise InvalidInputError("fact_id", f"{fact_id!r} is already invalidated ({old.invalidation_reason})")
         if reason is not None:
@@ -201,9 +204,7 @@ class FactsMixin(Host):
             self._after_invalidation(tx, invalidated, invalidated, now)
             self._supersede(tx, [row], now)
             fresh = tx.run("memory_existing", tenant=tenant, ids=[new_id])
-            created = to_record(fresh[0]["node"])
-            assert isinstance(created, Fact)
-            return created
+            return record_of(Fact, fresh[0]["node"])
 
         return self._run.write(work)
 
@@ -214,7 +215,7 @@ class FactsMixin(Host):
             "fact_history", tenant=self._core.tenant, subject=check.identifier(subject, "subject"),
             predicate=check.predicate(predicate), chain=_scopes.chain(_scopes.check_path(scope)),
         )
-        return [_fact(r["node"], r["supersededBy"]) for r in rows]
+        return [record_of(Fact, r["node"], superseded_by=r["supersededBy"]) for r in rows]
 
     def facts(
         self,
@@ -235,10 +236,5 @@ class FactsMixin(Host):
             predicate=check.predicate(predicate), asOf=as_of_t, validAt=valid_t,
             includeInvalidated=bool(include_invalidated),
         )
-        return [_fact(r["node"]) for r in rows]
+        return [record_of(Fact, r["node"]) for r in rows]
 
-
-def _fact(node: dict[str, Any], superseded_by: list[dict[str, Any]] | None = None) -> Fact:
-    record = to_record(node, superseded_by=superseded_by)
-    assert isinstance(record, Fact)
-    return record

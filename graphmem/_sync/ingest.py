@@ -22,7 +22,7 @@ from .._prompts import (
     Judgement,
     messages_block,
 )
-from .._records import to_record
+from .._records import record_of
 from .executor import Tx
 from .host import Host
 from .llm import check_llm
@@ -132,10 +132,10 @@ class IngestMixin(Host):
                 draft, names=names, entity_ids=[i or f"{_PENDING}{n}" for n, i in enumerate(ids_now)], episodes=msgs,
                 episode_ids=episode_ids, tz=tz, single_valued=self._core.single_valued_predicates)
             notes += note
-            if skip is not None:
-                skipped.append(skip)
-            else:
+            if plan is not None:
                 plans.append((draft, plan))
+            elif skip is not None:
+                skipped.append(skip)
         fact_rows = [{"props": {"text": p["text"], "embedding": None}} for _, p in plans]
         self._embed(fact_rows, ["facts"] * len(fact_rows))
         for (_, plan), row in zip(plans, fact_rows):
@@ -235,7 +235,7 @@ class IngestMixin(Host):
                 ids.append(None)
                 continue
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope]))
-            entity = to_record((tx.run("entity_create", tenant=tenant, props=props, now=now))[0]["node"])
+            entity = record_of(Entity, (tx.run("entity_create", tenant=tenant, props=props, now=now))[0]["node"])
             created.append(entity)
             ids.append(entity.id)
             if how == "candidate":

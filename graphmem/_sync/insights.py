@@ -13,7 +13,7 @@ from .. import _validate as check
 from .._errors import InvalidInputError, NotFoundError
 from .._models import Insight, MemoryRecord, Record, Status
 from .._prompts import REFLECT_SYSTEM, Reflection, evidence_block
-from .._records import to_record
+from .._records import record_of, to_record
 from .executor import Tx
 from .host import Host
 from .llm import check_llm
@@ -50,7 +50,9 @@ class InsightsMixin(Host):
         now = self._core.now()
 
         def work(tx: Tx) -> Insight:
-            insight, _ = self._write_insight(tx, row, wanted, now, allow_rejected_twin=True)
+            insight, how = self._write_insight(tx, row, wanted, now, allow_rejected_twin=True)
+            if insight is None:  # only reflect() skips a rejected twin
+                raise InvalidInputError("text", f"cannot be written ({how})")
             return insight
 
         return self._run.write(work)
@@ -66,7 +68,7 @@ class InsightsMixin(Host):
             node = found.pop(props["id"])
             if node["kind"] != "insight":
                 raise InvalidInputError("id", f"{props['id']!r} is already used by a {node['kind']}")
-            return to_record(self._node(tx, props["id"])), "existing"
+            return record_of(Insight, self._node(tx, props["id"])), "existing"
         evidence = _insights.check_evidence(wanted, list(found.values()), props["scope"])
         _insights.at_least_as_sensitive(props, evidence)
         twins = tx.run(
@@ -78,17 +80,18 @@ class InsightsMixin(Host):
             return None, "rejected"
         if twins and twins[0]["status"] != Status.REJECTED.value:
             if not set(wanted) - set(twins[0]["cites"]):  # nothing new: restating is not corroborating
-                return to_record(self._node(tx, twins[0]["id"])), "known"
+                return record_of(Insight, self._node(tx, twins[0]["id"])), "known"
             rows = tx.run("insight_corroborate", tenant=tenant, id=twins[0]["id"], cites=wanted, now=now)
             if rows:
-                return to_record(rows[0]["node"]), "corroborated"
+                return record_of(Insight, rows[0]["node"]), "corroborated"
         tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
         rows = tx.run("insight_create", tenant=tenant, props=props, cites=wanted, now=now)
-        return to_record(rows[0]["node"]), "created"
+        return record_of(Insight, rows[0]["node"]), "created"
 
     def _node(self, tx: Tx, id: str) -> dict[str, Any]:
         rows = tx.run("memory_get", tenant=self._core.tenant, id=id)
-        return rows[0]["node"]
+        node: dict[str, Any] = rows[0]["node"]
+        return node
 
     def reflect(
         self,

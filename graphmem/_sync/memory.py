@@ -75,7 +75,7 @@ class Memory(
         owns = driver is None
         if driver is None:
             try:
-                settings = Settings(**({"uri": uri} if uri else {}))
+                settings = Settings(uri=uri) if uri else Settings()
             except ValueError as exc:
                 raise ConfigurationError(f"invalid Neo4j settings: {exc}") from exc
             if auth is None:

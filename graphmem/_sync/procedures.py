@@ -14,9 +14,9 @@ from .. import _validate as check
 from .._facts import AUTOMATIC
 from .._errors import InvalidInputError, NotFoundError
 from .._insights import status_entry
-from .._models import Procedure, Provenance, Status
+from .._models import Episode, Procedure, Provenance, Status
 from .._prompts import INDUCE_SYSTEM, ProcedureDraft, trajectory_block
-from .._records import to_record
+from .._records import record_of
 from .executor import Tx
 from .host import Host
 from .llm import check_llm
@@ -57,10 +57,10 @@ class ProceduresMixin(Host):
             found = tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
             if found:
                 _props.expect_kind(found[0]["node"], "procedure")
-                return to_record((tx.run("memory_get", tenant=tenant, id=props["id"]))[0]["node"])
+                return record_of(Procedure, (tx.run("memory_get", tenant=tenant, id=props["id"]))[0]["node"])
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
             rows = tx.run("procedure_create", tenant=tenant, props=props, cites=[], now=now)
-            return to_record(rows[0]["node"])
+            return record_of(Procedure, rows[0]["node"])
 
         return self._run.write(work)
 
@@ -93,7 +93,7 @@ class ProceduresMixin(Host):
         chain = _scopes.chain(scope)
         if episode_ids:
             nodes = {r["node"]["id"]: r["node"] for r in self._run.read("memory_existing", tenant=tenant, ids=episode_ids)}
-            calls = [_procedures.parse_episode(to_record(_visible_episode(nodes.get(eid), eid, i, chain)), f"trajectory[{i}]")
+            calls = [_procedures.parse_episode(record_of(Episode, _visible_episode(nodes.get(eid), eid, i, chain)), f"trajectory[{i}]")
                      for i, eid in enumerate(episode_ids)]
         now = self._core.now()
         episodes = [] if episode_ids else [
@@ -142,7 +142,7 @@ class ProceduresMixin(Host):
             if merged_from is not None:
                 tx.run("memory_invalidate", tenant=tenant, ids=[merged_from], reason="merged",
                              by=node["id"], note=None, now=now)
-            return to_record(created[0]["node"])
+            return record_of(Procedure, created[0]["node"])
 
         return self._run.write(work)
 
@@ -211,7 +211,7 @@ class ProceduresMixin(Host):
             rows = tx.run("procedure_outcome", tenant=tenant, id=procedure_id, success=success, now=now,
                                 episodeId=episode_id, minOutcomes=self._learning.min_outcomes,
                                 maxFailureRate=bound, entry=entry)
-            return to_record(rows[0]["node"])
+            return record_of(Procedure, rows[0]["node"])
 
         return self._run.write(work)
 
