@@ -138,7 +138,10 @@ def _as_tool_errors() -> Iterator[None]:
     except ToolError:
         raise
     except InvalidInputError as exc:
-        raise ToolError(f"{exc.field}: {exc.message}") from exc
+        message = exc.message
+        if message.startswith("must be timezone-aware"):  # graphmem's wording is for Python callers
+            message = "needs a UTC offset, e.g. '2023-03-01T00:00:00Z' (a time without one is ambiguous)"
+        raise ToolError(f"{exc.field}: {message}") from exc
     except Neo4jUnavailableError as exc:
         raise ToolError("the memory store is unavailable right now; try again later") from exc
     except GraphMemError as exc:

@@ -4,6 +4,7 @@ the test Neo4j. A tool call must never reach another tenant or a scope outside t
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -267,3 +268,38 @@ def test_the_command_refuses_to_start_without_tenant_and_scope():
     run = subprocess.run([sys.executable, "-m", "graphmem._cli", "mcp", "--tenant", "t", "--scope", "a/../b"],
                          env=env, cwd=REPO, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert run.returncode == 2 and "scope" in run.stderr and "'..'" in run.stderr
+
+
+def mcp_section() -> str:
+    text = (REPO / "docs" / "integrations.md").read_text()
+    return text.split("\n## MCP\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_docs_python_block_runs_as_written(neo4j, schema, monkeypatch):
+    for key, value in (("NEO4J_URI", neo4j.uri), ("NEO4J_USER", neo4j.user), ("NEO4J_PASSWORD", neo4j.password)):
+        monkeypatch.setenv(key, value)
+    [block] = re.findall(r"```python\n(.*?)```", mcp_section(), flags=re.S)
+    namespace: dict = {}
+    exec(compile(block, "docs/integrations.md#mcp", "exec"), namespace)
+    assert ids(namespace["found"]) and "Alice prefers aisle seats" in namespace["found"]
+    assert namespace["stored"].startswith("remembered")
+    assert namespace["refused"].is_error and "scope: '../bob' has a '..' segment" in namespace["refused"].content[0].text
+
+
+async def test_the_documented_client_configuration_starts_the_server(neo4j, schema, tenant):
+    """Claude Desktop's entry from docs/integrations.md (and the README's), run as written:
+    its command (the venv's console script), arguments and environment, with the test
+    Neo4j's address, password and a fresh tenant put in; the default embedder (WordLlama)."""
+    [entry] = json.loads(re.findall(r"```json\n(.*?)```", mcp_section(), flags=re.S)[0])["mcpServers"].values()
+    readme = (REPO / "README.md").read_text().split("## Use it from your agent", 1)[1]
+    [short] = json.loads(re.findall(r"```json\n(.*?)```", readme, flags=re.S)[0])["mcpServers"].values()
+    assert (short["command"], short["args"]) == (entry["command"], entry["args"]) == ("graphmem", ["mcp"])
+    assert {"NEO4J_URI", "NEO4J_PASSWORD", "GRAPHMEM_TENANT", "GRAPHMEM_SCOPE"} <= set(short["env"]) <= set(entry["env"])
+    env = dict(entry["env"], NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
+               GRAPHMEM_TENANT=tenant)
+    command = str(Path(sys.executable).parent / entry["command"])
+    async with Client(StdioServerParameters(command=command, args=entry["args"], env=env)) as client:
+        [fact_id] = ids(await call(client, "remember", text="Alice's favourite editor is Helix"))
+        assert fact_id in await call(client, "recall", query="which text editor does Alice like?")
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant) as mine:
+        assert mine.get(fact_id).scope == entry["env"]["GRAPHMEM_SCOPE"]
