@@ -1,4 +1,5 @@
-"""The ``graphmem`` command line: ``graphmem neo4j start|status|stop``."""
+"""The ``graphmem`` command line: ``graphmem neo4j start|status|stop``, ``graphmem demo``,
+``graphmem mcp``."""
 
 from __future__ import annotations
 
@@ -22,7 +23,33 @@ def _parser() -> argparse.ArgumentParser:
     actions.add_parser("status", help="print the NEO4J_* lines of the running Neo4j, exit 1 if none")
     actions.add_parser("stop", help="stop the Neo4j started from this folder")
     commands.add_parser("demo", help="write a short story into Neo4j (NEO4J_* settings) and read it back")
+    _mcp_parser(commands)
     return parser
+
+
+def _mcp_parser(commands) -> None:
+    mcp = commands.add_parser("mcp", help="serve one tenant's memory to MCP clients (stdio; --http for streamable HTTP)",
+                              description="Tenant, scope and Neo4j come from this configuration, never from a tool "
+                                          "call; NEO4J_PASSWORD is read from the environment only.")
+    mcp.add_argument("--tenant", help="the tenant served (default: GRAPHMEM_TENANT)")
+    mcp.add_argument("--scope", help="the root scope tools may touch, e.g. acme/support/alice (default: GRAPHMEM_SCOPE)")
+    mcp.add_argument("--embedder", choices=["wordllama", "hashing", "none"], default=None,
+                     help="query and record embedder (default: GRAPHMEM_EMBEDDER or wordllama)")
+    mcp.add_argument("--uri", help="Neo4j URI (default: NEO4J_URI)")
+    mcp.add_argument("--user", help="Neo4j user (default: NEO4J_USER)")
+    mcp.add_argument("--database", help="Neo4j database (default: NEO4J_DATABASE or the server's default)")
+    mcp.add_argument("--no-setup", action="store_true", help="do not apply graphmem's schema on start")
+    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP on 127.0.0.1 (path /mcp) instead of stdio")
+    mcp.add_argument("--port", type=int, default=8000, help="HTTP port with --http (default 8000)")
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    try:
+        from .integrations import mcp
+    except ImportError as exc:
+        print(f"graphmem: error: graphmem mcp needs the mcp extra (pip install 'graphmem[mcp]'): {exc}", file=sys.stderr)
+        return 2
+    return mcp.main(args)
 
 
 def _progress(*args, **kwargs) -> None:
@@ -31,6 +58,8 @@ def _progress(*args, **kwargs) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "mcp":
+        return _mcp(args)
     try:
         if args.command == "demo":
             from ._demo import run

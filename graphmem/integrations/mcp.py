@@ -1,0 +1,416 @@
+"""graphmem as a Model Context Protocol server (``graphmem mcp``), on the official ``mcp``
+SDK (2.x, ``pip install 'graphmem[mcp]'``).
+
+Who may see what is decided by the server's configuration, never by a tool argument:
+the tenant (one ``AsyncMemory`` serves one tenant) and the *root scope* come from
+``GRAPHMEM_TENANT`` / ``GRAPHMEM_SCOPE`` or ``--tenant`` / ``--scope``; Neo4j from
+``NEO4J_URI``, ``NEO4J_USER``, ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``. A tool's optional
+``scope`` argument is a path *relative to* the root (``projects/apollo`` means
+``<root>/projects/apollo``); ``..``, ``.``, a leading ``/`` and empty segments are refused, so
+no argument can name a sibling or a parent. Reads follow graphmem's visibility rule
+(a scope sees what its ancestors hold, never a sibling's); writes (``remember``,
+``add_episode``, ``correct``, ``forget``) only land on or change records at the root or
+below it. An id of another tenant, of a sibling scope or of nothing at all gets the same
+"no memory" error, so a model cannot probe what exists elsewhere.
+
+graphmem's errors become MCP tool errors whose text starts with the field at fault
+(``valid_from: ...``); results are compact text lines carrying the ids that ``correct``
+and ``forget`` take back.
+"""
+
+import argparse
+import asyncio
+import os
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, time
+from typing import Annotated, Any, Iterator, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from .. import _scopes
+from .. import _validate as check
+from .._async.memory import AsyncMemory
+from .._embeddings import HashingEmbedder, WordLlamaEmbedder
+from .._errors import ConfigurationError, GraphMemError, InvalidInputError, Neo4jUnavailableError
+from .._models import Fact, MemoryRecord
+from .._version import __version__
+
+EMBEDDERS = ("wordllama", "hashing", "none")
+Kind = Literal["fact", "episode", "entity", "insight", "procedure"]
+Role = Literal["user", "assistant", "tool", "system", "event"]
+
+_SCOPE_HELP = ("Optional sub-scope, relative to this server's scope (e.g. 'projects/apollo'); "
+               "omit it to use the server's own scope. No '..', no leading '/'.")
+SubScope = Annotated[str | None, Field(description=_SCOPE_HELP)]
+AsOf = Annotated[datetime | None, Field(description=(
+    "Transaction time, ISO 8601 with a UTC offset (e.g. '2024-05-01T00:00:00Z'): answer with "
+    "what the memory believed then. Omit for now."))]
+ValidAt = Annotated[datetime | None, Field(description=(
+    "Valid time, ISO 8601 with a UTC offset: answer with what was true in the world then. "
+    "Omit for now."))]
+
+_READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+_ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+_CHANGE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """What the server serves: one tenant, one root scope, one Neo4j, one embedder.
+
+    ``from_env`` reads ``GRAPHMEM_TENANT``, ``GRAPHMEM_SCOPE``, ``GRAPHMEM_EMBEDDER`` and the
+    ``NEO4J_*`` variables; keyword overrides (the command line's flags) win over them. The
+    password is only ever read from the environment (a flag would show in ``ps``).
+    """
+
+    tenant: str
+    scope: str
+    embedder: str = "wordllama"
+    uri: str | None = None
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    database: str | None = None
+    setup: bool = True
+
+    def __post_init__(self) -> None:
+        try:
+            check.identifier(self.tenant, "tenant")
+            _scopes.check_path(self.scope, "scope")
+        except InvalidInputError as exc:
+            raise ConfigurationError(f"graphmem mcp: {exc}") from exc
+        if self.embedder not in EMBEDDERS:
+            raise ConfigurationError(f"graphmem mcp: embedder must be one of {', '.join(EMBEDDERS)}, not {self.embedder!r}")
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> "ServerConfig":
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {
+            "tenant": env.get("GRAPHMEM_TENANT"), "scope": env.get("GRAPHMEM_SCOPE"),
+            "embedder": env.get("GRAPHMEM_EMBEDDER") or "wordllama", "uri": env.get("NEO4J_URI") or None,
+            "user": env.get("NEO4J_USER") or None, "password": env.get("NEO4J_PASSWORD"),
+            "database": env.get("NEO4J_DATABASE") or None,
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        for key, variable in (("tenant", "GRAPHMEM_TENANT"), ("scope", "GRAPHMEM_SCOPE")):
+            if not values.get(key):
+                raise ConfigurationError(f"graphmem mcp: set {variable} or --{key}: the server serves one {key}, "
+                                         "chosen by whoever runs it")
+        return cls(**values)
+
+    def open_memory(self) -> AsyncMemory:
+        """An ``AsyncMemory`` on this tenant with this embedder (the caller closes it)."""
+        embedder = {"wordllama": WordLlamaEmbedder, "hashing": HashingEmbedder}.get(self.embedder)
+        auth = (self.user or "neo4j", self.password) if self.password is not None else None
+        return AsyncMemory(self.uri, auth, database=self.database, tenant=self.tenant,
+                           embedder=embedder() if embedder else None)
+
+
+class _Bounds:
+    """The root scope and what a tool may do relative to it."""
+
+    def __init__(self, root: str) -> None:
+        self.root = _scopes.check_path(root, "scope")
+
+    def scope(self, sub: str | None) -> str:
+        """The absolute scope for a tool's relative ``scope`` argument (the root if omitted)."""
+        if sub is None or sub == "":
+            return self.root
+        _scopes.check_path(sub, "scope")
+        return _scopes.check_path(f"{self.root}/{sub}", "scope")
+
+    def owns(self, path: str) -> bool:
+        return path == self.root or path.startswith(self.root + "/")
+
+    def inherits(self, path: str) -> bool:
+        return path in _scopes.chain(self.root)[:-1]
+
+
+@contextmanager
+def _as_tool_errors() -> Iterator[None]:
+    """graphmem's errors as MCP tool errors (``is_error`` results the model reads)."""
+    try:
+        yield
+    except ToolError:
+        raise
+    except InvalidInputError as exc:
+        message = exc.message
+        if message.startswith("must be timezone-aware"):  # graphmem's wording is for Python callers
+            message = "needs a UTC offset, e.g. '2023-03-01T00:00:00Z' (a time without one is ambiguous)"
+        raise ToolError(f"{exc.field}: {message}") from exc
+    except Neo4jUnavailableError as exc:
+        raise ToolError("the memory store is unavailable right now; try again later") from exc
+    except GraphMemError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def _when(value: datetime) -> str:
+    if value.time() == time(0) and value.utcoffset() is not None and not value.utcoffset():
+        return value.date().isoformat()
+    return value.isoformat(timespec="seconds")
+
+
+def _line(record: MemoryRecord, *, score: float | None = None, quarantined: bool = False) -> str:
+    """One record as one line: kind, id, text, then what a model needs to judge it."""
+    head = f"- [{record.kind} {record.id}]"
+    if score is not None:
+        head += f" ({score:.2f})"
+    details = []
+    if isinstance(record, Fact):
+        if record.subject and record.predicate:
+            details.append(f"{record.subject} {record.predicate} {record.object}")
+        if record.valid_from or record.valid_to:
+            details.append("valid " + (_when(record.valid_from) if record.valid_from else "")
+                           + ".." + (_when(record.valid_to) if record.valid_to else "now"))
+    steps = getattr(record, "steps", ())
+    if steps:
+        details.append("steps: " + "; ".join(steps))
+    details.append(record.provenance.value + (", unvalidated" if quarantined else ""))
+    if record.invalidated_at is not None:
+        details.append(f"no longer believed since {_when(record.invalidated_at)} ({record.invalidation_reason})")
+    for link in record.superseded_by:
+        details.append(f"superseded by {link.by} ({link.reason})")
+    details.append(f"scope {record.scope}")
+    return f"{head} {' '.join(record.text.split())} | " + " | ".join(details)
+
+
+def _lines(records: list[MemoryRecord], empty: str) -> str:
+    return "\n".join(_line(r) for r in records) if records else empty
+
+
+def create_server(memory: AsyncMemory, *, scope: str, name: str = "graphmem") -> MCPServer:
+    """An MCP server over ``memory`` (its tenant is the wall) confined to ``scope`` and below.
+
+    The caller owns ``memory`` (opens, sets up and closes it); ``serve`` does that from a
+    ``ServerConfig``. Tools: remember, recall, context, forget, correct, history, facts,
+    add_episode, suggest_procedures; resources ``graphmem://facts`` (the root scope's current
+    facts) and ``graphmem://facts/{+path}`` (a sub-scope's, relative to the root).
+    """
+    bounds = _Bounds(scope)
+    server = MCPServer(
+        name, version=__version__,
+        instructions=(
+            f"Long-term memory (graphmem) for scope '{bounds.root}'. Call recall or context before "
+            "answering questions about the user or earlier work; call remember for durable facts the "
+            "user states; pass the ids shown in results to correct or forget. Scopes you give are "
+            "relative to this memory's scope."),
+    )
+
+    async def owned(id_: str, field_name: str) -> MemoryRecord:
+        """The record ``id_`` if a tool may change it; the same error for missing and foreign."""
+        check.identifier(id_, field_name)
+        record = await memory.get(id_)
+        if record is None or not (bounds.owns(record.scope) or bounds.inherits(record.scope)):
+            raise ToolError(f"{field_name}: no memory {id_!r} in this memory's scope")
+        if not bounds.owns(record.scope):
+            raise ToolError(f"{field_name}: {id_!r} belongs to scope {record.scope!r}, above this memory's "
+                            f"scope {bounds.root!r}: it can be read here, not changed")
+        return record
+
+    @server.tool(annotations=_ADD, structured_output=False)
+    async def remember(
+        text: Annotated[str, Field(description="The fact in one self-contained sentence, e.g. 'Alice moved to Berlin in March 2023'.")],
+        subject: Annotated[str | None, Field(description="Who or what it is about, as a short stable key (e.g. 'alice'). Give it with predicate so a new value replaces the old one.")] = None,
+        predicate: Annotated[str | None, Field(description="The attribute, snake_case (e.g. 'lives_in', 'likes', 'works_at').")] = None,
+        object: Annotated[str | None, Field(description="The value (e.g. 'Berlin').")] = None,
+        single_valued: Annotated[bool | None, Field(description="True if the subject has one value of this predicate at a time (lives_in): a new value supersedes the old. Omit for graphmem's default per predicate.")] = None,
+        valid_from: Annotated[datetime | None, Field(description="When it became true in the world, ISO 8601 with a UTC offset (e.g. '2023-03-01T00:00:00Z'). Omit for now.")] = None,
+        valid_to: Annotated[datetime | None, Field(description="When it stopped being true, ISO 8601 with a UTC offset. Omit if it still holds.")] = None,
+        said_by_user: Annotated[bool, Field(description="True if the user stated it themselves; False if you inferred it (inferred facts rank lower and are never restated after the user asked to forget them).")] = True,
+        importance: Annotated[float | None, Field(ge=0, le=1, description="0..1, how much it matters later (default 0.5).")] = None,
+        tags: Annotated[list[str] | None, Field(description="Optional labels.")] = None,
+        session_id: Annotated[str | None, Field(description="Optional conversation id it came from.")] = None,
+        scope: SubScope = None,
+    ) -> str:
+        """Store a durable fact in long-term memory and return its id. With subject and
+        predicate, a new value of a single-valued attribute supersedes the current one (the
+        old one stays in history); to fix a wrong record use correct instead."""
+        with _as_tool_errors():
+            fact = await memory.remember(
+                text, scope=bounds.scope(scope), subject=subject, predicate=predicate, object=object,
+                single_valued=single_valued, valid_from=valid_from, valid_to=valid_to,
+                provenance="user" if said_by_user else "extraction", importance=importance,
+                tags=tags or (), session_id=session_id)
+            if fact is None:
+                return "not stored: the user asked to forget this earlier; store it only if they say it again themselves"
+            return "remembered\n" + _line(fact)
+
+    @server.tool(annotations=_READ, structured_output=False)
+    async def recall(
+        query: Annotated[str, Field(description="What you want to know, in plain words (e.g. 'where does Alice live?').")],
+        k: Annotated[int, Field(ge=1, le=50, description="How many memories to return (1..50).")] = 8,
+        kinds: Annotated[list[Kind] | None, Field(description="Only these kinds; omit for all.")] = None,
+        as_of: AsOf = None,
+        valid_at: ValidAt = None,
+        scope: SubScope = None,
+    ) -> str:
+        """Search long-term memory: the k memories that best answer the query, best first,
+        one per line as '[kind id] (score) text | details'. By default only what is true and
+        believed now. Use the ids with correct or forget."""
+        with _as_tool_errors():
+            results = await memory.recall(query, scope=bounds.scope(scope), k=k, kinds=kinds,
+                                          as_of=as_of, valid_at=valid_at)
+            if not results:
+                return "no memories matched"
+            return "\n".join(_line(r.record, score=r.score, quarantined=r.quarantined) for r in results)
+
+    @server.tool(annotations=_READ, structured_output=False)
+    async def context(
+        query: Annotated[str, Field(description="The task or question the context is for.")],
+        max_tokens: Annotated[int, Field(ge=50, le=20000, description="Budget for the block (about 4 characters a token).")] = 1500,
+        scope: SubScope = None,
+    ) -> str:
+        """A prompt-ready block of what memory knows that bears on the query: facts,
+        insights, procedures and recent episodes in sections, each line with its source and
+        validity. For reading only; use recall when you need ids."""
+        with _as_tool_errors():
+            block = await memory.context(query, scope=bounds.scope(scope), max_tokens=max_tokens)
+            return block or "memory holds nothing relevant"
+
+    @server.tool(annotations=_CHANGE, structured_output=False)
+    async def forget(
+        id: Annotated[str, Field(description="The id of the memory to forget, as shown by recall, facts or history.")],
+    ) -> str:
+        """Forget one memory because the user asked to: it stops being believed and is kept
+        only as a tombstone, so it is never restated from later conversations."""
+        with _as_tool_errors():
+            record = await owned(id, "id")
+            count = await memory.forget(scope=record.scope, id=id)
+            if count == 0:
+                return f"nothing to forget: {id} is already no longer believed ({record.invalidation_reason})"
+            return f"forgot {id}"
+
+    @server.tool(annotations=_CHANGE, structured_output=False)
+    async def correct(
+        fact_id: Annotated[str, Field(description="The id of the wrong fact, as shown by recall, facts or history.")],
+        corrected_text: Annotated[str, Field(description="The right statement, one self-contained sentence.")],
+        object: Annotated[str | None, Field(description="The right value, if the fact has subject/predicate/object.")] = None,
+        reason: Annotated[str | None, Field(description="Why it was wrong, briefly (optional).")] = None,
+    ) -> str:
+        """Fix a fact that was recorded wrong (the user says it was never true): the old
+        record stops being believed (reason 'corrected') and the correction replaces it.
+        If the world changed instead (someone moved), use remember with the new value."""
+        with _as_tool_errors():
+            record = await owned(fact_id, "fact_id")
+            if record.kind != "fact":
+                raise ToolError(f"fact_id: {fact_id!r} is a {record.kind}, not a fact; only facts can be corrected")
+            fixed = await memory.correct(fact_id, corrected_text, object=object, reason=reason)
+            return f"corrected {fact_id}\n" + _line(fixed)
+
+    @server.tool(annotations=_READ, structured_output=False)
+    async def history(
+        subject: Annotated[str, Field(description="The subject key (e.g. 'alice').")],
+        predicate: Annotated[str | None, Field(description="Only this attribute (e.g. 'lives_in'); omit for all.")] = None,
+        scope: SubScope = None,
+    ) -> str:
+        """Every version of the facts about a subject, oldest valid time first, including
+        superseded, corrected and forgotten ones with why and by what they were replaced."""
+        with _as_tool_errors():
+            found = await memory.history(subject=subject, predicate=predicate, scope=bounds.scope(scope))
+            return _lines(found, f"no history for {subject}")
+
+    @server.tool(annotations=_READ, structured_output=False)
+    async def facts(
+        subject: Annotated[str | None, Field(description="Only facts about this subject key.")] = None,
+        predicate: Annotated[str | None, Field(description="Only this attribute.")] = None,
+        as_of: AsOf = None,
+        valid_at: ValidAt = None,
+        scope: SubScope = None,
+    ) -> str:
+        """List the facts currently believed and true (or as believed at as_of and true at
+        valid_at), optionally about one subject and attribute."""
+        with _as_tool_errors():
+            found = await memory.facts(scope=bounds.scope(scope), subject=subject, predicate=predicate,
+                                       as_of=as_of, valid_at=valid_at)
+            return _lines(found, "no facts")
+
+    @server.tool(annotations=_ADD, structured_output=False)
+    async def add_episode(
+        content: Annotated[str, Field(description="What was said or happened, verbatim or close to it.")],
+        role: Annotated[Role, Field(description="Who produced it.")] = "user",
+        occurred_at: Annotated[datetime | None, Field(description="When it happened, ISO 8601 with a UTC offset; omit for now.")] = None,
+        session_id: Annotated[str | None, Field(description="The conversation it belongs to.")] = None,
+        source: Annotated[str | None, Field(description="Where it came from (a tool name, a document).")] = None,
+        scope: SubScope = None,
+    ) -> str:
+        """Record a raw observation (a message, a tool result, an event) as an immutable
+        episode; recall finds episodes too. Returns its id."""
+        with _as_tool_errors():
+            episode = await memory.add_episode(content, scope=bounds.scope(scope), role=role,
+                                               occurred_at=occurred_at, session_id=session_id, source=source)
+            return "stored\n" + _line(episode)
+
+    @server.tool(annotations=_READ, structured_output=False)
+    async def suggest_procedures(
+        task: Annotated[str, Field(description="The task at hand, in plain words.")],
+        k: Annotated[int, Field(ge=1, le=20, description="How many procedures at most.")] = 3,
+        scope: SubScope = None,
+    ) -> str:
+        """Standing rules and proven workflows that fit a task, best first, with their steps
+        and success rate. Follow them unless the user says otherwise."""
+        with _as_tool_errors():
+            found = await memory.suggest_procedures(task, scope=bounds.scope(scope), k=k)
+            if not found:
+                return "no procedure fits"
+            return "\n".join(f"{_line(s.procedure, score=s.score, quarantined=s.quarantined)} | "
+                             f"success rate {s.success_rate:.2f}" for s in found)
+
+    async def scope_facts(path: str) -> str:
+        try:
+            found = await memory.facts(scope=path)
+        except InvalidInputError as exc:
+            raise ResourceError(f"{exc.field}: {exc.message}") from exc
+        return _lines(found, "no facts")
+
+    @server.resource("graphmem://facts", name="facts", mime_type="text/plain",
+                     description=f"The facts believed and true now in scope '{bounds.root}'.")
+    async def root_facts() -> str:
+        return await scope_facts(bounds.root)
+
+    @server.resource("graphmem://facts/{+path}", name="scope_facts", mime_type="text/plain",
+                     description=f"The facts believed and true now in a sub-scope of '{bounds.root}' "
+                                 "(the path is relative to it).")
+    async def sub_facts(path: str) -> str:
+        try:
+            absolute = bounds.scope(path)
+        except InvalidInputError as exc:
+            raise ResourceError(f"{exc.field}: {exc.message}") from exc
+        return await scope_facts(absolute)
+
+    return server
+
+
+async def serve(config: ServerConfig, *, http: bool = False, port: int = 8000) -> None:
+    """Open the memory (and apply the schema unless ``config.setup`` is False), then serve
+    over stdio, or over streamable HTTP on 127.0.0.1:``port`` at ``/mcp``, until stopped."""
+    async with config.open_memory() as memory:
+        await memory.verify_connectivity()
+        if config.setup:
+            await memory.setup()
+        server = create_server(memory, scope=config.scope)
+        if http:
+            await server.run_streamable_http_async(host="127.0.0.1", port=port)
+        else:
+            await server.run_stdio_async()
+
+
+def main(args: argparse.Namespace) -> int:
+    """``graphmem mcp``: the command line's entry (flags parsed in ``graphmem._cli``)."""
+    try:
+        config = ServerConfig.from_env(
+            tenant=args.tenant, scope=args.scope, embedder=args.embedder, uri=args.uri,
+            user=args.user, database=args.database, **({"setup": False} if args.no_setup else {}))
+        asyncio.run(serve(config, http=args.http, port=args.port))
+    except GraphMemError as exc:
+        print(f"graphmem: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+__all__ = ["EMBEDDERS", "ServerConfig", "create_server", "main", "serve"]
