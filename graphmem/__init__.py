@@ -5,6 +5,7 @@ from typing import Any as _Any
 from ._async.memory import AsyncMemory
 from ._connection import connect, verify_connectivity
 from ._context import estimate_tokens
+from ._core import DEFAULT_EMBEDDER
 from ._embeddings import HashingEmbedder, WordLlamaEmbedder
 from ._errors import (
     ConfigurationError,
@@ -44,13 +45,15 @@ from ._validate import MAX_TEXT_LENGTH
 from ._version import __version__
 
 
-def setup(uri: str | None = None, auth: tuple[str, str] | None = None, *, embedder: _Any = None, **kwargs: _Any) -> None:
+def setup(uri: str | None = None, auth: tuple[str, str] | None = None, *, embedder: _Any = DEFAULT_EMBEDDER,
+          **kwargs: _Any) -> None:
     """Apply graphmem's schema (constraints, indexes) to the configured Neo4j and wait for it."""
     with Memory(uri, auth, embedder=embedder, **kwargs) as memory:
         memory.setup()
 
 
 __all__ = [
+    "DEFAULT_EMBEDDER",
     "DEFAULT_SINGLE_VALUED",
     "MAX_TEXT_LENGTH",
     "AsyncMemory",

@@ -4,6 +4,7 @@ rules it writes by (single-valued predicates, contradiction threshold)."""
 from __future__ import annotations
 
 import math
+import warnings
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
@@ -14,6 +15,35 @@ from ._facts import DEFAULT_SINGLE_VALUED
 
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
+
+
+class _DefaultEmbedder:
+    """Stands for "no embedder was chosen": ``Memory()`` then embeds with WordLlama."""
+
+    def __repr__(self) -> str:
+        return "DEFAULT_EMBEDDER"
+
+
+DEFAULT_EMBEDDER: Any = _DefaultEmbedder()
+"""The default of ``Memory(embedder=...)``: the offline ``WordLlamaEmbedder`` (semantic
+recall). Pass ``embedder=None`` for full-text recall only."""
+
+_told_lexical_only = False
+
+
+def resolve_embedder(embedder: Any) -> Any:
+    """The embedder a memory object uses: WordLlama by default, None (lexical recall only,
+    said once per process through ``warnings``) when asked for, otherwise the one given."""
+    global _told_lexical_only
+    if embedder is DEFAULT_EMBEDDER:
+        from ._embeddings import default_embedder
+
+        return default_embedder()
+    if embedder is None and not _told_lexical_only:
+        _told_lexical_only = True
+        warnings.warn("graphmem: embedder=None: recall uses full-text search only (no semantic recall); "
+                      "leave embedder out to use the built-in WordLlama embedder", UserWarning, stacklevel=4)
+    return embedder
 
 
 class Core:
@@ -29,7 +59,7 @@ class Core:
         contradiction_threshold: float,
     ) -> None:
         self.tenant: str = check.identifier(tenant, "tenant")
-        self.embedder = embedder
+        self.embedder = resolve_embedder(embedder)
         self._clock = clock or utc_now
         self.single_valued_predicates = frozenset(
             DEFAULT_SINGLE_VALUED if single_valued_predicates is None

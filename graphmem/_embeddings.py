@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from langchain_core.embeddings import Embeddings
@@ -90,3 +91,10 @@ class WordLlamaEmbedder(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]
+
+
+@lru_cache(maxsize=1)
+def default_embedder() -> WordLlamaEmbedder:
+    """The embedder ``Memory()`` uses unless told otherwise: one WordLlama model per process
+    (loading it takes a moment; every memory object shares it)."""
+    return WordLlamaEmbedder()

@@ -33,6 +33,10 @@ class ScoreParts(BaseModel):
     recency: float = 0.0
     importance: float = 0.0
     trust: float = 0.0
+    relevance: float = 0.0
+    """Absolute relevance to the question (not rescaled per query): 1.0 for a full-text match
+    of a question word, otherwise the plain cosine similarity; compared with
+    ``min_relevance``."""
 
 
 class ScoredMemory(BaseModel):
@@ -112,9 +116,34 @@ def fused_evidence(rows: list[dict[str, Any]], settings: RecallSettings) -> list
     return [(e - low) / (high - low) if high > low else 1.0 for e in evidence]
 
 
-def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings, k: int) -> list[ScoredMemory]:
-    """Turn the template's candidate rows into ranked ``ScoredMemory`` results."""
+def relevance(row: dict[str, Any]) -> float:
+    """A candidate's absolute relevance to the question: 1.0 when it matches a word of the
+    question in the full-text index, otherwise its plain cosine similarity (-1..1; Neo4j's
+    score is (1 + cos) / 2), or 0 without an embedding. Unlike the fused score it is not
+    rescaled per query, so an unrelated question gets low values everywhere."""
+    if row["lexicalRank"] is not None:
+        return 1.0
+    semantic = row["semantic"]
+    return 0.0 if semantic is None else 2.0 * float(semantic) - 1.0
+
+
+def relevant(rows: list[dict[str, Any]], min_relevance: float) -> list[dict[str, Any]]:
+    """The candidates at or above ``min_relevance``; records reached only through the graph
+    stay when a direct hit does (they were expanded from the best hits)."""
+    direct = [r for r in rows if r["semanticRank"] is not None or r["lexicalRank"] is not None]
+    kept = [r for r in direct if relevance(r) >= min_relevance]
+    if not kept:
+        return []
+    return [r for r in rows if r in kept or (r["semanticRank"] is None and r["lexicalRank"] is None)]
+
+
+def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings, k: int,
+          min_relevance: float | None = None) -> list[ScoredMemory]:
+    """Turn the template's candidate rows into ranked ``ScoredMemory`` results, leaving out
+    what is not relevant (``min_relevance``, default ``settings.min_relevance``)."""
     rows = [r for r in rows if r.get("node") is not None]
+    floor = settings.min_relevance if min_relevance is None else min_relevance
+    rows = relevant(rows, floor)
     if not rows:
         return []
     best_lexical = max((r["lexical"] or 0.0) for r in rows) or 1.0
@@ -132,7 +161,7 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
         trust = record.provenance.trust / Provenance.HUMAN_CORRECTION.trust
         # model_construct: every value is a float computed here, nothing to validate
         parts = ScoreParts.model_construct(semantic=semantic, lexical=lexical, fused=fused, graph=graph, recency=recency,
-                           importance=record.importance, trust=trust)
+                                           importance=record.importance, trust=trust, relevance=relevance(row))
         total = (w.fused * fused + w.semantic * semantic + w.lexical * lexical + w.graph * graph
                  + w.recency * recency + w.importance * record.importance + w.trust * trust)
         citations = tuple(to_record(c) for c in row.get("cites") or ())

@@ -48,6 +48,13 @@ class RecallSettings:
     ``session_penalty`` spreads the results over conversations: each record already
     ranked from the same session lowers a record's score by this much (0 turns it off).
 
+    ``min_relevance`` leaves out records that do not answer the question at all: a record
+    is kept when it matches a word of the question in the full-text index or its plain
+    cosine similarity to the question is at least this (0.2 suits WordLlama, where
+    unrelated texts score about -0.1..0.15 and related ones 0.3 and up; another embedder
+    may want its own value; -1 keeps everything). Records reached through the graph are
+    kept with the direct hits they were expanded from.
+
     The full-text query is narrowed to the visible scopes inside Lucene (their ``lexKey``
     tokens) unless those scopes hold at least ``lexical_open_share`` of all memories in the
     database: then it is sent open, over-fetched and filtered in Cypher, which is cheaper
@@ -69,6 +76,8 @@ class RecallSettings:
             raise InvalidInputError("strategy", f"{self.strategy!r} is not one of 'auto', 'exact', 'index'")
         if not 0.0 <= self.semantic_share <= 1.0:
             raise InvalidInputError("semantic_share", f"must be between 0 and 1, got {self.semantic_share!r}")
+        if not (_is_number(self.min_relevance) and -1.0 <= self.min_relevance <= 1.0):
+            raise InvalidInputError("min_relevance", f"must be a number from -1 to 1, got {self.min_relevance!r}")
         if not (self.session_penalty >= 0 and math.isfinite(self.session_penalty)):
             raise InvalidInputError("session_penalty", f"must be 0 or more, got {self.session_penalty!r}")
         if not self.lexical_open_share > 0:
@@ -102,6 +111,7 @@ class RecallSettings:
     semantic_spread: float = 0.05
     lexical_spread: float = 0.5
     session_penalty: float = 0.05
+    min_relevance: float = 0.2
 
 
 def _is_number(value: Any) -> bool:
@@ -165,7 +175,8 @@ def semantic_fetch(k: int) -> int:
 
 def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] | None, as_of: datetime,
            valid_at: datetime, kind_list: list[str] | None, purpose: str, max_sensitivity: Any,
-           include_invalidated: bool, settings: RecallSettings, strategy: str | None = None,
+           include_invalidated: bool, settings: RecallSettings, user_id: str | None = None,
+           agent_id: str | None = None, session_id: str | None = None, strategy: str | None = None,
            scoped_lexical: bool = False, over_fetch_boost: float = 1.0) -> dict[str, Any]:
     """Parameters of the ``recall`` template (for the retries: ``strategy`` forces the
     exact semantic scan, ``over_fetch_boost`` multiplies the vector index's over-fetch, and
@@ -198,10 +209,21 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "asOf": as_of,
         "validAt": valid_at,
         "includeInvalidated": bool(include_invalidated),
+        "userId": check.identifier(user_id, "user_id", allow_none=True),
+        "agentId": check.identifier(agent_id, "agent_id", allow_none=True),
+        "sessionId": check.identifier(session_id, "session_id", allow_none=True),
         "rrfK": settings.rrf_k,
         "expandFrom": settings.expand_from,
         "expandLimit": min(settings.expand_limit, 2 * k),
     }
+
+
+def check_min_relevance(value: Any) -> float | None:
+    if value is None:
+        return None
+    if not (_is_number(value) and -1.0 <= value <= 1.0):
+        raise InvalidInputError("min_relevance", f"must be a number from -1 to 1, got {value!r}")
+    return float(value)
 
 
 def check_k(k: Any) -> int:

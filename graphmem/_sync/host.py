@@ -51,4 +51,6 @@ class Host(Protocol):
     def recall(self, query: str, *, scope: str, k: int = 10, as_of: datetime | None = None,
                      valid_at: datetime | None = None, kinds: Iterable[str] | None = None,
                      purpose: str = "inform", max_sensitivity: str | None = None,
-                     include_invalidated: bool = False) -> list[ScoredMemory]: ...
+                     include_invalidated: bool = False, min_relevance: float | None = None,
+                     user_id: str | None = None, agent_id: str | None = None,
+                     session_id: str | None = None) -> list[ScoredMemory]: ...

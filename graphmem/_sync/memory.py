@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 
 from neo4j import Driver, GraphDatabase
 
-from .._core import Core
+from .._core import DEFAULT_EMBEDDER, Core
 from .._errors import ConfigurationError
 from .._learning import LearningSettings
 from .._recall import RecallSettings
@@ -42,7 +42,9 @@ class Memory(
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (synchronous).
 
     ``uri``/``auth`` default to ``NEO4J_URI``, ``NEO4J_USER`` and ``NEO4J_PASSWORD``;
-    ``embedder`` is any langchain-core ``Embeddings``; ``tracer(template, params, seconds)``
+    ``embedder`` is any langchain-core ``Embeddings`` (default: the offline
+    ``WordLlamaEmbedder``, semantic recall with no model download; ``None`` for full-text
+    recall only); ``tracer(template, params, seconds)``
     sees every Cypher template run; ``clock`` returns the current UTC time (tests pin it);
     ``recall_settings`` tunes recall; ``learning`` tunes insights, procedures and model calls.
     """
@@ -54,7 +56,7 @@ class Memory(
         *,
         database: str | None = None,
         tenant: str = "default",
-        embedder: Any = None,
+        embedder: Any = DEFAULT_EMBEDDER,
         tracer: Tracer | None = None,
         clock: Callable[[], datetime] | None = None,
         single_valued_predicates: Iterable[str] | None = None,

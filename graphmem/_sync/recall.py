@@ -27,22 +27,31 @@ class RecallMixin(Host):
         purpose: str = "inform",
         max_sensitivity: str | None = None,
         include_invalidated: bool = False,
+        min_relevance: float | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
     ) -> list[_fusion.ScoredMemory]:
         """The ``k`` memories visible in ``scope`` that best answer ``query``: vector and
         full-text candidates from Neo4j's indexes, fused, expanded one hop through the
         graph, re-scored with recency, importance and trust. By default only what is valid
-        and believed now; ``purpose="act"`` leaves out quarantined records. One round trip
+        and believed now; ``purpose="act"`` leaves out quarantined records; ``user_id``,
+        ``agent_id`` and ``session_id`` keep only that user's, agent's or conversation's
+        records. Records that do not answer the question at all are left out
+        (``min_relevance``, default ``RecallSettings.min_relevance``), so an unrelated
+        question gets an empty list. One round trip
         to Neo4j (besides embedding the query); one or two more only when filters or
         others' documents ate the candidates' over-fetch."""
         text = check.text(query, "query")
         scope = _scopes.check_path(scope)
         k = _recall.check_k(k)
+        floor = _recall.check_min_relevance(min_relevance)
         as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
         args: dict[str, Any] = dict(
             tenant=self._core.tenant, query=text, scope=scope, k=k, vector=self._query_vector(text),
             as_of=as_of_t, valid_at=valid_t, kind_list=_recall.kinds(kinds), purpose=purpose,
             max_sensitivity=max_sensitivity, include_invalidated=include_invalidated,
-            settings=self._recall_settings,
+            settings=self._recall_settings, user_id=user_id, agent_id=agent_id, session_id=session_id,
         )
         rows = self._run.read("recall", **_recall.params(**args))
         retry: dict[str, Any] = {}
@@ -54,7 +63,7 @@ class RecallMixin(Host):
                 break
             retry.update(more)
             rows = self._run.read("recall", **_recall.params(**args, **retry))
-        return _fusion.score(rows, now=self._core.now(), settings=self._recall_settings, k=k)
+        return _fusion.score(rows, now=self._core.now(), settings=self._recall_settings, k=k, min_relevance=floor)
 
     def context(
         self,
@@ -68,13 +77,19 @@ class RecallMixin(Host):
         valid_at: datetime | None = None,
         purpose: str = "inform",
         max_sensitivity: str | None = None,
+        min_relevance: float | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
     ) -> str:
         """A prompt-ready block from ``recall``: sections for facts, insights (with their
         citations), procedures and recent episodes, each line with its provenance and
-        validity, trimmed to ``max_tokens`` (estimated as characters / 4) by score."""
+        validity, trimmed to ``max_tokens`` (estimated as characters / 4) by score. Empty
+        when nothing relevant is found."""
         order = _context.sections(sections)
         results = self.recall(
             query, scope=scope, k=k, as_of=as_of, valid_at=valid_at, purpose=purpose,
-            max_sensitivity=max_sensitivity,
+            max_sensitivity=max_sensitivity, min_relevance=min_relevance, user_id=user_id,
+            agent_id=agent_id, session_id=session_id,
         )
         return _context.render(results, max_tokens=max_tokens, order=order)

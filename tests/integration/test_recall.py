@@ -193,7 +193,7 @@ def test_without_an_embedder_recall_is_one_round_trip(neo4j, schema, tenant):
     from graphmem import RecallSettings
 
     seen = []
-    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant,
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=None,
                 recall_settings=RecallSettings(strategy="index"), tracer=lambda name, params, seconds: seen.append(name)) as m:
         m.remember_many([{"text": f"Alice likes green tea, cup {i}", "scope": "s"} for i in range(300)])
         seen.clear()

@@ -11,6 +11,7 @@ from graphmem import InvalidInputError, RecallSettings
 from graphmem._fusion import fused_evidence, score
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
+FUSION_ONLY = RecallSettings(min_relevance=-1.0)  # fusion on its own: no relevance floor
 
 
 def row(rid: str, semantic: float | None, lexical: float | None, semantic_rank: int | None,
@@ -22,7 +23,7 @@ def row(rid: str, semantic: float | None, lexical: float | None, semantic_rank: 
 
 
 def ids(rows, k=5, settings=None):
-    return [r.record.id for r in score(rows, now=NOW, settings=settings or RecallSettings(), k=k)]
+    return [r.record.id for r in score(rows, now=NOW, settings=settings or FUSION_ONLY, k=k)]
 
 
 def test_a_clear_lexical_winner_is_not_outvoted_by_weak_matches_on_both_lists():
@@ -30,7 +31,7 @@ def test_a_clear_lexical_winner_is_not_outvoted_by_weak_matches_on_both_lists():
     list; the one that matches its rare word strongly was not in the semantic shortlist."""
     rows = [row(f"weak{i}", 0.80 - i * 0.001, 3.0 - i * 0.01, i + 1, i + 2) for i in range(20)]
     rows.append(row("named", 0.75, 10.0, None, 1))
-    ranked = score(rows, now=NOW, settings=RecallSettings(), k=5)
+    ranked = score(rows, now=NOW, settings=FUSION_ONLY, k=5)
     assert ranked[0].record.id == "named"
     assert ranked[0].parts.fused == 1.0
     assert all(r.parts.fused < 0.8 for r in ranked[1:])
@@ -54,7 +55,7 @@ def test_a_standout_among_few_hits_is_measured_against_the_others():
     stands far out."""
     rows = [row(f"other{i}", 0.75, 6.1, i + 1, i + 2) for i in range(6)]
     rows.append(row("named", 0.66, 13.3, 7, 1))
-    ranked = score(rows, now=NOW, settings=RecallSettings(), k=7)
+    ranked = score(rows, now=NOW, settings=FUSION_ONLY, k=7)
     assert ranked[0].record.id == "named"
     assert ranked[0].parts.fused == 1.0 and all(r.parts.fused < 0.1 for r in ranked[1:])
 
@@ -180,7 +181,7 @@ def test_results_spread_over_sessions():
     spread = ids(rows, k=3)
     assert spread[:2] == ["a0", "b0"]
     assert ids(rows, k=3, settings=RecallSettings(session_penalty=0)) == ["a0", "a1", "b0"]
-    ranked = score(rows, now=NOW, settings=RecallSettings(), k=6)
+    ranked = score(rows, now=NOW, settings=FUSION_ONLY, k=6)
     assert [r.score for r in ranked] == sorted((r.score for r in ranked), reverse=True)
     plain = {r.record.id: r.score for r in score(rows, now=NOW, settings=RecallSettings(session_penalty=0), k=6)}
     assert ranked[0].score == plain["a0"] and ranked[1].score == plain["b0"]
@@ -252,3 +253,32 @@ def test_low_lexical_scores_that_all_score_alike_stay_noise():
 def test_lexical_scores_of_zero_do_not_divide_by_zero():
     rows = [row("a", 0.8, 0.0, 1, 1), row("b", 0.7, 0.0, 2, 2)]
     assert ids(rows, k=2) == ["a", "b"]
+
+
+def test_unrelated_candidates_fall_below_the_relevance_floor():
+    """Scores are rescaled per query, so the best of unrelated candidates still scores high;
+    the floor compares each candidate's plain cosine (or a full-text match) instead."""
+    unrelated = [row("alice-paris", 0.48, None, 1, None), row("alice-tea", 0.52, None, 2, None)]
+    assert ids(unrelated, settings=RecallSettings()) == []
+    assert ids(unrelated, settings=RecallSettings(min_relevance=-0.1)) == ["alice-tea", "alice-paris"]
+    related = [row("puppy", 0.66, None, 1, None), row("tea", 0.52, None, 2, None)]
+    assert ids(related, settings=RecallSettings()) == ["puppy"]
+    word_match = [row("mongolia", 0.45, 2.0, 1, 1)]  # low cosine, but it shares a word of the question
+    assert ids(word_match, settings=RecallSettings()) == ["mongolia"]
+
+
+def test_graph_neighbours_stay_with_the_relevant_hits_they_came_from():
+    hit = row("hit", 0.7, None, 1, None)
+    neighbour = row("entity", 0.45, None, None, None)
+    neighbour["graph"] = 0.02
+    assert set(ids([hit, neighbour], settings=RecallSettings())) == {"hit", "entity"}
+    far = row("far", 0.45, None, 1, None)
+    assert ids([far, neighbour], settings=RecallSettings()) == []
+
+
+def test_relevance_is_reported_and_checked():
+    [result] = score([row("x", 0.8, None, 1, None)], now=NOW, settings=RecallSettings(), k=1)
+    assert result.parts.relevance == pytest.approx(0.6)
+    with pytest.raises(InvalidInputError) as info:
+        RecallSettings(min_relevance=2)
+    assert info.value.field == "min_relevance"
