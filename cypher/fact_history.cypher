@@ -6,4 +6,4 @@ WHERE m.scope IN $chain AND ($predicate IS NULL OR m.predicate = $predicate)
 OPTIONAL MATCH (newer:Memory {tenant: $tenant})-[s:SUPERSEDES]->(m)
 WITH m, collect(s {by: newer.id, .reason, .at, .note}) AS supersededBy
 RETURN m {.*, embedding: null} AS node, supersededBy
-ORDER BY m.validFrom, m.createdAt, m.id
+ORDER BY coalesce(m.validFrom, m.validTo), m.createdAt, m.id

@@ -12,7 +12,7 @@ WHERE m.scope IN $chain AND m:Fact
   AND m.status <> 'rejected'
   AND m.createdAt <= $asOf
   AND ($includeInvalidated OR m.invalidatedAt IS NULL OR m.invalidatedAt > $asOf)
-  AND m.validFrom <= $validAt
+  AND (m.validFrom IS NULL OR m.validFrom <= $validAt)
   AND (m.validTo IS NULL OR m.validTo > $validAt OR m.closedAt > $asOf)
 WITH m, m.closedAt > $asOf AS closedLater, m.invalidatedAt > $asOf AS invalidatedLater
 RETURN m {.*, embedding: null,
@@ -20,4 +20,4 @@ RETURN m {.*, embedding: null,
           closedAt: CASE WHEN closedLater THEN null ELSE m.closedAt END,
           invalidatedAt: CASE WHEN invalidatedLater THEN null ELSE m.invalidatedAt END,
           invalidationReason: CASE WHEN invalidatedLater THEN null ELSE m.invalidationReason END} AS node
-ORDER BY m.validFrom, m.createdAt, m.id
+ORDER BY coalesce(m.validFrom, m.validTo), m.createdAt, m.id

@@ -2,6 +2,10 @@
 // Contradiction rule 1 (contract §7.1) for new single-valued facts. For each row's fact n, the
 // other currently believed, active, single-valued facts with the same subject and predicate,
 // a different object and a scope in n's scope chain (excluding this batch, $batchIds) are:
+//   - still open, with a start that was only observed (validFromStated false: "true at least
+//     since") no earlier than n's stated start: n is newer news of a change before that
+//     observation, so the old value ends at n's start, its own start becomes unknown (null;
+//     the observation is kept as observedFrom) and n SUPERSEDES it with reason 'changed';
 //   - earlier and still valid when n starts: closed (validTo = n.validFrom), n SUPERSEDES it
 //     with reason 'changed' -- the world changed, the old fact stays believed;
 //   - starting at the same instant as n: invalidated with reason 'corrected' (two values for
@@ -19,6 +23,16 @@ CALL (n, row) {
     AND o.invalidatedAt IS NULL AND o.status = 'active' AND o.singleValued = true
     AND o.object <> n.object
   RETURN collect(o) AS others
+}
+CALL (n, row, others) {
+  UNWIND others AS o
+  WITH n, o
+  WHERE coalesce(n.validFromStated, true) AND NOT coalesce(o.validFromStated, true)
+    AND o.validTo IS NULL AND o.validFrom >= n.validFrom
+    AND (row.explicit OR o.provenance IN $automatic)
+  SET o.observedFrom = o.validFrom, o.validFrom = null, o.validTo = n.validFrom, o.closedAt = $now
+  CREATE (n)-[:SUPERSEDES {reason: 'changed', at: $now}]->(o)
+  RETURN collect(o.id) AS backdated
 }
 CALL (n, row, others) {
   UNWIND others AS o
@@ -47,4 +61,4 @@ CALL (n, others) {
   CREATE (o)-[:SUPERSEDES {reason: 'changed', at: $now}]->(n)
   RETURN collect(n.id) AS shortened
 }
-RETURN closed + shortened AS closed, replaced
+RETURN backdated + closed + shortened AS closed, replaced

@@ -33,6 +33,7 @@ class FactInput(TypedDict, total=False):
     single_valued: bool | None
     valid_from: datetime | None
     valid_to: datetime | None
+    observed_at: datetime | None
     provenance: Provenance | str
     importance: float | None
     sensitivity: str | None
@@ -87,7 +88,9 @@ def row(item: Mapping[str, Any], *, tenant: str, now: datetime, single_valued: f
         raise InvalidInputError(field("object"), f"must be a string (an entity id or a literal), got {type(obj).__name__}")
     if (subject is None) != (predicate is None):
         raise InvalidInputError(field("predicate" if subject else "subject"), "subject and predicate go together: give both or neither")
-    valid_from = check.instant(item.get("valid_from"), field("valid_from")) or now
+    stated_from = check.instant(item.get("valid_from"), field("valid_from"))
+    observed = check.instant(item.get("observed_at"), field("observed_at")) or now
+    valid_from = stated_from or observed
     valid_to = check.instant(item.get("valid_to"), field("valid_to"))
     check.interval(valid_from, valid_to, field("valid_to"))
     single = item.get("single_valued")
@@ -105,6 +108,9 @@ def row(item: Mapping[str, Any], *, tenant: str, now: datetime, single_valued: f
         "object": obj,
         "singleValued": single,
         "validFrom": valid_from,
+        # a start that was stated, or only the time the statement was observed ("true at
+        # least since"): a later change with an earlier stated start supersedes the latter
+        "validFromStated": stated_from is not None,
         "validTo": valid_to,
         "closedAt": now if valid_to is not None else None,
         "embedding": None if embedding is None else check.embedding(embedding, field("embedding"), dimension),

@@ -197,7 +197,8 @@ def fact_plan(
         "predicate": predicate,
         "object": obj,
         "single_valued": single,
-        "valid_from": start,
+        "valid_from": valid_from,  # None: only observed, at the message's time
+        "observed_at": said_at,
         "valid_to": valid_to,
         "provenance": Provenance.EXTRACTION,
         "derived_from": [episode_ids[n - 1] for n in sources],

@@ -109,7 +109,14 @@ class Fact(MemoryRecord):
     predicate: str | None = None
     object: str | None = None
     valid_from: datetime | None = None
+    """When it became true; None when only its end is known (see ``valid_from_stated``)."""
     valid_to: datetime | None = None
+    valid_from_stated: bool = True
+    """False when ``valid_from`` is only when the statement was observed ("true at least
+    since"), not a start someone stated; a later change with an earlier stated start then
+    ends it (contract §4, docs/time-model.md)."""
+    observed_from: datetime | None = None
+    """The observed start of a fact whose start became unknown (see ``valid_from_stated``)."""
     single_valued: bool = False
 
     def valid_at(self, instant: datetime) -> bool:

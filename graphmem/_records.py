@@ -24,6 +24,8 @@ _FIELDS = {
     "validFrom": "valid_from",
     "validTo": "valid_to",
     "singleValued": "single_valued",
+    "validFromStated": "valid_from_stated",
+    "observedFrom": "observed_from",
     "occurredAt": "occurred_at",
     "successCriteria": "success_criteria",
     "successCount": "success_count",

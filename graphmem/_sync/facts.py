@@ -31,6 +31,7 @@ class FactsMixin(Host):
         single_valued: bool | None = None,
         valid_from: datetime | None = None,
         valid_to: datetime | None = None,
+        observed_at: datetime | None = None,
         provenance: Provenance | str = Provenance.MANUAL,
         importance: float | None = None,
         sensitivity: str | None = None,
@@ -44,13 +45,17 @@ class FactsMixin(Host):
     ) -> Fact | None:
         """Store one fact. A single-valued fact supersedes the current value (contract §7.1).
         ``derived_from`` names the episodes it was taken from (DERIVED_FROM edges).
+        ``valid_from`` is when it became true, if someone said so; without it the fact is
+        valid from ``observed_at`` (when it was heard, default now) and a later change
+        with an earlier stated start ends it (contract §4).
 
         Returns the stored fact (the existing one, unchanged, if ``id`` was already written),
         or None when an automatic record restates something the user asked to forget.
         """
         item = FactInput(
             text=text, scope=scope, subject=subject, predicate=predicate, object=object,
-            single_valued=single_valued, valid_from=valid_from, valid_to=valid_to, provenance=provenance,
+            single_valued=single_valued, valid_from=valid_from, valid_to=valid_to, observed_at=observed_at,
+            provenance=provenance,
             importance=importance, sensitivity=sensitivity, tags=tags, user_id=user_id, agent_id=agent_id,
             session_id=session_id, id=id, embedding=embedding, derived_from=derived_from,
         )
@@ -179,7 +184,9 @@ class FactsMixin(Host):
         row = _facts.row(FactInput(
             text=corrected_text, scope=old.scope, subject=old.subject, predicate=old.predicate,
             object=object if object is not None else (None if old.subject is None else old.object),
-            single_valued=old.single_valued, valid_from=valid_from or old.valid_from,
+            single_valued=old.single_valued,
+            valid_from=valid_from or (old.valid_from if old.valid_from_stated else None),
+            observed_at=None if valid_from or old.valid_from_stated else old.valid_from,
             valid_to=valid_to if valid_to is not None or valid_from is not None else old.valid_to,
             provenance=Provenance.HUMAN_CORRECTION, importance=old.importance, sensitivity=old.sensitivity,
             tags=old.tags, user_id=old.user_id, agent_id=old.agent_id, session_id=old.session_id, id=id,
