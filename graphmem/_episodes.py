@@ -3,6 +3,7 @@ event). The I/O is in ``_async/entities.py``, beside entities, which episodes me
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 from typing import Any, TypedDict
 
@@ -23,6 +24,8 @@ class EpisodeRow(TypedDict):
 def row(content: Any, *, tenant: str, scope: Any, role: Any, occurred_at: Any, source: Any, id: Any,
         user_id: Any, agent_id: Any, session_id: Any, importance: Any, sensitivity: Any, tags: Any,
         now: datetime) -> EpisodeRow:
+    """The properties of a new episode. Without an ``id`` it gets one derived from its scope,
+    session, role, time and content, so the same message stored twice is one episode."""
     if role not in ROLES:
         raise InvalidInputError("role", f"{role!r} is not one of {', '.join(repr(r) for r in ROLES)}")
     props = _props.shared(
@@ -36,4 +39,17 @@ def row(content: Any, *, tenant: str, scope: Any, role: Any, occurred_at: Any, s
         "occurredAt": check.instant(occurred_at, "occurred_at") or now,
         "source": None if source is None else check.text(source, "source"),
     })
+    if id is None:
+        props["id"] = content_id(props)
     return {"props": props}
+
+
+def content_id(props: _props.Props) -> str:
+    """An episode id from (scope, session, role, time, content): a message stored again
+    without an id finds the first copy."""
+    digest = hashlib.blake2b(digest_size=16)
+    for part in (props["scope"], props["sessionId"] or "", props["role"], props["occurredAt"].isoformat(),
+                 props["text"]):
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\x00")
+    return "ep-" + digest.hexdigest()

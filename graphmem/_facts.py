@@ -160,6 +160,31 @@ def supersede_waves(fresh: list[FactRow]) -> list[list[Wave]]:
     return waves
 
 
+def duplicate_probe(new: list[FactRow]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """What ``fact_duplicates`` checks for new facts, and the rows of this batch that repeat
+    an earlier row of it (id -> the earlier row's id): the same text, scope, provenance,
+    triple and validity. A start that was only observed matches any start."""
+    probe: list[dict[str, Any]] = []
+    repeats: dict[str, str] = {}
+    first: dict[tuple[Any, ...], str] = {}
+    for fact in new:
+        p = fact["props"]
+        stated = p["validFrom"] if p["validFromStated"] else None
+        key = (p["scope"], p["textKey"], p["provenance"], p["subject"], p["predicate"], p["object"], p["validTo"])
+        if key in first and (stated is None or stated == _start_of(new, first[key])):
+            repeats[p["id"]] = first[key]
+            continue
+        first.setdefault(key, p["id"])
+        probe.append({"id": p["id"], "scope": p["scope"], "key": p["textKey"], "provenance": p["provenance"],
+                      "subject": p["subject"], "predicate": p["predicate"], "object": p["object"],
+                      "validFrom": stated, "validTo": p["validTo"]})
+    return probe, repeats
+
+
+def _start_of(rows: list[FactRow], rid: str) -> Any:
+    return next(r["props"]["validFrom"] for r in rows if r["props"]["id"] == rid)
+
+
 def tombstone_probe(fresh: list[FactRow]) -> list[dict[str, Any]]:
     """What ``fact_tombstones`` checks for the machine-made facts of a batch."""
     return [

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from . import _dates
 from . import _validate as check
 from ._errors import InvalidInputError
-from ._models import Entity, Fact, Provenance
+from ._models import Entity, Episode, Fact, Provenance
 from ._prompts import EntityDraft, Extraction, FactDraft
 
 ROLES = {"human": "user", "user": "user", "ai": "assistant", "assistant": "assistant", "tool": "tool",
@@ -51,7 +51,7 @@ class IngestResult(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    episodes: tuple[str, ...] = ()
+    episodes: tuple[Episode, ...] = ()
     entities_created: tuple[Entity, ...] = ()
     entities_merged: tuple[Entity, ...] = ()
     same_as: tuple[SameAsCandidate, ...] = ()
@@ -62,6 +62,11 @@ class IngestResult(BaseModel):
     notes: tuple[str, ...] = ()
     model_calls: int = 0
     error: str | None = None
+
+    @property
+    def episode_ids(self) -> tuple[str, ...]:
+        """The ids of ``episodes``, in message order."""
+        return tuple(e.id for e in self.episodes)
 
 
 def messages(items: Any, occurred_at: datetime | None, now: datetime) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ from .. import _dates, _entities, _episodes, _facts, _ingest, _props, _scopes
 from .. import _validate as check
 from .._facts import AUTOMATIC
 from .._errors import ConflictError, InvalidInputError, ModelError
-from .._models import Entity, Provenance
+from .._models import Entity, Episode, Provenance
 from .._prompts import (
     EXTRACT_SYSTEM,
     JUDGE_SYSTEM,
@@ -75,27 +75,69 @@ class AsyncIngestMixin(AsyncHost):
         await self._embed(episodes, [f"messages[{i}].content" for i in range(len(episodes))])
         tenant = self._core.tenant
 
-        async def store(tx: AsyncTx) -> None:
+        async def store(tx: AsyncTx) -> list[Episode]:
             ids = [e["props"]["id"] for e in episodes]
             seen = {r["node"]["id"]: r["node"] for r in await tx.run("memory_existing", tenant=tenant, ids=ids)}
             for i, rid in enumerate(ids):
                 if rid in seen:
                     _props.expect_kind(seen[rid], "episode", f"messages[{i}].id")
-            fresh = [e for e in episodes if e["props"]["id"] not in seen]  # a message ingested again is kept once
+            # a message stored before (same id, or same scope, session, role, time and text) is kept once
+            fresh = list({e["props"]["id"]: e for e in episodes if e["props"]["id"] not in seen}.values())
             if fresh:
                 await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope] * len(fresh)))
-                await tx.run("episode_create", tenant=tenant, rows=fresh, now=now)
+                for r in await tx.run("episode_create", tenant=tenant, rows=fresh, now=now):
+                    seen[r["node"]["id"]] = r["node"]
+            return [record_of(Episode, seen[rid]) for rid in ids]
 
-        await self._run.write(store)
-        episode_ids = [e["props"]["id"] for e in episodes]
+        stored = await self._run.write(store)
         if llm is None:
-            return _ingest.IngestResult(episodes=tuple(episode_ids), notes=("no model given: episodes only",))
+            return _ingest.IngestResult(episodes=tuple(stored), notes=("no model given: episodes only",))
+        return await self._extract_reported(llm, msgs, stored, scope, tz, now,
+                                            {"user_id": user_id, "agent_id": agent_id, "session_id": session_id})
+
+    async def extract(
+        self,
+        *,
+        scope: str,
+        llm: Any,
+        session_id: str | None = None,
+        since: datetime | None = None,
+        timezone: str = "UTC",
+        limit: int = 200,
+    ) -> _ingest.IngestResult:
+        """Extraction over episodes already stored ("store now, extract later"): the
+        episodes stored at ``scope`` (of conversation ``session_id``, or since ``since``;
+        at least one of the two), oldest first, at most ``limit``, go to ``llm`` as one
+        conversation, exactly as ``ingest`` would have sent them. Statements extracted
+        before are recognised as restatements and skipped."""
+        scope = _scopes.check_path(scope)
+        check_llm(llm)
+        if session_id is None and since is None:
+            raise InvalidInputError("session_id", "extract() needs session_id or since")
+        check.identifier(session_id, "session_id", allow_none=True)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000:
+            raise InvalidInputError("limit", "must be an integer from 1 to 10000")
+        if not isinstance(timezone, str):
+            raise InvalidInputError("timezone", "must be an IANA timezone name")
+        tz = _dates.zone(timezone)
+        rows = await self._run.read("episode_stored", tenant=self._core.tenant, scope=scope, sessionId=session_id,
+                                    since=check.instant(since, "since"), limit=limit)
+        stored = [record_of(Episode, r["node"]) for r in rows]
+        if not stored:
+            return _ingest.IngestResult(notes=("no stored episodes matched",))
+        msgs = [{"role": e.role, "content": e.text, "occurred_at": e.occurred_at, "id": e.id} for e in stored]
+        who = {"user_id": stored[0].user_id, "agent_id": stored[0].agent_id, "session_id": session_id}
+        return await self._extract_reported(llm, msgs, stored, scope, tz, self._core.now(), who)
+
+    async def _extract_reported(self, llm: Any, msgs: list[dict[str, Any]], stored: list[Episode], scope: str,
+                                tz: Any, now: datetime, who: dict[str, Any]) -> _ingest.IngestResult:
+        """``_extract`` with a model failure reported in the result, episodes kept."""
         tally: list[str] = []
         try:
-            return await self._extract(llm, msgs, episode_ids, scope, tz, now, tally,
-                                       {"user_id": user_id, "agent_id": agent_id, "session_id": session_id})
+            result = await self._extract(llm, msgs, [e.id for e in stored], scope, tz, now, tally, who)
         except ModelError as exc:
-            return _ingest.IngestResult(episodes=tuple(episode_ids), model_calls=len(tally), error=str(exc))
+            return _ingest.IngestResult(episodes=tuple(stored), model_calls=len(tally), error=str(exc))
+        return result.model_copy(update={"episodes": tuple(stored)})
 
     async def _extract(self, llm: Any, msgs: list[dict[str, Any]], episode_ids: list[str], scope: str, tz: Any,
                        now: datetime, tally: list[str], who: dict[str, Any]) -> _ingest.IngestResult:
@@ -279,7 +321,7 @@ class AsyncIngestMixin(AsyncHost):
                 {"id": s.entity, "candidate": s.candidate, "similarity": s.similarity} for s in same_as])
         batch = set(by_text)
         return _ingest.IngestResult(
-            episodes=tuple(episode_ids), entities_created=tuple(created), entities_merged=tuple(merged),
+            entities_created=tuple(created), entities_merged=tuple(merged),
             same_as=tuple(same_as), facts=tuple(facts),
             superseded=tuple(sorted(set(effects.get("closed", [])) - batch - set(retired))),
             invalidated=tuple(sorted(set(retired) | set(effects.get("replaced", [])))),

@@ -94,8 +94,9 @@ class FactsMixin(Host):
 
     def _create_facts(self, tx: Tx, rows: list[FactRow], now: datetime,
                             effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> list[Fact]:
-        """Write new facts inside ``tx``: ids already written come back unchanged, machine-made
-        restatements of forgotten facts are left out, single-valued ones supersede."""
+        """Write new facts inside ``tx``: ids already written come back unchanged, so does a
+        statement already current in the same scope (docs/design-notes.md#remember-duplicates),
+        machine-made restatements of forgotten facts are left out, single-valued ones supersede."""
         tenant = self._core.tenant
         ids = [row["props"]["id"] for row in rows]
         existing: dict[str, Any] = {}
@@ -104,6 +105,11 @@ class FactsMixin(Host):
             _props.expect_kind(r["node"], "fact")
             existing[r["node"]["id"]] = r["node"]
         new = [row for row in rows if row["props"]["id"] not in existing]
+        duplicates, repeats = _facts.duplicate_probe(new)
+        if duplicates:  # the same statement already current in the same scope: return it
+            for r in tx.run("fact_duplicates", tenant=tenant, rows=duplicates, now=now):
+                existing[r["id"]] = r["node"]
+        new = [row for row in new if row["props"]["id"] not in existing and row["props"]["id"] not in repeats]
         probe = _facts.tombstone_probe(new)
         suppressed = set()
         if probe:
@@ -119,6 +125,9 @@ class FactsMixin(Host):
                 for r in tx.run("memory_existing", tenant=tenant, ids=shortened):
                     created[r["node"]["id"]] = r["node"]
         out = [created.get(rid) or existing.get(rid) for rid in ids]
+        for i, rid in enumerate(ids):  # a batch's repeat of its own statement: the first one's record
+            if rid in repeats:
+                out[i] = created.get(repeats[rid]) or existing.get(repeats[rid])
         return [record_of(Fact, node) for node in out if node is not None]
 
     def _supersede(self, tx: Tx, fresh: list[FactRow], now: datetime,

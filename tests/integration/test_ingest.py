@@ -88,7 +88,7 @@ def test_a_ten_turn_conversation_becomes_entities_facts_and_relations(memory, dr
                          "WHERE e.text STARTS WITH 'I work at Acme' RETURN count(e)", t=t) == 1
     assert count(driver, "MATCH (e:Episode {tenant: $t})-[:MENTIONS]->(:Entity {name: 'Ana'}) RETURN count(e)", t=t) == 1
     assert count(driver, "MATCH (n:Entity {tenant: $t})-[:DERIVED_FROM]->(:Episode) RETURN count(DISTINCT n)", t=t) == 5
-    episode = memory.get(result.episodes[2])
+    episode = memory.get(result.episodes[2].id)
     assert (episode.role, episode.session_id, episode.user_id) == ("user", "s1", "maria")
 
 
@@ -215,7 +215,7 @@ def test_relative_dates_are_resolved_in_the_speakers_timezone(memory):
 def test_without_a_model_only_episodes_are_stored_and_recallable(memory):
     result = memory.ingest([HumanMessage("Gus plays the cello on weekends")], scope="s", llm=None)
     assert result.facts == () and result.model_calls == 0 and len(result.episodes) == 1
-    assert memory.recall("cello", scope="s")[0].record.id == result.episodes[0]
+    assert memory.recall("cello", scope="s")[0].record.id == result.episodes[0].id
 
 
 @pytest.mark.parametrize("messages, kwargs, field", [
@@ -287,7 +287,7 @@ def test_messages_with_ids_are_stored_once_and_tool_call_turns_are_kept(memory, 
              AIMessage(content="", tool_calls=[{"name": "lookup", "args": {"q": "chess"}, "id": "c1"}], id="m-2")]
     first = memory.ingest(turns, scope="s", llm=None)
     again = memory.ingest(turns, scope="s", llm=None)
-    assert first.episodes == again.episodes == ("m-1", "m-2")
+    assert first.episode_ids == again.episode_ids == ("m-1", "m-2")
     assert count(driver, "MATCH (e:Episode {tenant: $t}) RETURN count(e)", t=memory.tenant) == 2
     assert memory.get("m-2").text == 'calls lookup({"q": "chess"})'
     with pytest.raises(InvalidInputError) as info:

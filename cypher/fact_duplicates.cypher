@@ -1,0 +1,21 @@
+// name: fact_duplicates
+// For each candidate new fact, a believed, current fact that already says the same thing in
+// the same scope: same normalised text, provenance, subject, predicate, object and end of
+// validity, still valid at $now, and, when the candidate's start was stated, the same start
+// (a start that was only observed matches any). remember() returns that fact instead of
+// writing a second one. $rows: [{id, scope, key, provenance, subject, predicate, object,
+// validFrom (null when only observed), validTo}]
+UNWIND $rows AS row
+CALL (row) {
+  MATCH (m:Memory {tenant: $tenant, textKey: row.key})
+  WHERE m:Fact AND m.scope = row.scope AND m.invalidatedAt IS NULL AND m.status <> 'rejected'
+    AND m.provenance = row.provenance
+    AND (m.subject = row.subject OR (m.subject IS NULL AND row.subject IS NULL))
+    AND (m.predicate = row.predicate OR (m.predicate IS NULL AND row.predicate IS NULL))
+    AND (m.object = row.object OR (m.object IS NULL AND row.object IS NULL))
+    AND (m.validTo = row.validTo OR (m.validTo IS NULL AND row.validTo IS NULL))
+    AND (row.validFrom IS NULL OR m.validFrom = row.validFrom)
+    AND (m.validTo IS NULL OR m.validTo > $now)
+  RETURN m ORDER BY m.createdAt, m.id LIMIT 1
+}
+RETURN row.id AS id, m {.*, embedding: null} AS node

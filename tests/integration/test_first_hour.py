@@ -1,0 +1,133 @@
+"""What a new user meets in the first hour (issue 17), each against a real Neo4j: semantic
+recall by default, nothing for an unrelated question, no duplicates, store now and extract
+later, recall filtered by user, agent and session."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from graphmem import DEFAULT_EMBEDDER, InvalidInputError, Memory, WordLlamaEmbedder
+from tests.fakes import scripted, tool_answer
+from tests.integration.helpers import utc
+
+
+@pytest.fixture
+def default_memory(neo4j, schema, tenant):
+    """``Memory()`` as a user writes it: no embedder argument."""
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant) as m:
+        yield m
+
+
+def test_memory_embeds_with_wordllama_by_default(default_memory):
+    assert isinstance(default_memory._core.embedder, WordLlamaEmbedder)
+    assert repr(DEFAULT_EMBEDDER) == "DEFAULT_EMBEDDER"
+
+
+def test_a_question_in_other_words_finds_the_fact(default_memory):
+    default_memory.remember("Alice adopted a puppy", scope="home/alice")
+    default_memory.remember("Alice works as a nurse", scope="home/alice")
+    hits = default_memory.recall("what pet does she own?", scope="home/alice")
+    assert hits and hits[0].record.text == "Alice adopted a puppy"
+    assert "Alice adopted a puppy" in default_memory.context("what pet does she own?", scope="home/alice")
+
+
+def test_without_an_embedder_recall_is_lexical_and_says_so_once(neo4j, schema, tenant):
+    import graphmem._core as core
+
+    core._told_lexical_only = False
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=None).close()
+        Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=None).close()
+    told = [w for w in caught if "full-text search only" in str(w.message)]
+    assert len(told) == 1
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=None) as lexical:
+        lexical.remember("Alice adopted a puppy", scope="s")
+        assert lexical.recall("what pet does she own?", scope="s") == []  # no shared word, no vectors
+        assert lexical.recall("puppy", scope="s")[0].record.text == "Alice adopted a puppy"
+
+
+@pytest.mark.parametrize("size", [5, 300])
+def test_an_unrelated_question_gets_nothing(default_memory, size):
+    facts = ["Alice lives in Paris", "Alice likes green tea", "Alice adopted a puppy", "Alice works as a nurse",
+             "Alice's brother is called Tom"]
+    default_memory.remember_many([{"text": f"{facts[i % 5]} (note {i})" if i >= 5 else facts[i], "scope": "home/alice"}
+                                  for i in range(size)])
+    assert default_memory.recall("what's the capital of Mongolia?", scope="home/alice") == []
+    assert default_memory.context("what's the capital of Mongolia?", scope="home/alice") == ""
+    assert default_memory.recall("where does Alice live?", scope="home/alice", k=1)[0].record.text.startswith(
+        "Alice lives in Paris")
+    # the floor is the caller's to move
+    assert default_memory.recall("what's the capital of Mongolia?", scope="home/alice", min_relevance=-1.0)
+    with pytest.raises(InvalidInputError) as info:
+        default_memory.recall("x", scope="home/alice", min_relevance=3)
+    assert info.value.field == "min_relevance"
+
+
+def test_the_same_text_remembered_twice_is_stored_once(memory, driver):
+    first = memory.remember("Alice likes green tea", scope="s")
+    again = memory.remember("alice likes green tea.", scope="s")
+    assert again.id == first.id
+    batch = memory.remember_many([{"text": "Bob likes coffee", "scope": "s"}, {"text": "Bob likes coffee", "scope": "s"}])
+    assert batch[0].id == batch[1].id
+    # not duplicates: another scope, provenance, or stated start
+    assert memory.remember("Alice likes green tea", scope="s/t").id != first.id
+    assert memory.remember("Alice likes green tea", scope="s", provenance="user").id != first.id
+    assert memory.remember("Alice likes green tea", scope="s", valid_from=utc(2020)).id != first.id
+    records, _, _ = driver.execute_query("MATCH (m:Fact {tenant: $t}) RETURN count(m) AS n", t=memory.tenant)
+    assert records[0]["n"] == 5
+
+
+def _extraction() -> AIMessage:
+    return tool_answer("Extraction", {
+        "entities": [{"name": "Maria", "type": "person", "aliases": []}, {"name": "Lisbon", "type": "city", "aliases": []}],
+        "facts": [{"subject": "Maria", "predicate": "lives_in", "object": "Lisbon", "object_is_entity": True,
+                   "text": "Maria lives in Lisbon", "valid_from": None, "corrects": False, "messages": [1],
+                   "single_valued": True}],
+    })
+
+
+CHAT = [{"role": "user", "content": "I live in Lisbon", "occurred_at": utc(2026, 3, 1, 10)},
+        {"role": "assistant", "content": "Lisbon is lovely", "occurred_at": utc(2026, 3, 1, 11)}]
+
+
+def test_ingesting_the_same_chat_twice_stores_each_message_once(memory, driver):
+    first = memory.ingest(CHAT, scope="crm/maria", llm=None, session_id="chat-1")
+    second = memory.ingest(CHAT, scope="crm/maria", llm=scripted(_extraction()), session_id="chat-1")
+    assert first.episode_ids == second.episode_ids and len(set(first.episode_ids)) == 2
+    records, _, _ = driver.execute_query("MATCH (m:Episode {tenant: $t}) RETURN count(m) AS n", t=memory.tenant)
+    assert records[0]["n"] == 2
+    assert [f.text for f in second.facts] == ["Maria lives in Lisbon"]
+
+
+def test_store_now_extract_later(memory):
+    stored = memory.ingest(CHAT, scope="crm/maria", llm=None, session_id="chat-2")
+    assert stored.facts == ()
+    result = memory.extract(scope="crm/maria", llm=scripted(_extraction()), session_id="chat-2")
+    assert [f.text for f in result.facts] == ["Maria lives in Lisbon"]
+    assert result.episode_ids == stored.episode_ids
+    fact = result.facts[0]
+    assert memory.evidence(fact.id).has_edge(fact.id, stored.episode_ids[0])  # DERIVED_FROM the stored message
+    again = memory.extract(scope="crm/maria", llm=scripted(_extraction()), session_id="chat-2")
+    assert again.facts == () and again.skipped[0].reason.startswith("restates")
+    assert memory.extract(scope="crm/maria", llm=scripted(_extraction()), session_id="nope").notes == (
+        "no stored episodes matched",)
+    with pytest.raises(InvalidInputError) as info:
+        memory.extract(scope="crm/maria", llm=scripted(_extraction()))
+    assert info.value.field == "session_id"
+
+
+def test_recall_filters_by_user_agent_and_session(memory):
+    memory.add_episode("I love hiking in the Alps", scope="app", user_id="u1", agent_id="a1", session_id="s1")
+    memory.add_episode("I love hiking in the Andes", scope="app", user_id="u2", agent_id="a1", session_id="s2")
+    memory.add_episode("I love hiking in Norway", scope="app", user_id="u1", agent_id="a2", session_id="s3")
+    texts = lambda **who: sorted(r.record.text for r in memory.recall("hiking", scope="app", **who))  # noqa: E731
+    assert texts(user_id="u1") == ["I love hiking in Norway", "I love hiking in the Alps"]
+    assert texts(agent_id="a1") == ["I love hiking in the Alps", "I love hiking in the Andes"]
+    assert texts(session_id="s2") == ["I love hiking in the Andes"]
+    assert texts(user_id="u2", session_id="s1") == []
+    assert "Andes" in memory.context("hiking", scope="app", user_id="u2")
+    assert "Alps" not in memory.context("hiking", scope="app", user_id="u2")
