@@ -2,12 +2,13 @@
 // Facts visible in a scope chain as the memory believed them at $asOf (transaction time)
 // and as true at $validAt (valid time). A validTo set after $asOf was not yet believed
 // then, so such a fact still counts as open (closedAt records when validTo was set).
-// Optional filters: $subject, $predicate; $includeInvalidated keeps invalidated records.
+// Optional filters: $subject (an id, a literal or an entity's name or alias: fragment
+// subject_match), $predicate; $includeInvalidated keeps invalidated records.
 // Each fact is returned as it was believed at $asOf: a validTo or an invalidation recorded
 // later is not shown.
 MATCH (m:Memory {tenant: $tenant})
 WHERE m.scope IN $chain AND m:Fact
-  AND ($subject IS NULL OR m.subject = $subject)
+  AND {{subject_match(m)}}
   AND ($predicate IS NULL OR m.predicate = $predicate)
   AND m.status <> 'rejected'
   AND m.createdAt <= $asOf

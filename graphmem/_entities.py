@@ -4,7 +4,8 @@ new mention to an existing entity adds to it. The I/O is in ``_async/entities.py
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+import unicodedata
+from typing import Any, Iterable, Mapping
 
 from . import _props
 from . import _validate as check
@@ -38,9 +39,21 @@ def props(name: Any, *, tenant: str, type: Any, scope: Any, aliases: Any, proper
         "type": etype,
         "aliases": alias_list,
         "aliasKeys": sorted({check.text_key(a) for a in alias_list}),
+        "foldKeys": fold_keys([name, *alias_list]),
         "propertiesJson": properties_json,
     })
     return out
+
+
+def fold_key(name: str) -> str:
+    """A name as people type it, for lookups: ``text_key`` without accents (``José`` and
+    ``jose`` fold alike)."""
+    stripped = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    return check.text_key(stripped)
+
+
+def fold_keys(names: Iterable[str]) -> list[str]:
+    return sorted({key for key in (fold_key(n) for n in names) if key})
 
 
 def lookup_keys(entity: Mapping[str, Any]) -> list[str]:
@@ -63,6 +76,7 @@ def merged(existing: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any
     out = {
         "aliases": aliases,
         "aliasKeys": sorted(keys - {existing["nameKey"]}),
+        "foldKeys": fold_keys([existing.get("name") or existing["text"], *aliases]),
         "propertiesJson": json.dumps(properties, sort_keys=True),
     }
     unchanged = (out["aliases"] == list(existing.get("aliases") or [])

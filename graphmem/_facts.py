@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Iterable, Mapping, TypedDict
 
-from . import _props, _scopes
+from . import _entities, _props, _scopes
 from . import _validate as check
 from ._errors import InvalidInputError
 from ._models import Provenance
@@ -104,6 +104,7 @@ def row(item: Mapping[str, Any], *, tenant: str, now: datetime, single_valued: f
     derived = [check.identifier(e, field("derived_from")) for e in check.tags(item.get("derived_from") or (), field("derived_from"))]
     props.update({
         "subject": subject,
+        "subjectKey": None if subject is None else _entities.fold_key(subject),
         "predicate": predicate,
         "object": obj,
         "singleValued": single,

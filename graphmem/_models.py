@@ -106,8 +106,14 @@ class MemoryRecord(BaseModel):
 class Fact(MemoryRecord):
     kind: Literal["fact"] = "fact"
     subject: str | None = None
+    """The subject: an entity id (see ``subject_name``) or a literal."""
     predicate: str | None = None
     object: str | None = None
+    """The object: an entity id (see ``object_name``) or a literal value."""
+    subject_name: str | None = None
+    """The subject entity's name, when the subject is an entity."""
+    object_name: str | None = None
+    """The object entity's name, when the object is an entity."""
     valid_from: datetime | None = None
     """When it became true; None when only its end is known (see ``valid_from_stated``)."""
     valid_to: datetime | None = None

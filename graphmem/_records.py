@@ -25,6 +25,8 @@ _FIELDS = {
     "validTo": "valid_to",
     "singleValued": "single_valued",
     "validFromStated": "valid_from_stated",
+    "subjectName": "subject_name",
+    "objectName": "object_name",
     "observedFrom": "observed_from",
     "occurredAt": "occurred_at",
     "successCriteria": "success_criteria",

@@ -3,7 +3,8 @@
 // __node__: everything but the embedding and the lookup keys, temporal values as ISO-8601
 // text (all UTC; the driver's DateTime decoding cost more than the query).
 __node__ {.id, .kind, .tenant, .scope, .text, .provenance, .status, .sensitivity, .importance, .tags, .userId,
-  .agentId, .sessionId, .invalidationReason, .statusLog, .subject, .predicate, .object, .singleValued, .validFromStated,
+  .agentId, .sessionId, .invalidationReason, .statusLog, .subject, .subjectName, .predicate, .object, .objectName, .singleValued,
+  .validFromStated,
   .role, .source, .name, .type, .aliases, .propertiesJson, .salience, .cites, .trigger, .condition,
   .priority, .steps, .variables, .successCriteria, .successCount, .failureCount,
   createdAt: toString(__node__.createdAt), invalidatedAt: toString(__node__.invalidatedAt),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _scopes
+from .. import _entities, _scopes
 from .. import _validate as check
 from .._errors import InvalidInputError
 from .._models import Record
@@ -41,14 +41,17 @@ class AsyncRecordsMixin(AsyncHost):
     ) -> int:
         """Forget what the user asked to forget: believed memories visible in ``scope``
         matching every given selector are invalidated (reason 'forgotten') and kept as
-        tombstones, so extraction never restates them. Returns how many were forgotten."""
+        tombstones, so extraction never restates them. ``subject`` may name an entity by
+        name or alias. Returns how many were forgotten."""
         chain = _scopes.chain(_scopes.check_path(scope))
         if id is None and text is None and subject is None and predicate is None:
             raise InvalidInputError("id", "forget() needs at least one of id, text, subject, predicate")
+        name = check.identifier(subject, "subject", allow_none=True)
         params = {
             "id": check.identifier(id, "id", allow_none=True),
             "textKey": None if text is None else check.text_key(check.text(text, "text")),
-            "subject": check.identifier(subject, "subject", allow_none=True),
+            "subject": name,
+            "subjectKey": None if name is None else _entities.fold_key(name),
             "predicate": check.predicate(predicate),
         }
         now = self._core.now()

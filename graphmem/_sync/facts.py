@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Iterable, Mapping
 
-from .. import _facts, _props, _scopes
+from .. import _entities, _facts, _props, _scopes
 from .. import _validate as check
 from .._errors import InvalidInputError, NotFoundError
 from .._facts import AUTOMATIC, FactInput, FactRow
@@ -226,10 +226,12 @@ class FactsMixin(Host):
 
     def history(self, *, subject: str, predicate: str | None = None, scope: str) -> list[Fact]:
         """Every fact about ``subject`` (and ``predicate``) visible in ``scope``, believed or
-        not, oldest valid time first, each with who superseded it, why and when."""
+        not, oldest valid time first, each with who superseded it, why and when. ``subject``
+        is an entity id, a literal subject, or an entity's name or alias (case and accents
+        ignored)."""
         rows = self._run.read(
-            "fact_history", tenant=self._core.tenant, subject=check.identifier(subject, "subject"),
-            predicate=check.predicate(predicate), chain=_scopes.chain(_scopes.check_path(scope)),
+            "fact_history", tenant=self._core.tenant, predicate=check.predicate(predicate),
+            chain=_scopes.chain(_scopes.check_path(scope)), **_subject(subject, required=True),
         )
         return [record_of(Fact, r["node"], superseded_by=r["supersededBy"]) for r in rows]
 
@@ -244,13 +246,21 @@ class FactsMixin(Host):
         include_invalidated: bool = False,
     ) -> list[Fact]:
         """Facts visible in ``scope`` that the memory believed at ``as_of`` and that were
-        true at ``valid_at`` (both default to now)."""
+        true at ``valid_at`` (both default to now). ``subject`` is an entity id, a literal
+        subject, or an entity's name or alias (case and accents ignored)."""
         as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
         rows = self._run.read(
             "fact_list", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
-            subject=check.identifier(subject, "subject", allow_none=True),
+            **_subject(subject, required=False),
             predicate=check.predicate(predicate), asOf=as_of_t, validAt=valid_t,
             includeInvalidated=bool(include_invalidated),
         )
         return [record_of(Fact, r["node"]) for r in rows]
 
+
+def _subject(subject: Any, *, required: bool) -> dict[str, Any]:
+    """The ``$subject`` / ``$subjectKey`` parameters of fragment subject_match."""
+    if subject is None and not required:
+        return {"subject": None, "subjectKey": None}
+    name = check.identifier(subject, "subject")
+    return {"subject": name, "subjectKey": _entities.fold_key(name)}

@@ -131,3 +131,30 @@ def test_recall_filters_by_user_agent_and_session(memory):
     assert texts(user_id="u2", session_id="s1") == []
     assert "Andes" in memory.context("hiking", scope="app", user_id="u2")
     assert "Alps" not in memory.context("hiking", scope="app", user_id="u2")
+
+
+def test_facts_history_and_forget_take_the_names_people_use(memory):
+    extraction = tool_answer("Extraction", {
+        "entities": [{"name": "Carol Díaz", "type": "person", "aliases": ["Caro"]},
+                     {"name": "Denver", "type": "city", "aliases": []}],
+        "facts": [{"subject": "Carol Díaz", "predicate": "lives_in", "object": "Denver", "object_is_entity": True,
+                   "text": "Carol Díaz lives in Denver", "valid_from": None, "corrects": False, "messages": [1],
+                   "single_valued": True},
+                  {"subject": "Carol Díaz", "predicate": "likes", "object": "climbing", "object_is_entity": False,
+                   "text": "Carol Díaz likes climbing", "valid_from": None, "corrects": False, "messages": [1],
+                   "single_valued": False}],
+    })
+    memory.ingest([{"role": "user", "content": "I'm Carol Díaz (Caro), I live in Denver and love climbing"}],
+                  scope="crm/carol", llm=scripted(extraction))
+    memory.remember("Bob likes jazz", scope="crm/carol", subject="bob", predicate="likes", object="jazz")
+    for name in ("Carol Díaz", "carol diaz", "CAROL DIAZ", "Caro"):
+        assert sorted(f.text for f in memory.facts(scope="crm/carol", subject=name)) == [
+            "Carol Díaz likes climbing", "Carol Díaz lives in Denver"], name
+    lives = memory.facts(scope="crm/carol", subject="carol diaz", predicate="lives_in")[0]
+    assert (lives.subject_name, lives.object_name) == ("Carol Díaz", "Denver")
+    assert lives.subject != "Carol Díaz"  # the id stays the id
+    assert [f.text for f in memory.facts(scope="crm/carol", subject="Bob")] == ["Bob likes jazz"]
+    assert [f.object_name for f in memory.history(subject="caro", predicate="lives_in", scope="crm/carol")] == ["Denver"]
+    assert memory.facts(scope="crm/other", subject="Carol Díaz") == []  # names resolve in visible scopes only
+    assert memory.forget(scope="crm/carol", subject="Caro", predicate="likes") == 1
+    assert [f.text for f in memory.facts(scope="crm/carol", subject="Carol Díaz")] == ["Carol Díaz lives in Denver"]
