@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable
 
 from . import _validate as check
 from ._errors import InvalidInputError
-from ._facts import DEFAULT_SINGLE_VALUED
+from ._facts import DEFAULT_RULE, SingleValued
 
 
 def utc_now() -> datetime:
@@ -61,10 +61,8 @@ class Core:
         self.tenant: str = check.identifier(tenant, "tenant")
         self.embedder = resolve_embedder(embedder)
         self._clock = clock or utc_now
-        self.single_valued_predicates = frozenset(
-            DEFAULT_SINGLE_VALUED if single_valued_predicates is None
-            else (check.predicate(p, "single_valued_predicates") for p in single_valued_predicates)
-        )
+        self.single_valued_predicates: SingleValued = DEFAULT_RULE if single_valued_predicates is None else (
+            SingleValued(frozenset(str(check.predicate(p, "single_valued_predicates")) for p in single_valued_predicates)))
         if not 0.0 < contradiction_threshold <= 1.0:
             raise InvalidInputError("contradiction_threshold", "must be in (0, 1]")
         self.contradiction_threshold = contradiction_threshold

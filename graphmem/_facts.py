@@ -3,8 +3,9 @@ order in which single-valued facts supersede each other. The I/O is in ``_async/
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Iterable, Mapping, TypedDict
+from typing import Any, Container, Iterable, Mapping, TypedDict
 
 from . import _entities, _props, _scopes
 from . import _validate as check
@@ -12,11 +13,45 @@ from ._errors import InvalidInputError
 from ._models import Provenance
 
 DEFAULT_SINGLE_VALUED = frozenset({
-    "lives_in", "located_in", "born_in", "born_on", "birthday", "age", "works_at", "works_for",
-    "employer", "job_title", "role", "married_to", "email", "phone", "home_city", "nationality",
-    "status", "manager", "reports_to", "current_project", "timezone", "preferred_language",
+    # where and who
+    "lives_in", "located_in", "location", "home_city", "address", "home_address", "born_in", "born_on",
+    "birthday", "age", "nationality", "gender", "pronouns", "height", "weight", "name", "full_name",
+    # work
+    "works_at", "works_for", "employer", "job_title", "title", "role", "occupation", "profession",
+    "manager", "reports_to", "current_project", "salary", "team",
+    # relations and status
+    "married_to", "partner", "spouse", "relationship_status", "marital_status", "status",
+    # how to reach them and talk to them
+    "email", "email_address", "phone", "phone_number", "username", "prefers_contact", "contact_preference",
+    "contact_method", "timezone", "time_zone", "language", "preferred_language",
+    # preferences that replace each other
+    "diet", "dietary_preference",
 })
-"""Predicates treated as single-valued when ``single_valued`` is not given."""
+"""Predicates treated as single-valued when ``single_valued`` is not given (besides the
+prefixes and suffixes in ``SINGLE_VALUED_PREFIXES`` / ``SINGLE_VALUED_SUFFIXES``)."""
+
+SINGLE_VALUED_PREFIXES = ("preferred_", "favorite_", "favourite_", "current_", "prefers_")
+SINGLE_VALUED_SUFFIXES = ("_preference",)
+
+
+@dataclass(frozen=True)
+class SingleValued:
+    """Which predicates hold one value at a time: exact names, plus names with one of the
+    prefixes or suffixes (``favorite_color``, ``milk_preference``). ``Memory(
+    single_valued_predicates=...)`` replaces the whole rule with exact names only."""
+
+    names: frozenset[str]
+    prefixes: tuple[str, ...] = ()
+    suffixes: tuple[str, ...] = ()
+
+    def __contains__(self, predicate: object) -> bool:
+        if not isinstance(predicate, str):
+            return False
+        return (predicate in self.names or predicate.startswith(self.prefixes)
+                or predicate.endswith(self.suffixes))
+
+
+DEFAULT_RULE = SingleValued(DEFAULT_SINGLE_VALUED, SINGLE_VALUED_PREFIXES, SINGLE_VALUED_SUFFIXES)
 
 AUTOMATIC = [p.value for p in Provenance if p.automatic]
 """Provenances of machine-made records (the only ones automatic invalidation may touch)."""
@@ -65,7 +100,7 @@ class Wave(TypedDict):
     explicit: bool
 
 
-def row(item: Mapping[str, Any], *, tenant: str, now: datetime, single_valued: frozenset[str],
+def row(item: Mapping[str, Any], *, tenant: str, now: datetime, single_valued: Container[str],
         dimension: int | None, prefix: str = "") -> FactRow:
     """Check one ``remember`` call's arguments; return the row for ``fact_create``."""
     unknown = sorted(set(item) - FIELDS)
@@ -119,7 +154,7 @@ def row(item: Mapping[str, Any], *, tenant: str, now: datetime, single_valued: f
     return {"props": props, "chain": _scopes.chain(props["scope"]), "derivedFrom": derived}
 
 
-def rows(items: Any, *, tenant: str, now: datetime, single_valued: frozenset[str],
+def rows(items: Any, *, tenant: str, now: datetime, single_valued: Container[str],
          dimension: int | None) -> list[FactRow]:
     """Check a ``remember_many`` batch; errors name the item (``items[3].valid_to``)."""
     if isinstance(items, (Mapping, str, bytes)) or not isinstance(items, Iterable):

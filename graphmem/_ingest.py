@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Mapping
+from typing import Any, Container, Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
@@ -161,7 +161,7 @@ def name_index(entities: list[EntityDraft]) -> dict[str, int]:
 
 def fact_plan(
     draft: FactDraft, *, names: dict[str, int], entity_ids: list[str | None], episodes: list[dict[str, Any]],
-    episode_ids: list[str], tz: Any, single_valued: frozenset[str],
+    episode_ids: list[str], tz: Any, single_valued: Container[str],
 ) -> tuple[dict[str, Any] | None, list[str], Skipped | None]:
     """One extracted fact as ``remember()`` arguments (subject/object entity ids resolved,
     time expressions resolved in code), with notes; or the reason it is skipped."""
@@ -195,7 +195,7 @@ def fact_plan(
     if valid_to is not None and valid_to < start:
         notes.append(f"{text!r}: end time {draft.valid_to!r} is before its start; left open")
         valid_to = None
-    single = draft.single_valued if draft.single_valued is not None else predicate in single_valued
+    single = draft.replaces or (draft.single_valued if draft.single_valued is not None else predicate in single_valued)
     return {
         "text": text,
         "subject": entity_ids[subject_index],

@@ -94,6 +94,7 @@ class FactDraft(BaseModel):
     valid_from: str | None = Field(default=None, description="when it became true, copied verbatim from the message ('yesterday', 'in 2019')")
     valid_to: str | None = Field(default=None, description="when it stopped being true, copied verbatim, if said")
     corrects: bool = Field(default=False, description="true when the speaker says an earlier statement was wrong (not a change in the world)")
+    replaces: bool = Field(default=False, description="true when the statement replaces an earlier value: 'now prefers', 'switched to', 'no longer'")
     messages: list[int] = Field(default_factory=list, description="numbers of the messages that state it")
 
 
@@ -120,7 +121,8 @@ EXTRACT_SYSTEM = (
     "List the entities mentioned and the facts stated about them: who lives, works, likes, "
     "owns or plans what. Use the known entities' exact names when the messages refer to them. "
     "Copy time expressions verbatim ('yesterday', 'last March'); do not compute dates. Mark "
-    "a fact 'corrects' only when the speaker says an earlier statement was wrong. Number "
+    "a fact 'corrects' only when the speaker says an earlier statement was wrong, and "
+    "'replaces' when it says a value changed ('now prefers', 'switched to', 'no longer'). Number "
     "the source messages of each fact. Extract nothing from small talk."
 )
 

@@ -214,14 +214,16 @@ class AsyncIngestMixin(AsyncHost):
 
     async def _contradictions(self, llm: Any, plans: list[tuple[Any, dict[str, Any]]], chain: list[str],
                               now: datetime, tally: list[str]) -> dict[int, Any]:
-        """Per fact index: ('skip', reason) for restatements, or ('retire', [(id, reason)])."""
+        """Per fact index: ('skip', reason) for restatements, or ('retire', [(id, reason)]):
+        reason 'corrected' or 'contradicted' invalidates the old record, 'changed' ends its
+        valid time (a new statement that replaces a value of a many-valued predicate)."""
         rows = [{"i": i, "subject": p["subject"], "embedding": p["embedding"]}
                 for i, (_, p) in enumerate(plans) if not p["subject"].startswith(_PENDING) and p["embedding"]]
         if not rows:
             return {}
         found = await self._run.read("fact_candidates", tenant=self._core.tenant, chain=chain, rows=rows, now=now)
         decisions: dict[int, Any] = {}
-        grey: list[tuple[int, dict[str, Any]]] = []
+        grey: list[tuple[int, dict[str, Any], str]] = []
         for old in found:
             i = old["i"]
             draft, plan = plans[i]
@@ -238,17 +240,19 @@ class AsyncIngestMixin(AsyncHost):
                 decisions.setdefault(i, ("retire", []))[1].append((old["id"], "corrected"))
             elif same_predicate and plan["single_valued"] and old["singleValued"]:
                 continue  # a change of value: supersession (contract §7.1) handles it
+            elif draft.replaces and same_predicate and automatic and not old["singleValued"]:
+                grey.append((i, old, "changed"))  # "switched to": the model says which value it replaced
             elif automatic and (cosine >= self._learning.judge_threshold or (draft.corrects and same_predicate)):
-                grey.append((i, old))  # for a multi-valued correction, the model says which value was wrong
+                grey.append((i, old, "contradicted"))  # for a multi-valued correction, the model says which value was wrong
         if grey:
             pairs = "\n".join(f"{n}. existing: {old['text']}\n   new: {plans[i][1]['text']}"
-                              for n, (i, old) in enumerate(grey, 1))
+                              for n, (i, old, _) in enumerate(grey, 1))
             verdict = await self._llm.ask(llm, Judgement, [("system", JUDGE_SYSTEM), ("human", pairs)],
                                             purpose="ingest (contradiction check)", tally=tally)
             contradicted = {v.pair for v in verdict.verdicts if v.contradicts}
-            for n, (i, old) in enumerate(grey, 1):
+            for n, (i, old, reason) in enumerate(grey, 1):
                 if n in contradicted and decisions.get(i, ("",))[0] != "skip":
-                    decisions.setdefault(i, ("retire", []))[1].append((old["id"], "contradicted"))
+                    decisions.setdefault(i, ("retire", []))[1].append((old["id"], reason))
         return decisions
 
     async def _land(self, tx: AsyncTx, entities: list[EntityDraft], entity_rows: list[dict[str, Any]],
@@ -305,14 +309,20 @@ class AsyncIngestMixin(AsyncHost):
             if rid not in by_text:
                 skipped.append(_ingest.Skipped(kind="fact", text=plans[i][1]["text"], reason="forgotten by the user"))
         retired: list[str] = []
+        replaced: list[str] = []
         for rid, i in written.items():
             decision = decisions.get(i)
             if rid in by_text and decision and decision[0] == "retire":
                 for old_id, reason in decision[1]:
+                    if reason == "changed":
+                        replaced += [r["id"] for r in await tx.run(
+                            "fact_close", tenant=tenant, id=old_id, by=rid, automatic=AUTOMATIC, now=now)]
+                        continue
                     retired += [r["id"] for r in await tx.run(
                         "memory_invalidate", tenant=tenant, ids=[old_id], reason=reason, by=rid, note=None, now=now)]
-        if retired:
-            await self._after_invalidation(tx, retired, retired, now)
+        if retired or replaced:
+            await self._after_invalidation(tx, retired + replaced, retired, now)
+        effects.setdefault("closed", []).extend(replaced)
         links = _ingest.mentions(entities, ids, msgs, episode_ids, items)
         if links:
             await tx.run("episode_links", tenant=tenant, rows=links, created=[e.id for e in created])

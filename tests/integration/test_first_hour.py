@@ -158,3 +158,48 @@ def test_facts_history_and_forget_take_the_names_people_use(memory):
     assert memory.facts(scope="crm/other", subject="Carol Díaz") == []  # names resolve in visible scopes only
     assert memory.forget(scope="crm/carol", subject="Caro", predicate="likes") == 1
     assert [f.text for f in memory.facts(scope="crm/carol", subject="Carol Díaz")] == ["Carol Díaz lives in Denver"]
+
+
+def test_preferences_and_profile_predicates_replace_each_other(memory):
+    for predicate, old, new in [("prefers_contact", "email", "phone"), ("favorite_drink", "tea", "coffee"),
+                                ("milk_preference", "oat milk", "almond milk"), ("timezone", "UTC", "CET"),
+                                ("diet", "vegetarian", "vegan"), ("preferred_language", "en", "pt")]:
+        memory.remember(f"Dan {predicate} {old}", scope="u/dan", subject="dan", predicate=predicate, object=old,
+                        valid_from=utc(2025))
+        memory.remember(f"Dan {predicate} {new}", scope="u/dan", subject="dan", predicate=predicate, object=new,
+                        valid_from=utc(2026))
+        assert [f.object for f in memory.facts(scope="u/dan", subject="dan", predicate=predicate)] == [new], predicate
+    memory.remember("Dan likes jazz", scope="u/dan", subject="dan", predicate="likes", object="jazz")
+    memory.remember("Dan likes hiking", scope="u/dan", subject="dan", predicate="likes", object="hiking")
+    assert len(memory.facts(scope="u/dan", subject="dan", predicate="likes")) == 2  # many-valued stays so
+
+
+def test_extraction_marks_a_replaced_value(neo4j, schema, embedder, tenant):
+    """"I switched to almond milk": the model says the statement replaces a value of a
+    many-valued predicate and the judge says which earlier value it replaced."""
+    from tests.integration.helpers import Clock
+
+    def milk(name: str, replaces: bool) -> AIMessage:
+        return tool_answer("Extraction", {
+            "entities": [{"name": "Eva", "type": "person", "aliases": []}],
+            "facts": [{"subject": "Eva", "predicate": "likes", "object": name, "object_is_entity": False,
+                       "text": f"Eva likes {name}", "valid_from": None, "corrects": False, "messages": [1],
+                       "single_valued": None, "replaces": replaces}]})
+
+    clock = Clock(utc(2026, 1, 5))
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder, clock=clock) as memory:
+        memory.ingest([{"role": "user", "content": "I take oat milk in my coffee"}], scope="u/eva",
+                      llm=scripted(milk("oat milk", False)))
+        memory.remember("Eva likes jazz", scope="u/eva", subject=memory.facts(scope="u/eva")[0].subject,
+                        predicate="likes", object="jazz", provenance="extraction")
+        clock.now = utc(2026, 3, 1)
+        judge = tool_answer("Judgement", {"verdicts": [{"pair": 1, "contradicts": True},
+                                                       {"pair": 2, "contradicts": False}]})
+        result = memory.ingest([{"role": "user", "content": "I switched to almond milk"}], scope="u/eva",
+                               llm=scripted(milk("almond milk", True), judge))
+        current = sorted(f.object for f in memory.facts(scope="u/eva", predicate="likes"))
+        assert current == ["almond milk", "jazz"]
+        oat = next(f for f in memory.history(subject="Eva", predicate="likes", scope="u/eva") if f.object == "oat milk")
+        assert oat.invalidated_at is None and oat.valid_to == utc(2026, 3, 1)  # the world changed; still history
+        assert oat.id in result.superseded
+        assert result.facts[0].single_valued is True

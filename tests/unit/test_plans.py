@@ -97,7 +97,7 @@ def test_fact_row_single_valued_default_from_predicate():
 
 def test_fact_row_custom_single_valued_predicates():
     c = core(single_valued_predicates=["Favourite Colour"])
-    assert c.single_valued_predicates == frozenset({"favourite_colour"})
+    assert c.single_valued_predicates.names == frozenset({"favourite_colour"})
     assert plan(fact(subject="a", predicate="favouriteColour"), c)["props"]["singleValued"] is True
     assert plan(fact(subject="a", predicate="lives_in"), c)["props"]["singleValued"] is False
 
