@@ -69,7 +69,9 @@ CALL (inScope, total, exact) {
     WHERE m.tenant = $tenant AND m.scope IN $chain
     RETURN m, vector.similarity.cosine(m.embedding, $vector) AS semantic
   }
-  WITH m, semantic
+  // a window of a long episode stands for its episode (its best window's score)
+  WITH coalesce(head([(m)-[:PART_OF]->(whole:Episode) | whole]), m) AS m, semantic
+  WITH m, max(semantic) AS semantic
   WHERE {{recall_filter(m)}}
   WITH m, semantic ORDER BY semantic DESC, m.id LIMIT $semanticFetch
   RETURN collect({m: m, score: semantic}) AS semanticHits

@@ -41,7 +41,7 @@ from ._models import (
 )
 from ._settings import Settings
 from ._sync.memory import Memory
-from ._validate import MAX_TEXT_LENGTH
+from ._validate import MAX_EPISODE_LENGTH, MAX_TEXT_LENGTH
 from ._version import __version__
 
 
@@ -55,6 +55,7 @@ def setup(uri: str | None = None, auth: tuple[str, str] | None = None, *, embedd
 __all__ = [
     "DEFAULT_EMBEDDER",
     "DEFAULT_SINGLE_VALUED",
+    "MAX_EPISODE_LENGTH",
     "MAX_TEXT_LENGTH",
     "AsyncMemory",
     "ConfigurationError",

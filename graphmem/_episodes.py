@@ -15,10 +15,42 @@ from ._models import Provenance, Status
 ROLES = ("user", "assistant", "tool", "system", "event")
 
 
+# a long episode (a pasted document or log) is also embedded in overlapping windows, so a
+# question about its middle finds it (an average over the whole text blurs its parts)
+CHUNK_SIZE = 1_500
+CHUNK_OVERLAP = 200
+
+
 class EpisodeRow(TypedDict):
     """One episode as ``episode_create`` writes it."""
 
     props: _props.Props
+
+
+class ChunkRow(TypedDict):
+    """One window of a long episode, as ``episode_chunks_create`` writes it."""
+
+    episodeId: str
+    embedText: str
+    props: _props.Props
+
+
+def chunks(episodes: list[EpisodeRow]) -> list[ChunkRow]:
+    """The windows of every episode longer than ``CHUNK_SIZE``: ``:Chunk`` nodes that carry
+    only an embedding and point to their episode; recall answers with the episode."""
+    out: list[ChunkRow] = []
+    for episode in episodes:
+        p = episode["props"]
+        text: str = p["text"]
+        if len(text) <= CHUNK_SIZE:
+            continue
+        step = CHUNK_SIZE - CHUNK_OVERLAP
+        for n, start in enumerate(range(0, len(text) - CHUNK_OVERLAP, step)):
+            out.append({"episodeId": p["id"], "embedText": text[start:start + CHUNK_SIZE], "props": {
+                "id": f"{p['id']}#{n}", "scope": p["scope"], "position": n, "provenance": p["provenance"],
+                "status": p["status"], "sensitivity": p["sensitivity"], "embedding": None,
+            }})
+    return out
 
 
 def row(content: Any, *, tenant: str, scope: Any, role: Any, occurred_at: Any, source: Any, id: Any,
@@ -29,7 +61,7 @@ def row(content: Any, *, tenant: str, scope: Any, role: Any, occurred_at: Any, s
     if role not in ROLES:
         raise InvalidInputError("role", f"{role!r} is not one of {', '.join(repr(r) for r in ROLES)}")
     props = _props.shared(
-        tenant, id=id, scope=scope, text=content, text_field="content",
+        tenant, id=id, scope=scope, text=content, text_field="content", max_length=check.MAX_EPISODE_LENGTH,
         provenance=Provenance.USER if role == "user" else Provenance.MANUAL, status=Status.ACTIVE,
         sensitivity=sensitivity, importance=importance, tags=tags, user_id=user_id, agent_id=agent_id,
         session_id=session_id,

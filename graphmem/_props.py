@@ -32,12 +32,13 @@ def shared(
     agent_id: Any = None,
     session_id: Any = None,
     text_field: str = "text",
+    max_length: int = check.MAX_TEXT_LENGTH,
     field: Callable[[str], str] = _same,
 ) -> Props:
     """The shared properties of a new memory (``field`` names an argument in errors, e.g.
     ``items[3].scope``). ``status`` defaults to quarantined for machine-made provenances
     that need review (reflection, induction) and active otherwise."""
-    checked_text = check.text(text, field(text_field))
+    checked_text = check.text(text, field(text_field), limit=max_length)
     path = _scopes.check_path(scope, field("scope"))
     source = check.choice(provenance or Provenance.MANUAL, Provenance, field("provenance"))
     if status is None:

@@ -15,7 +15,10 @@ from ._errors import InvalidInputError
 from ._vectors import Vector
 
 MAX_TEXT_LENGTH = 32_000
-"""The longest ``text`` a memory may have, in characters (longer input is rejected)."""
+"""The longest ``text`` a fact, insight, procedure or entity may have, in characters."""
+
+MAX_EPISODE_LENGTH = 1_048_576
+"""The longest ``content`` an episode (a message, a pasted document or log) may have."""
 
 MAX_ID_LENGTH = 256
 _E = TypeVar("_E", bound=Enum)
@@ -39,13 +42,13 @@ def identifier(value: Any, field: str, *, allow_none: bool = False) -> str | Non
     return value
 
 
-def text(value: Any, field: str = "text") -> str:
+def text(value: Any, field: str = "text", *, limit: int = MAX_TEXT_LENGTH) -> str:
     if not isinstance(value, str):
         raise InvalidInputError(field, f"must be a string, got {type(value).__name__}")
     if not value.strip():
         raise InvalidInputError(field, "must not be empty")
-    if len(value) > MAX_TEXT_LENGTH:
-        raise InvalidInputError(field, f"is {len(value)} characters; the limit is {MAX_TEXT_LENGTH}")
+    if len(value) > limit:
+        raise InvalidInputError(field, f"is {len(value)} characters; the limit is {limit}")
     return value
 
 

@@ -34,14 +34,19 @@ class AsyncEntitiesMixin(AsyncHost):
         sensitivity: str | None = None,
         tags: Iterable[str] = (),
     ) -> Episode:
-        """Store a raw observation (immutable once written; the same id returns it unchanged)."""
+        """Store a raw observation (immutable once written; the same id, or the same scope,
+        session, role, time and content, returns it unchanged). ``content`` may be up to
+        ``MAX_EPISODE_LENGTH`` characters (a pasted document or log): it is stored whole,
+        searchable by its words, and embedded in overlapping windows as well, so a question
+        about its middle finds it."""
         now = self._core.now()
         row = _episodes.row(
             content, tenant=self._core.tenant, scope=scope, role=role, occurred_at=occurred_at, source=source,
             id=id, user_id=user_id, agent_id=agent_id, session_id=session_id, importance=importance,
             sensitivity=sensitivity, tags=tags, now=now,
         )
-        await self._embed([row], ["content"])
+        windows = _episodes.chunks([row])
+        await self._embed([row, *windows], ["content"] * (1 + len(windows)))
         tenant = self._core.tenant
 
         async def work(tx: AsyncTx) -> Episode:
@@ -51,6 +56,8 @@ class AsyncEntitiesMixin(AsyncHost):
                 return record_of(Episode, found[0]["node"])
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([row["props"]["scope"]]))
             created = await tx.run("episode_create", tenant=tenant, rows=[row], now=now)
+            if windows:
+                await tx.run("episode_chunks_create", tenant=tenant, rows=windows, now=now)
             return record_of(Episode, created[0]["node"])
 
         return await self._run.write(work)

@@ -72,7 +72,9 @@ class AsyncIngestMixin(AsyncHost):
                 sensitivity=None, tags=(), now=now,
             ) for m in msgs
         ]
-        await self._embed(episodes, [f"messages[{i}].content" for i in range(len(episodes))])
+        windows = _episodes.chunks(episodes)
+        await self._embed([*episodes, *windows], [f"messages[{i}].content" for i in range(len(episodes))]
+                          + ["messages[].content"] * len(windows))
         tenant = self._core.tenant
 
         async def store(tx: AsyncTx) -> list[Episode]:
@@ -87,6 +89,10 @@ class AsyncIngestMixin(AsyncHost):
                 await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope] * len(fresh)))
                 for r in await tx.run("episode_create", tenant=tenant, rows=fresh, now=now):
                     seen[r["node"]["id"]] = r["node"]
+                new = {e["props"]["id"] for e in fresh}
+                if any(w["episodeId"] in new for w in windows):
+                    await tx.run("episode_chunks_create", tenant=tenant, now=now,
+                                 rows=[w for w in windows if w["episodeId"] in new])
             return [record_of(Episode, seen[rid]) for rid in ids]
 
         stored = await self._run.write(store)

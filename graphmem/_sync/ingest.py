@@ -74,7 +74,9 @@ class IngestMixin(Host):
                 sensitivity=None, tags=(), now=now,
             ) for m in msgs
         ]
-        self._embed(episodes, [f"messages[{i}].content" for i in range(len(episodes))])
+        windows = _episodes.chunks(episodes)
+        self._embed([*episodes, *windows], [f"messages[{i}].content" for i in range(len(episodes))]
+                          + ["messages[].content"] * len(windows))
         tenant = self._core.tenant
 
         def store(tx: Tx) -> list[Episode]:
@@ -89,6 +91,10 @@ class IngestMixin(Host):
                 tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope] * len(fresh)))
                 for r in tx.run("episode_create", tenant=tenant, rows=fresh, now=now):
                     seen[r["node"]["id"]] = r["node"]
+                new = {e["props"]["id"] for e in fresh}
+                if any(w["episodeId"] in new for w in windows):
+                    tx.run("episode_chunks_create", tenant=tenant, now=now,
+                                 rows=[w for w in windows if w["episodeId"] in new])
             return [record_of(Episode, seen[rid]) for rid in ids]
 
         stored = self._run.write(store)

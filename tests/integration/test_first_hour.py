@@ -203,3 +203,45 @@ def test_extraction_marks_a_replaced_value(neo4j, schema, embedder, tenant):
         assert oat.invalidated_at is None and oat.valid_to == utc(2026, 3, 1)  # the world changed; still history
         assert oat.id in result.superseded
         assert result.facts[0].single_valued is True
+
+
+def _pasted_log(middle: str) -> str:
+    """About 40,000 characters of a service log with one line about something else."""
+    import random
+
+    rng = random.Random(3)
+    services = ["auth", "billing", "search", "gateway", "cache"]
+    lines = [f"2026-11-0{1 + i % 9}T10:{i % 60:02d}:00Z INFO {rng.choice(services)} request {i} served in "
+             f"{rng.randint(3, 90)} ms" for i in range(700)]
+    lines.insert(350, middle)
+    return "\n".join(lines)
+
+
+def test_a_pasted_40000_character_log_is_stored_whole_and_found_by_its_middle(default_memory, driver):
+    log = _pasted_log("the database migration failed because the disk of the replica was full")
+    assert len(log) > 40_000
+    episode = default_memory.add_episode(log, scope="ops", role="user")
+    assert default_memory.get(episode.id).text == log
+    hits = default_memory.recall("why did the migration fail?", scope="ops", k=3)
+    assert hits and hits[0].record.id == episode.id
+    assert default_memory.recall("replica disk full", scope="ops", k=1)[0].record.id == episode.id  # its words
+    records, _, _ = driver.execute_query(
+        "MATCH (c:Chunk {tenant: $t})-[:PART_OF]->(e:Episode {id: $id}) RETURN count(c) AS n",
+        t=default_memory.tenant, id=episode.id)
+    assert records[0]["n"] >= 25
+    assert default_memory.forget(scope="ops", id=episode.id) == 1
+    assert default_memory.recall("why did the migration fail?", scope="ops") == []  # its windows go with it
+
+
+def test_episodes_take_a_megabyte_and_other_records_keep_their_limit(memory):
+    from graphmem import MAX_EPISODE_LENGTH, MAX_TEXT_LENGTH
+
+    assert MAX_EPISODE_LENGTH >= 1_000_000 and MAX_TEXT_LENGTH == 32_000
+    with pytest.raises(InvalidInputError) as info:
+        memory.add_episode("x" * (MAX_EPISODE_LENGTH + 1), scope="s")
+    assert info.value.field == "content"
+    with pytest.raises(InvalidInputError) as info:
+        memory.remember("y" * (MAX_TEXT_LENGTH + 1), scope="s")
+    assert info.value.field == "text"
+    result = memory.ingest([{"role": "user", "content": "z " * 30_000}], scope="s", llm=None)
+    assert len(result.episodes[0].text) == 60_000
