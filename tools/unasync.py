@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "graphmem" / "_async"
 TARGET = ROOT / "graphmem" / "_sync"
-MODULES = ["executor.py", "ingest.py", "insights.py", "memory.py", "model.py", "procedures.py"]
+MODULES = ["executor.py", "ingest.py", "insights.py", "memory.py", "model.py", "procedures.py", "sessions.py", "store.py"]
 
 # Whole-word replacements, applied in order.
 WORDS = [
@@ -25,6 +25,8 @@ WORDS = [
     ("AsyncTx", "Tx"),
     ("AsyncInsightsMixin", "InsightsMixin"),
     ("AsyncProceduresMixin", "ProceduresMixin"),
+    ("AsyncSessionsMixin", "SessionsMixin"),
+    ("AsyncStoreMixin", "StoreMixin"),
     ("AsyncModelCaller", "ModelCaller"),
     ("ainvoke", "invoke"),
     ("asyncio", "threading"),

@@ -22,6 +22,8 @@ from .ingest import AsyncIngestMixin
 from .insights import AsyncInsightsMixin
 from .model import AsyncModelCaller
 from .procedures import AsyncProceduresMixin
+from .sessions import AsyncSessionsMixin
+from .store import AsyncStoreMixin
 
 _ERASE_BATCH = 5_000
 _WARM_UP_SCOPE = "graphmem-warm-up"  # setup() recalls from it once; nothing is written there
@@ -35,7 +37,7 @@ _SCHEMA = [
 ]
 
 
-class AsyncMemory(AsyncIngestMixin, AsyncInsightsMixin, AsyncProceduresMixin):
+class AsyncMemory(AsyncIngestMixin, AsyncInsightsMixin, AsyncProceduresMixin, AsyncSessionsMixin, AsyncStoreMixin):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (asyncio).
 
     ``uri``/``auth`` default to ``NEO4J_URI``, ``NEO4J_USER`` and ``NEO4J_PASSWORD``;

@@ -23,6 +23,8 @@ from .ingest import IngestMixin
 from .insights import InsightsMixin
 from .model import ModelCaller
 from .procedures import ProceduresMixin
+from .sessions import SessionsMixin
+from .store import StoreMixin
 
 _ERASE_BATCH = 5_000
 _WARM_UP_SCOPE = "graphmem-warm-up"  # setup() recalls from it once; nothing is written there
@@ -36,7 +38,7 @@ _SCHEMA = [
 ]
 
 
-class Memory(IngestMixin, InsightsMixin, ProceduresMixin):
+class Memory(IngestMixin, InsightsMixin, ProceduresMixin, SessionsMixin, StoreMixin):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (threading).
 
     ``uri``/``auth`` default to ``NEO4J_URI``, ``NEO4J_USER`` and ``NEO4J_PASSWORD``;
