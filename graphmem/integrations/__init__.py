@@ -1,0 +1,9 @@
+"""Where agents live: graphmem inside agent frameworks, one module per framework.
+
+- ``graphmem.integrations.langchain`` (``pip install graphmem[langchain]``):
+  ``GraphMemRetriever``, ``memory_tools``, ``GraphMemChatMessageHistory``.
+- ``graphmem.integrations.langgraph`` (``pip install graphmem[langgraph]``):
+  ``GraphMemStore``, a LangGraph ``BaseStore`` on the bitemporal graph.
+
+Nothing is imported here: ``import graphmem`` never loads a framework.
+"""
