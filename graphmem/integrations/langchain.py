@@ -386,7 +386,7 @@ _MESSAGE = {"user": HumanMessage, "assistant": AIMessage, "system": SystemMessag
 def episode_message(episode: Episode) -> BaseMessage:
     """An episode as a LangChain message (its id is the episode's id)."""
     if episode.role == "tool":
-        return ToolMessage(content=episode.text, tool_call_id=episode.source or episode.id, id=episode.id)
+        return ToolMessage(content=episode.text, tool_call_id=episode.id, id=episode.id)
     return _MESSAGE[episode.role](content=episode.text, id=episode.id)
 
 
@@ -404,10 +404,16 @@ class GraphMemChatMessageHistory(BaseChatMessageHistory):
     writes a batch in one transaction through ``ingest``; with ``llm`` (any langchain-core
     chat model) each batch is also extracted into entities and facts, and
     ``last_result`` holds the ``IngestResult``. ``clear`` forgets the session's episodes
-    (see ``Memory.clear_session``). Works with ``RunnableWithMessageHistory``."""
+    (see ``Memory.clear_session``). Works with ``RunnableWithMessageHistory``.
+
+    Episodes keep text, not a message's structure: an assistant turn that only called
+    tools reads back as text (``calls name({...})``), and tool results are left out of
+    ``messages`` unless ``include_tool_results`` (then they are ``ToolMessage``s whose
+    ``tool_call_id`` is the episode id, which a provider would not match to a call)."""
 
     def __init__(self, memory: Any, session_id: str, *, scope: str, user_id: str | None = None, llm: Any = None,
-                 max_messages: int = 100, max_tokens: int | None = None, timezone: str = "UTC") -> None:
+                 max_messages: int = 100, max_tokens: int | None = None, timezone: str = "UTC",
+                 include_tool_results: bool = False) -> None:
         from .. import _validate as check
 
         self.memory = check_memory(memory)
@@ -418,6 +424,7 @@ class GraphMemChatMessageHistory(BaseChatMessageHistory):
         self.max_messages = max_messages
         self.max_tokens = max_tokens
         self.timezone = timezone
+        self.include_tool_results = include_tool_results
         self.last_result: Any = None
 
     def _read(self) -> dict[str, Any]:
@@ -427,12 +434,15 @@ class GraphMemChatMessageHistory(BaseChatMessageHistory):
         return dict(scope=self.scope, llm=self.llm, session_id=self.session_id, user_id=self.user_id,
                     timezone=self.timezone)
 
+    def _converted(self, episodes: list[Episode]) -> list[BaseMessage]:
+        return [episode_message(e) for e in episodes if self.include_tool_results or e.role != "tool"]
+
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
-        return [episode_message(e) for e in call(self.memory, "messages", self.session_id, **self._read())]
+        return self._converted(call(self.memory, "messages", self.session_id, **self._read()))
 
     async def aget_messages(self) -> list[BaseMessage]:
-        return [episode_message(e) for e in await acall(self.memory, "messages", self.session_id, **self._read())]
+        return self._converted(await acall(self.memory, "messages", self.session_id, **self._read()))
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         batch = _storable(messages)

@@ -156,6 +156,48 @@ class TestHistoryToolUnit(ToolsUnitTests):
         return {"id": "some-fact-id"}
 
 
+class _OnAFact:
+    """Standard tool suites for the tools that take the id of a stored fact."""
+
+    name = ""
+
+    @pytest.fixture(autouse=True)
+    def _memory(self, memory):
+        self.memory = memory
+        self.fact = memory.remember("Alice lives in Paris", scope=SCOPE, subject="alice", predicate="lives_in",
+                                    object="Paris")
+
+    @property
+    def tool_constructor(self) -> BaseTool:
+        return _tool(self.memory, self.name)
+
+    @property
+    def tool_invoke_params_example(self) -> dict:
+        if self.name == "correct":
+            return {"id": self.fact.id, "corrected_text": "Alice lives in Lyon", "object": "Lyon"}
+        return {"id": self.fact.id}
+
+
+class TestForgetToolUnit(_OnAFact, ToolsUnitTests):
+    name = "forget"
+
+
+class TestForgetToolIntegration(_OnAFact, ToolsIntegrationTests):
+    name = "forget"
+
+
+class TestCorrectToolUnit(_OnAFact, ToolsUnitTests):
+    name = "correct"
+
+
+class TestCorrectToolIntegration(_OnAFact, ToolsIntegrationTests):
+    name = "correct"
+
+
+class TestHistoryToolIntegration(_OnAFact, ToolsIntegrationTests):
+    name = "history"
+
+
 def _id(text: str) -> str:
     return text.split("[", 1)[1].split("]", 1)[0]
 
@@ -243,6 +285,22 @@ def test_chat_history_round_trip(memory):
     assert history.messages == []
 
 
+def test_chat_history_keeps_tool_turns_as_text(memory):
+    from langchain_core.messages import ToolMessage
+
+    history = GraphMemChatMessageHistory(memory, "chat-tools", scope=SCOPE)
+    history.add_messages([
+        HumanMessage("Remember I like tea"),
+        AIMessage("", tool_calls=[{"name": "remember", "args": {"text": "likes tea"}, "id": "c1"}]),
+        ToolMessage("Remembered [x]: likes tea", tool_call_id="c1"),
+        AIMessage("Done."),
+    ])
+    assert [m.content for m in history.messages] == [
+        "Remember I like tea", 'calls remember({"text": "likes tea"})', "Done."]
+    with_tools = GraphMemChatMessageHistory(memory, "chat-tools", scope=SCOPE, include_tool_results=True).messages
+    assert [type(m).__name__ for m in with_tools] == ["HumanMessage", "AIMessage", "ToolMessage", "AIMessage"]
+
+
 def test_chat_history_extracts_with_a_model(memory):
     from graphmem._prompts import Extraction
 
@@ -256,6 +314,7 @@ def test_chat_history_extracts_with_a_model(memory):
     assert [f.text for f in memory.facts(scope=SCOPE)] == ["Alice lives in Berlin"]
 
 
+@pytest.mark.filterwarnings("ignore:.*RunnableWithMessageHistory.*")
 def test_chat_history_inside_runnable_with_message_history(memory):
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 

@@ -3,6 +3,7 @@ The first tests follow the checks LangGraph's own store tests make of every stor
 
 from __future__ import annotations
 
+import asyncio
 import operator
 from typing import Annotated, TypedDict
 
@@ -166,6 +167,10 @@ async def test_async_store_on_an_async_memory(neo4j, schema, embedder, tenant):
         assert await store.aget(("u",), "k") is None
         with pytest.raises(Exception, match="event loop's own thread"):
             store.get(("u",), "k")
+        # a sync call from a worker thread (a sync node of an async graph) runs on the loop
+        await store.aput(("u",), "k2", {"text": "from the loop"})
+        item = await asyncio.to_thread(store.get, ("u",), "k2")
+        assert item.value == {"text": "from the loop"}
 
 
 async def test_async_calls_on_a_sync_memory(store):
@@ -173,6 +178,29 @@ async def test_async_calls_on_a_sync_memory(store):
     assert (await store.aget(("s",), "k")).value == {"text": "from a thread"}
 
 
+async def test_an_async_graph_on_an_async_memory(neo4j, schema, embedder, tenant):
+    from langgraph.store.base import BaseStore
+
+    async def learn(state: State, *, store: BaseStore) -> dict:
+        await store.aput(("users", state["user"]), "fact", {"text": state["said"][-1]})
+        return {}
+
+    def answer(state: State, *, store: BaseStore) -> dict:  # a sync node: LangGraph runs it in a thread
+        found = store.search(("users", state["user"]), query="where do I live")
+        return {"said": [f"you told me: {found[0].value['text']}"]}
+
+    graph = StateGraph(State)
+    graph.add_node("learn", learn)
+    graph.add_node("answer", answer)
+    graph.add_edge(START, "learn")
+    graph.add_edge("learn", "answer")
+    async with AsyncMemory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as amem:
+        app = graph.compile(store=GraphMemStore(amem, index={"fields": ["text"]}))
+        out = await app.ainvoke({"user": "bo", "said": ["I live in Quito"]})
+        assert out["said"][-1] == "you told me: I live in Quito"
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
 async def test_langmem_tools_on_the_store(memory):
     from langmem import create_manage_memory_tool, create_search_memory_tool
 
