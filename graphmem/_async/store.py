@@ -5,6 +5,8 @@ file by ``tools/unasync.py``."""
 from __future__ import annotations
 
 import json
+import math
+from datetime import datetime, timedelta
 from typing import Any
 
 from .. import _scopes, _store
@@ -25,17 +27,18 @@ class AsyncStoreMixin:
         """Run ``reads`` and then ``writes`` in one transaction (a read transaction when
         there is nothing to write); the reads see the state before the writes.
 
-        reads: ``{"op": "get", "items": [(scope, key), ...]}``,
+        reads: ``{"op": "get", "items": [(scope, key), ...], "refresh": bool}``,
         ``{"op": "search", "prefix": scope | None, "query": str | None, "vector": list | None,
-        "limit": int}`` (the query is embedded with the memory's embedder unless a vector is
-        given) or ``{"op": "namespaces", "prefix": scope | None}``.
+        "limit": int, "refresh": bool}`` (the query is embedded with the memory's embedder
+        unless a vector is given) or ``{"op": "namespaces", "prefix": scope | None}``.
         writes: ``{"scope", "key", "value": dict | None (delete), "text": str | None,
-        "embed": bool, "embedding": list | None}``, at most one per (scope, key).
-        Returns one list of rows per read: ``{id, scope, key, value (dict), created,
-        updated, similarity}`` (namespaces: ``{scope}``)."""
+        "embed": bool, "embedding": list | None, "ttl": minutes | None}``, at most one per
+        (scope, key). An item with a TTL is valid until that many minutes after it was
+        written or (``refresh``) last read. Returns one list of rows per read: ``{id, scope,
+        key, value (dict), created, updated, similarity, ttl}`` (namespaces: ``{scope}``)."""
         tenant = self._core.tenant
-        plans = [await self._store_read_plan(op, i) for i, op in enumerate(reads)]
         now = self._core.now()
+        plans = [await self._store_read_plan(op, i, now) for i, op in enumerate(reads)]
         puts, deletes, seen = [], [], set()
         for i, w in enumerate(writes):
             scope = _scopes.check_path(w.get("scope"), f"writes[{i}].scope")
@@ -53,12 +56,15 @@ class AsyncStoreMixin:
             await self._known_dimension()
         rows = []
         for w, scope, key, subject, encoded in puts:
+            ttl = _ttl(w.get("ttl"))
             row = self._core.fact_row({
                 "text": _store.record_text(w.get("text"), encoded), "scope": scope, "subject": subject,
                 "predicate": _store.ITEM_PREDICATE, "object": "pending", "single_valued": True, "valid_from": now,
+                "valid_to": None if ttl is None else now + timedelta(minutes=ttl),
                 "provenance": Provenance.MANUAL, "embedding": w.get("embedding"),
             }, now)
             props = row["props"]
+            props["storeTtl"] = ttl
             props["object"] = props["id"]  # every version differs from the one it replaces
             props["storeKey"] = key
             props["valueJson"] = encoded
@@ -68,9 +74,12 @@ class AsyncStoreMixin:
 
         async def work(tx: AsyncTx) -> list[list[dict[str, Any]]]:
             results = [await self._store_read(tx.run, plan) for plan in plans]
+            refresh = _to_refresh(plans, results)
+            if refresh:
+                await tx.run("store_refresh", tenant=tenant, ids=refresh, now=now)
             if rows:
                 keyed = [{"i": n, "scope": r["props"]["scope"], "subject": r["props"]["subject"]} for n, r in enumerate(rows)]
-                current = {r["i"]: r for r in await tx.run("store_get", tenant=tenant, rows=keyed)}
+                current = {r["i"]: r for r in await tx.run("store_get", tenant=tenant, rows=keyed, now=now)}
                 for n, row in enumerate(rows):
                     row["props"]["storeCreatedAt"] = current[n]["created"] if n in current else now
                 await self._create_facts(tx, rows, now)
@@ -79,26 +88,32 @@ class AsyncStoreMixin:
                 await self._after_invalidation(tx, gone, gone, now)
             return results
 
-        if not writes:
-            return [await self._store_read(self._read_one, plan) for plan in plans]
-        return await self._run.write(work)
+        if writes:
+            return await self._run.write(work)
+        results = [await self._store_read(self._read_one, plan) for plan in plans]
+        refresh = _to_refresh(plans, results)
+        if refresh:  # only reads of items with a TTL pay for a write
+            await self._run.write_one("store_refresh", tenant=tenant, ids=refresh, now=now)
+        return results
 
     async def _read_one(self, name: str, **params: Any) -> list[dict[str, Any]]:
         return await self._run.read(name, **params)
 
-    async def _store_read_plan(self, op: dict[str, Any], i: int) -> dict[str, Any]:
+    async def _store_read_plan(self, op: dict[str, Any], i: int, now: datetime) -> dict[str, Any]:
         """Validate one read and embed its query; return the template and parameters."""
         tenant = self._core.tenant
         kind = op.get("op")
         if kind == "get":
             rows = [{"i": n, "scope": scope, "subject": _store.item_subject(scope, key)}
                     for n, (scope, key) in enumerate(op["items"])]
-            return {"op": kind, "name": "store_get", "n": len(rows), "params": {"tenant": tenant, "rows": rows}}
+            return {"op": kind, "name": "store_get", "n": len(rows), "refresh": bool(op.get("refresh")),
+                    "params": {"tenant": tenant, "rows": rows, "now": now}}
         prefix = op.get("prefix")
         if prefix is not None:
             _scopes.check_path(prefix, f"reads[{i}].prefix")
         if kind == "namespaces":
-            return {"op": kind, "name": "store_namespaces", "params": {"tenant": tenant, "prefix": prefix}}
+            return {"op": kind, "name": "store_namespaces", "refresh": False,
+                    "params": {"tenant": tenant, "prefix": prefix, "now": now}}
         if kind != "search":
             raise InvalidInputError(f"reads[{i}].op", f"{kind!r} is not one of 'get', 'search', 'namespaces'")
         limit = op.get("limit")
@@ -109,8 +124,8 @@ class AsyncStoreMixin:
             vector = await self._core.embedder.aembed_query(check.text(op["query"], "query"))
         if vector is not None:
             vector = check.embedding(vector, "query embedding", await self._known_dimension())
-        return {"op": kind, "name": "store_search",
-                "params": {"tenant": tenant, "prefix": prefix, "vector": vector, "limit": limit}}
+        return {"op": kind, "name": "store_search", "refresh": bool(op.get("refresh")),
+                "params": {"tenant": tenant, "prefix": prefix, "vector": vector, "limit": limit, "now": now}}
 
     async def _store_read(self, run: Any, plan: dict[str, Any]) -> list[dict[str, Any]]:
         if plan["op"] == "get" and not plan["n"]:
@@ -123,3 +138,17 @@ class AsyncStoreMixin:
             found = {r["i"]: r for r in out}
             return [found.get(n) for n in range(plan["n"])]
         return out
+
+
+def _ttl(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise InvalidInputError("ttl", f"must be a positive number of minutes, got {value!r}")
+    return float(value)
+
+
+def _to_refresh(plans: list[dict[str, Any]], results: list[list[Any]]) -> list[str]:
+    """Ids of the items with a TTL that reads asking for a refresh returned."""
+    return sorted({r["id"] for plan, rows in zip(plans, results) if plan["refresh"]
+                   for r in rows if r is not None and r.get("ttl") is not None})

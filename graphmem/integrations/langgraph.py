@@ -27,6 +27,7 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
+    TTLConfig,
     ensure_embeddings,
     get_text_at_path,
     tokenize_path,
@@ -50,12 +51,19 @@ class GraphMemStore(BaseStore):
     different one must match the memory's vector index (``dims``). Every ``batch`` runs in
     one transaction; its reads see the state before its writes. ``search`` with a
     ``query`` ranks by cosine similarity; ``filter`` takes LangGraph's operators
-    (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``). No TTL."""
+    (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``).
 
-    supports_ttl = False
+    ``ttl={"default_ttl": minutes, "refresh_on_read": True}`` (or ``put(..., ttl=...)``):
+    an item's valid time ends that many minutes after it was written or last read; an
+    expired item is never returned (whatever ``omit_expired`` says) and stays in
+    ``history``. There is no sweeper: ``memory.erase`` is the hard delete."""
 
-    def __init__(self, memory: Any, *, scope: str | None = None, index: IndexConfig | None = None) -> None:
+    supports_ttl = True
+
+    def __init__(self, memory: Any, *, scope: str | None = None, index: IndexConfig | None = None,
+                 ttl: TTLConfig | None = None) -> None:
         self.memory = check_memory(memory)
+        self.ttl_config = dict(ttl) if ttl else None  # type: ignore[assignment]
         self.root = None if scope is None else _scopes.check_path(scope)
         self.index_config = dict(index) if index else None
         self.embeddings = None
@@ -99,12 +107,14 @@ class GraphMemStore(BaseStore):
         reads: list[dict[str, Any]] = []
         gets = [op for op in ops if isinstance(op, GetOp)]
         if gets:
-            reads.append({"op": "get", "items": [(self.scope_of(op.namespace), op.key) for op in gets]})
+            reads.append({"op": "get", "items": [(self.scope_of(op.namespace), op.key) for op in gets],
+                          "refresh": any(op.refresh_ttl for op in gets)})
         for op in ops:
             if isinstance(op, SearchOp):
                 unfiltered = not op.filter and op.offset >= 0 and op.limit >= 0
                 reads.append({"op": "search", "prefix": self._prefix(op.namespace_prefix), "query": op.query,
-                              "vector": None, "limit": op.offset + op.limit if unfiltered else _store.MAX_SEARCH})
+                              "vector": None, "limit": op.offset + op.limit if unfiltered else _store.MAX_SEARCH,
+                              "refresh": op.refresh_ttl})
             elif isinstance(op, ListNamespacesOp):
                 reads.append({"op": "namespaces", "prefix": self._namespaces_prefix(op)})
             elif isinstance(op, PutOp):
@@ -137,10 +147,9 @@ class GraphMemStore(BaseStore):
     def _writes(self, puts: list[PutOp]) -> list[dict[str, Any]]:
         writes = []
         for op in puts:
-            if op.ttl is not None and not isinstance(op.ttl, NotProvided):
-                raise NotImplementedError("GraphMemStore does not support TTL")
+            ttl = None if isinstance(op.ttl, NotProvided) else op.ttl
             write = {"scope": self.scope_of(op.namespace), "key": op.key, "value": op.value,
-                     "text": None, "embed": False, "embedding": None}
+                     "text": None, "embed": False, "embedding": None, "ttl": ttl}
             if op.value is not None:
                 write["text"], write["embed"] = self._texts(op)
             writes.append(write)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import operator
+from datetime import timedelta
 from typing import Annotated, TypedDict
 
 import pytest
@@ -13,6 +14,8 @@ from langgraph.store.base import GetOp, InvalidNamespaceError, ListNamespacesOp,
 
 from graphmem import AsyncMemory, HashingEmbedder, InvalidInputError
 from graphmem.integrations.langgraph import GraphMemStore
+
+from .helpers import Clock, utc
 
 
 
@@ -112,8 +115,35 @@ def test_namespaces_are_checked_and_mapped_under_a_root(memory):
             store.put(bad, "k", {"a": 1})
     with pytest.raises(InvalidNamespaceError):
         store.put((), "k", {"a": 1})
-    with pytest.raises(NotImplementedError):
-        store.put(("users",), "k", {"a": 1}, ttl=5)
+    with pytest.raises(InvalidInputError) as info:
+        store.put(("users",), "k", {"a": 1}, ttl=-5)
+    assert info.value.field == "ttl"
+
+
+def test_ttl_ends_valid_time_and_reads_refresh_it(neo4j, schema, embedder, tenant):
+    from graphmem import Memory
+
+    clock = Clock(utc(2025, 1, 1))
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder, clock=clock) as memory:
+        store = GraphMemStore(memory, ttl={"default_ttl": 10})
+        store.put(("s",), "short", {"v": 1}, ttl=1)
+        store.put(("s",), "default", {"v": 2})
+        store.put(("s",), "forever", {"v": 3}, ttl=None)
+        clock.tick(minutes=2)
+        assert store.get(("s",), "short") is None
+        assert {i.key for i in store.search(("s",))} == {"default", "forever"}
+        clock.tick(minutes=6)
+        assert store.get(("s",), "default").value == {"v": 2}         # a read at 8 min: valid until 18
+        clock.tick(minutes=6)
+        assert store.get(("s",), "default", refresh_ttl=False).value == {"v": 2}  # 14 < 18, not extended
+        clock.tick(minutes=5)
+        assert store.get(("s",), "default") is None                   # 19 > 18
+        assert store.get(("s",), "forever").value == {"v": 3}
+        assert store.list_namespaces() == [("s",)]
+        expired = memory.history(subject=store.item_subject(("s",), "short"), scope="s")
+        assert expired[0].valid_to == utc(2025) + timedelta(minutes=1) and expired[0].believed
+        store.put(("s",), "short", {"v": 4})                           # a put after expiry starts afresh
+        assert store.get(("s",), "short").created_at == clock.now
 
 
 def test_index_fields_own_embedder_and_unindexed_puts(memory):
