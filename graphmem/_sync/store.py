@@ -97,6 +97,15 @@ class StoreMixin:
             self._run.write_one("store_refresh", tenant=tenant, ids=refresh, now=now)
         return results
 
+    def _store_history(self, scope: str, key: str) -> list[dict[str, Any]]:
+        """Every value of the item ``key`` at ``scope``, oldest first: ``{id, value,
+        valid_from, valid_to, recorded_at, invalidated_at, reason}``."""
+        subject = _store.item_subject(_scopes.check_path(scope), key)
+        rows = self._run.read("store_history", tenant=self._core.tenant, subject=subject, scope=scope)
+        return [{"id": r["id"], "value": json.loads(r["value"]), "valid_from": r["validFrom"],
+                 "valid_to": r["validTo"], "recorded_at": r["recordedAt"], "invalidated_at": r["invalidatedAt"],
+                 "reason": r["reason"]} for r in rows]
+
     def _read_one(self, name: str, **params: Any) -> list[dict[str, Any]]:
         return self._run.read(name, **params)
 

@@ -101,6 +101,20 @@ class GraphMemStore(BaseStore):
         """The subject of the item's facts, for ``memory.history``."""
         return _store.item_subject(self.scope_of(namespace), key)
 
+    def history(self, namespace: tuple[str, ...], key: str) -> list[dict[str, Any]]:
+        """Every value the item ever had, oldest first: ``{id, value, valid_from, valid_to,
+        recorded_at, invalidated_at, reason}`` (``valid_to`` is when a later put replaced it
+        or its TTL ended; ``reason`` is ``forgotten`` for a deleted value)."""
+        if isinstance(self.memory, AsyncMemory):
+            raise ConfigurationError("history() needs a Memory; on an AsyncMemory use ahistory()")
+        return self.memory._store_history(self.scope_of(namespace), key)
+
+    async def ahistory(self, namespace: tuple[str, ...], key: str) -> list[dict[str, Any]]:
+        """``history`` for async code."""
+        if not isinstance(self.memory, AsyncMemory):
+            return await asyncio.to_thread(self.history, namespace, key)
+        return await self.memory._store_history(self.scope_of(namespace), key)
+
     # -- batch --------------------------------------------------------------------------
     def _plan(self, ops: Iterable[Op]) -> tuple[list[Op], list[dict[str, Any]], list[PutOp]]:
         ops = list(ops)

@@ -53,6 +53,11 @@ def test_a_put_keeps_the_old_value_as_history(memory, store):
     assert versions[0].valid_to == versions[1].valid_from and versions[0].believed  # the world changed
     assert versions[2].invalidation_reason == "forgotten"                          # delete is a forget
     assert memory.get(versions[1].id).superseded_by[0].by == versions[2].id
+    values = store.history(ns, "drink")
+    assert [v["value"]["text"] for v in values] == ["drinks tea", "drinks coffee", "drinks water"]
+    assert [v["reason"] for v in values] == [None, None, "forgotten"]
+    assert values[0]["valid_to"] == values[1]["valid_from"] and values[2]["valid_to"] is None
+    assert store.history(ns, "never") == []
 
 
 def test_search_by_query_filter_and_prefix(store):
@@ -194,6 +199,7 @@ async def test_async_store_on_an_async_memory(neo4j, schema, embedder, tenant):
         assert [i.key for i in await store.asearch(("u",), query="hello")] == ["k"]
         assert await store.alist_namespaces() == [("u",)]
         await store.adelete(("u",), "k")
+        assert [v["reason"] for v in await store.ahistory(("u",), "k")] == ["forgotten"]
         assert await store.aget(("u",), "k") is None
         with pytest.raises(Exception, match="event loop's own thread"):
             store.get(("u",), "k")
@@ -246,3 +252,15 @@ async def test_langmem_tools_on_the_store(memory):
     assert store.get(("memories", "ann"), key).value["content"] == "Ann prefers window seats"
     versions = memory.history(subject=store.item_subject(("memories", "ann"), key), scope="memories/ann")
     assert len(versions) == 2 and "aisle" in versions[0].text
+
+
+def test_concurrent_puts_of_one_key_leave_one_current_value(memory):
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = GraphMemStore(memory)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(lambda n: store.put(("race",), "k", {"n": n}), range(16)))
+    current = [f for f in memory.facts(scope="race")]
+    assert len(current) == 1 and store.get(("race",), "k").value == {"n": int(current[0].text[6:-1])}
+    versions = memory.history(subject=store.item_subject(("race",), "k"), scope="race")
+    assert len(versions) == 16
