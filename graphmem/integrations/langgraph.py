@@ -125,10 +125,11 @@ class GraphMemStore(BaseStore):
                           "refresh": any(op.refresh_ttl for op in gets)})
         for op in ops:
             if isinstance(op, SearchOp):
+                # a filter runs here, on the prefix's items: then the query fetches them all
                 unfiltered = not op.filter and op.offset >= 0 and op.limit >= 0
+                limit = min(op.offset + op.limit, _store.MAX_SEARCH) if unfiltered else _store.MAX_SEARCH
                 reads.append({"op": "search", "prefix": self._prefix(op.namespace_prefix), "query": op.query,
-                              "vector": None, "limit": op.offset + op.limit if unfiltered else _store.MAX_SEARCH,
-                              "refresh": op.refresh_ttl})
+                              "vector": None, "limit": limit, "refresh": op.refresh_ttl})
             elif isinstance(op, ListNamespacesOp):
                 reads.append({"op": "namespaces", "prefix": self._namespaces_prefix(op)})
             elif isinstance(op, PutOp):

@@ -4,7 +4,6 @@ real Neo4j, with langchain-tests' standard suites."""
 from __future__ import annotations
 
 import pytest
-from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables.history import RunnableWithMessageHistory
