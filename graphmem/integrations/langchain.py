@@ -21,7 +21,7 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .. import _scopes
-from .._errors import GraphMemError, InvalidInputError
+from .._errors import InvalidInputError, NotFoundError
 from .._models import Episode, Fact, Provenance, Record
 from .._recall import KINDS, ScoredMemory
 from ._bridge import acall, call, check_memory
@@ -242,13 +242,14 @@ class _Tools:
 
 
 def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """graphmem's input errors reach the model as a tool error naming the field."""
+    """graphmem's input errors reach the model as a tool error naming the field; anything
+    else (Neo4j unreachable, a conflict) is the application's to handle and propagates."""
     if inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)
         async def wrapped(*args: Any, **kwargs: Any) -> Any:
             try:
                 return await fn(*args, **kwargs)
-            except GraphMemError as exc:
+            except (InvalidInputError, NotFoundError) as exc:
                 raise ToolException(str(exc)) from exc
         return wrapped
 
@@ -256,7 +257,7 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
     def wrapped_sync(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except GraphMemError as exc:
+        except (InvalidInputError, NotFoundError) as exc:
             raise ToolException(str(exc)) from exc
     return wrapped_sync
 

@@ -50,3 +50,17 @@ def test_item_subject_is_stable_and_scoped():
 
     assert item_subject("a/b", "k") == item_subject("a/b", "k")
     assert item_subject("a/b", "k") != item_subject("a", "k") != item_subject("a/b", "k2")
+
+
+def test_an_unreachable_neo4j_is_the_applications_error_not_the_models():
+    from graphmem import HashingEmbedder, Memory, Neo4jUnavailableError
+    from graphmem.integrations.langchain import memory_tools
+
+    from neo4j import GraphDatabase
+
+    driver = GraphDatabase.driver("bolt://127.0.0.1:9", auth=("neo4j", "pw"), max_transaction_retry_time=0)
+    with driver, Memory.from_driver(driver, embedder=HashingEmbedder(16)) as memory:
+        recall = {t.name: t for t in memory_tools(memory, scope="a/b")}["recall"]
+        with pytest.raises(Neo4jUnavailableError):
+            recall.invoke({"query": "anything"})
+        assert recall.invoke({"query": "   "}).startswith("query:")  # bad input: told to the model
