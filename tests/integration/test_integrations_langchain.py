@@ -15,6 +15,7 @@ from graphmem import AsyncMemory, ConfigurationError, Memory
 from graphmem.integrations.langchain import GraphMemChatMessageHistory, GraphMemRetriever, memory_tools
 
 from ..fakes import scripted, tool_answer
+from .helpers import utc
 
 SCOPE = "acme/support/alice"
 NOTES = [
@@ -70,6 +71,18 @@ def test_retriever_documents_carry_the_record(memory):
     assert [d.page_content for d in strict.invoke("Alice lives in Berlin")] == ["Alice lives in Berlin"]
     episode_only = GraphMemRetriever(memory=memory, scope=SCOPE, kinds=["episode"]).invoke("Alice")
     assert episode_only == []
+
+
+def test_retriever_travels_in_valid_time(memory):
+    memory.remember("Alice lives in Paris", scope=SCOPE, subject="alice", predicate="lives_in", object="Paris",
+                    valid_from=utc(2019))
+    memory.remember("Alice lives in Berlin", scope=SCOPE, subject="alice", predicate="lives_in", object="Berlin",
+                    valid_from=utc(2023))
+    now = GraphMemRetriever(memory=memory, scope=SCOPE, k=1).invoke("where does Alice live")
+    assert now[0].page_content == "Alice lives in Berlin"
+    then = GraphMemRetriever(memory=memory, scope=SCOPE, k=1, valid_at=utc(2020)).invoke("where does Alice live")
+    assert then[0].page_content == "Alice lives in Paris"
+    assert then[0].metadata["valid_to"] == utc(2023).isoformat()
 
 
 async def test_retriever_async_with_both_memories(memory, neo4j, embedder, tenant):
