@@ -1,6 +1,6 @@
 """``AsyncMemory``: the asyncio front door. It holds the connection and the configuration;
 each group of methods lives in a mixin of its own (facts, entities, records, recall,
-ingest, insights, procedures, schema), all stated against ``AsyncHost``.
+ingest, insights, procedures, schema, sessions, the LangGraph store), all stated against ``AsyncHost``.
 ``graphmem/_sync/memory.py`` is generated from this file by ``tools/unasync.py``."""
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from .procedures import AsyncProceduresMixin
 from .recall import AsyncRecallMixin
 from .records import AsyncRecordsMixin
 from .schema import AsyncSchemaMixin
+from .sessions import AsyncSessionsMixin
+from .store import AsyncStoreMixin
 
 
 class AsyncMemory(
@@ -36,6 +38,8 @@ class AsyncMemory(
     AsyncInsightsMixin,
     AsyncProceduresMixin,
     AsyncSchemaMixin,
+    AsyncSessionsMixin,
+    AsyncStoreMixin,
 ):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (asyncio).
 

@@ -2,7 +2,7 @@
 # Edit the async source and run `python tools/unasync.py` to regenerate.
 """``Memory``: the synchronous front door. It holds the connection and the configuration;
 each group of methods lives in a mixin of its own (facts, entities, records, recall,
-ingest, insights, procedures, schema), all stated against ``Host``.
+ingest, insights, procedures, schema, sessions, the LangGraph store), all stated against ``Host``.
 This file is generated from ``graphmem/_async/memory.py`` by ``tools/unasync.py``."""
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from .procedures import ProceduresMixin
 from .recall import RecallMixin
 from .records import RecordsMixin
 from .schema import SchemaMixin
+from .sessions import SessionsMixin
+from .store import StoreMixin
 
 
 class Memory(
@@ -38,6 +40,8 @@ class Memory(
     InsightsMixin,
     ProceduresMixin,
     SchemaMixin,
+    SessionsMixin,
+    StoreMixin,
 ):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (synchronous).
 

@@ -1,6 +1,11 @@
-"""Adapters that put graphmem where agents run (one module per framework, each behind an
-extra: ``graphmem[mcp]``, ``graphmem[langchain]``, ``graphmem[langgraph]``).
+"""Where agents live: graphmem inside agent frameworks, one module per framework, each
+behind an extra.
 
-Importing this package imports none of those frameworks; import the module you need,
-e.g. ``graphmem.integrations.mcp``.
+- ``graphmem.integrations.langchain`` (``pip install graphmem[langchain]``):
+  ``GraphMemRetriever``, ``memory_tools``, ``GraphMemChatMessageHistory``.
+- ``graphmem.integrations.langgraph`` (``pip install graphmem[langgraph]``):
+  ``GraphMemStore``, a LangGraph ``BaseStore`` on the bitemporal graph.
+- ``graphmem.integrations.mcp`` (``pip install graphmem[mcp]``): the ``graphmem mcp`` server.
+
+Nothing is imported here: ``import graphmem`` never loads a framework.
 """

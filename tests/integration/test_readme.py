@@ -24,7 +24,7 @@ def test_readme_examples_run_and_print_what_they_say(neo4j, schema, monkeypatch)
     monkeypatch.setenv("NEO4J_USER", neo4j.user)
     monkeypatch.setenv("NEO4J_PASSWORD", neo4j.password)
     pairs = examples()
-    assert len(pairs) == len(blocks("python")) == 2
+    assert len(pairs) == len(blocks("python")) == 3
     assert len(pairs[0][0].strip().splitlines()) <= 20
     for code, printed in pairs:
         out = io.StringIO()

@@ -1,0 +1,3 @@
+// name: schema_episode_session
+// Range index: episodes of a tenant by conversation (chat history reads and clears).
+CREATE INDEX episode_tenant_session IF NOT EXISTS FOR (n:Episode) ON (n.tenant, n.sessionId)

@@ -1,0 +1,88 @@
+# Generated from graphmem/_async/sessions.py by tools/unasync.py: do not edit.
+# Edit the async source and run `python tools/unasync.py` to regenerate.
+"""Conversations on ``Memory``: a session's episodes in reading order, the sessions
+of a scope, and forgetting one session. Chat-history integrations build on these.
+This file is generated from ``graphmem/_async/sessions.py`` by ``tools/unasync.py``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _scopes
+from .. import _validate as check
+from .._errors import InvalidInputError
+from .._models import Episode
+from .._context import estimate_tokens
+from .._records import to_record
+from .executor import Tx
+from .host import Host
+
+MAX_MESSAGES = 10_000
+
+
+class SessionsMixin(Host):
+    """A session is the set of episodes written with one ``session_id`` (``ingest`` or
+    ``add_episode``); it is read where it is visible, like every memory (contract §5)."""
+
+    def messages(
+        self,
+        session_id: str,
+        *,
+        scope: str,
+        max_messages: int = 50,
+        max_tokens: int | None = None,
+    ) -> list[Episode]:
+        """The believed episodes of ``session_id`` visible in ``scope``, oldest first: the
+        newest ``max_messages`` of them, cut further (oldest dropped first) to fit
+        ``max_tokens`` when given (estimated as characters / 4, like ``context``)."""
+        check.identifier(session_id, "session_id")
+        chain = _scopes.chain(_scopes.check_path(scope))
+        limit = _count(max_messages, "max_messages", MAX_MESSAGES)
+        budget = None if max_tokens is None else _count(max_tokens, "max_tokens", None)
+        rows = self._run.read("session_messages", tenant=self._core.tenant, sessionId=session_id,
+                                    chain=chain, limit=limit)
+        newest_first = [to_record(r["node"]) for r in rows]
+        if budget is not None:
+            kept, used = [], 0
+            for episode in newest_first:
+                used += estimate_tokens(episode.text)
+                if used > budget:
+                    break
+                kept.append(episode)
+            newest_first = kept
+        return newest_first[::-1]
+
+    def sessions(self, *, scope: str, user_id: str | None = None) -> list[dict[str, Any]]:
+        """The sessions with believed episodes visible in ``scope`` (of ``user_id`` when
+        given): ``{session_id, first, last, count}``, most recently active first."""
+        chain = _scopes.chain(_scopes.check_path(scope))
+        rows = self._run.read("session_list", tenant=self._core.tenant, chain=chain,
+                                    userId=check.identifier(user_id, "user_id", allow_none=True))
+        return [{"session_id": r["sessionId"], "first": r["first"], "last": r["last"], "count": r["count"]}
+                for r in rows]
+
+    def clear_session(self, session_id: str, *, scope: str) -> int:
+        """Forget the session's believed episodes visible in ``scope``: like ``forget``,
+        they are invalidated (reason 'forgotten') and kept as tombstones, so the session
+        reads as empty while the audit trail stays; facts extracted from them are kept
+        (forget those with ``forget``, or hard-delete with ``erase``). Returns how many
+        episodes were forgotten."""
+        check.identifier(session_id, "session_id")
+        chain = _scopes.chain(_scopes.check_path(scope))
+        now = self._core.now()
+        tenant = self._core.tenant
+
+        def work(tx: Tx) -> int:
+            ids = [r["id"] for r in tx.run("session_clear", tenant=tenant, sessionId=session_id,
+                                                  chain=chain, now=now)]
+            self._after_invalidation(tx, ids, ids, now)
+            return len(ids)
+
+        return self._run.write(work)
+
+
+def _count(value: Any, field: str, most: int | None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or (most is not None and value > most):
+        bound = f"from 1 to {most}" if most is not None else "of at least 1"
+        raise InvalidInputError(field, f"must be an integer {bound}, got {value!r}")
+    return value

@@ -1,0 +1,302 @@
+"""graphmem for LangGraph: ``GraphMemStore``, a ``BaseStore`` on the bitemporal graph.
+
+``pip install graphmem[langgraph]``. Namespaces are scopes (``("users", "42")`` is scope
+``users/42``, below the store's ``scope`` root when one is given); an item is a
+single-valued fact, so a ``put`` over an existing key keeps the old value as history
+(``SUPERSEDES {reason: 'changed'}``) and a ``delete`` forgets the current value. Read the
+versions with ``memory.history(subject=store.item_subject(namespace, key), scope=...)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Iterable
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    IndexConfig,
+    InvalidNamespaceError,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    NotProvided,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    TTLConfig,
+    ensure_embeddings,
+    get_text_at_path,
+    tokenize_path,
+)
+
+from .. import _scopes, _store
+from .._errors import ConfigurationError, InvalidInputError
+from .._async.memory import AsyncMemory
+from ._bridge import check_memory
+
+__all__ = ["GraphMemStore"]
+
+
+class GraphMemStore(BaseStore):
+    """A LangGraph store on ``memory`` (a ``Memory``, or an ``AsyncMemory`` for async
+    graphs). ``scope`` is an optional root every namespace lives under.
+
+    ``index={"fields": ["text"], "embed": ..., "dims": ...}`` says which value fields
+    are the item's text (joined, they become the fact's text and are embedded; default
+    ``["$"]``, the whole value as JSON). ``embed`` defaults to the memory's embedder; a
+    different one must match the memory's vector index (``dims``). Every ``batch`` runs in
+    one transaction; its reads see the state before its writes. ``search`` with a
+    ``query`` ranks by cosine similarity; ``filter`` takes LangGraph's operators
+    (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``).
+
+    ``ttl={"default_ttl": minutes, "refresh_on_read": True}`` (or ``put(..., ttl=...)``):
+    an item's valid time ends that many minutes after it was written or last read; an
+    expired item is never returned (whatever ``omit_expired`` says) and stays in
+    ``history``. There is no sweeper: ``memory.erase`` is the hard delete."""
+
+    supports_ttl = True
+
+    def __init__(self, memory: Any, *, scope: str | None = None, index: IndexConfig | None = None,
+                 ttl: TTLConfig | None = None) -> None:
+        self.memory = check_memory(memory)
+        self.ttl_config = dict(ttl) if ttl else None  # type: ignore[assignment]
+        self.root = None if scope is None else _scopes.check_path(scope)
+        self.index_config = dict(index) if index else None
+        self.embeddings = None
+        self.fields: list[tuple[str, Any]] = [("$", "$")]
+        if self.index_config:
+            if self.index_config.get("embed") is not None:
+                self.embeddings = ensure_embeddings(self.index_config["embed"])
+            self.fields = [(p, p if p == "$" else tokenize_path(p)) for p in (self.index_config.get("fields") or ["$"])]
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # -- namespaces and scopes ----------------------------------------------------------
+    def scope_of(self, namespace: tuple[str, ...]) -> str:
+        """The scope path of ``namespace`` (``InvalidNamespaceError`` if it cannot be one)."""
+        for label in namespace:
+            if not isinstance(label, str) or not label or "/" in label or "." in label:
+                raise InvalidNamespaceError(f"namespace label {label!r} in {namespace!r} must be a non-empty "
+                                            "string without '/' or '.'")
+        path = "/".join(namespace)
+        if self.root:
+            path = f"{self.root}/{path}" if path else self.root
+        try:
+            return _scopes.check_path(path, "namespace")
+        except InvalidInputError as exc:
+            raise InvalidNamespaceError(str(exc)) from None
+
+    def _prefix(self, namespace: tuple[str, ...]) -> str | None:
+        return self.scope_of(namespace) if namespace else self.root
+
+    def namespace_of(self, scope: str) -> tuple[str, ...]:
+        if self.root:
+            scope = scope[len(self.root) + 1:] if scope != self.root else ""
+        return tuple(scope.split("/")) if scope else ()
+
+    def item_subject(self, namespace: tuple[str, ...], key: str) -> str:
+        """The subject of the item's facts, for ``memory.history``."""
+        return _store.item_subject(self.scope_of(namespace), key)
+
+    def history(self, namespace: tuple[str, ...], key: str) -> list[dict[str, Any]]:
+        """Every value the item ever had, oldest first: ``{id, value, valid_from, valid_to,
+        recorded_at, invalidated_at, reason}`` (``valid_to`` is when a later put replaced it
+        or its TTL ended; ``reason`` is ``forgotten`` for a deleted value)."""
+        if isinstance(self.memory, AsyncMemory):
+            raise ConfigurationError("history() needs a Memory; on an AsyncMemory use ahistory()")
+        return self.memory._store_history(self.scope_of(namespace), key)
+
+    async def ahistory(self, namespace: tuple[str, ...], key: str) -> list[dict[str, Any]]:
+        """``history`` for async code."""
+        if not isinstance(self.memory, AsyncMemory):
+            return await asyncio.to_thread(self.history, namespace, key)
+        return await self.memory._store_history(self.scope_of(namespace), key)
+
+    # -- batch --------------------------------------------------------------------------
+    def _plan(self, ops: Iterable[Op]) -> tuple[list[Op], list[dict[str, Any]], list[PutOp]]:
+        ops = list(ops)
+        reads: list[dict[str, Any]] = []
+        gets = [op for op in ops if isinstance(op, GetOp)]
+        if gets:
+            reads.append({"op": "get", "items": [(self.scope_of(op.namespace), op.key) for op in gets],
+                          "refresh": any(op.refresh_ttl for op in gets)})
+        for op in ops:
+            if isinstance(op, SearchOp):
+                # a filter runs here, on the prefix's items: then the query fetches them all
+                unfiltered = not op.filter and op.offset >= 0 and op.limit >= 0
+                limit = min(op.offset + op.limit, _store.MAX_SEARCH) if unfiltered else _store.MAX_SEARCH
+                reads.append({"op": "search", "prefix": self._prefix(op.namespace_prefix), "query": op.query,
+                              "vector": None, "limit": limit, "refresh": op.refresh_ttl})
+            elif isinstance(op, ListNamespacesOp):
+                reads.append({"op": "namespaces", "prefix": self._namespaces_prefix(op)})
+            elif isinstance(op, PutOp):
+                if not op.namespace:
+                    raise InvalidNamespaceError("a put needs a non-empty namespace")
+                self.scope_of(op.namespace)
+            elif not isinstance(op, GetOp):
+                raise ValueError(f"unknown store operation {type(op).__name__}")
+        last: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        for op in ops:
+            if isinstance(op, PutOp):
+                last[(tuple(op.namespace), op.key)] = op  # the last write of a key wins
+        return ops, reads, list(last.values())
+
+    def _namespaces_prefix(self, op: ListNamespacesOp) -> str | None:
+        for condition in op.match_conditions or ():
+            if condition.match_type == "prefix" and condition.path and "*" not in condition.path:
+                return self.scope_of(tuple(condition.path))
+        return self.root
+
+    def _texts(self, op: PutOp) -> tuple[str, bool]:
+        """The item's text (its indexed fields) and whether it is embedded."""
+        if op.index is False:
+            return json.dumps(op.value, ensure_ascii=False, default=str), False
+        fields = self.fields if op.index is None else [(p, p if p == "$" else tokenize_path(p)) for p in op.index]
+        texts = [t for _, path in fields for t in get_text_at_path(op.value, path)]
+        joined = "\n".join(t for t in texts if t.strip())
+        return joined or json.dumps(op.value, ensure_ascii=False, default=str), True
+
+    def _writes(self, puts: list[PutOp]) -> list[dict[str, Any]]:
+        writes = []
+        for op in puts:
+            ttl = None if isinstance(op.ttl, NotProvided) else op.ttl
+            write = {"scope": self.scope_of(op.namespace), "key": op.key, "value": op.value,
+                     "text": None, "embed": False, "embedding": None, "ttl": ttl}
+            if op.value is not None:
+                write["text"], write["embed"] = self._texts(op)
+            writes.append(write)
+        return writes
+
+    def _results(self, ops: list[Op], reads: list[dict[str, Any]], rows: list[list[dict[str, Any]]]) -> list[Result]:
+        out: list[Result] = []
+        pending = iter(rows[1:] if any(isinstance(op, GetOp) for op in ops) else rows)
+        got = iter(rows[0]) if any(isinstance(op, GetOp) for op in ops) else iter(())
+        for op in ops:
+            if isinstance(op, GetOp):
+                row = next(got)
+                out.append(None if row is None else self._item(row))
+            elif isinstance(op, SearchOp):
+                found = [self._item(r, search=bool(op.query)) for r in next(pending)]
+                if op.filter:
+                    found = [i for i in found if all(_matches(i.value.get(k), v) for k, v in op.filter.items())]
+                out.append(found[op.offset: op.offset + op.limit])
+            elif isinstance(op, ListNamespacesOp):
+                out.append(self._namespaces(op, [r["scope"] for r in next(pending)]))
+            else:
+                out.append(None)
+        return out
+
+    def _item(self, row: dict[str, Any], *, search: bool | None = None) -> Item:
+        fields = dict(namespace=self.namespace_of(row["scope"]), key=row["key"], value=row["value"],
+                      created_at=row["created"], updated_at=row["updated"])
+        if search is None:
+            return Item(**fields)
+        similarity = row.get("similarity")
+        score = None if not search or similarity is None else 2.0 * similarity - 1.0  # back to a cosine
+        return SearchItem(**fields, score=score)
+
+    def _namespaces(self, op: ListNamespacesOp, scopes: list[str]) -> list[tuple[str, ...]]:
+        found = [self.namespace_of(s) for s in scopes if self.root is None or s.startswith(self.root + "/")]
+        found = [ns for ns in found if all(_namespace_matches(c, ns) for c in op.match_conditions or ())]
+        if op.max_depth is not None:
+            found = sorted({ns[: op.max_depth] for ns in found})
+        else:
+            found = sorted(set(found))
+        return found[op.offset: op.offset + op.limit]
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run the operations in one transaction (see the class docstring)."""
+        if isinstance(self.memory, AsyncMemory):
+            return self._from_sync_to_loop(ops)
+        ops, reads, puts = self._plan(ops)
+        writes = self._writes(puts)
+        self._embed_sync(ops, reads, writes)
+        return self._results(ops, reads, self.memory._store_batch(reads, writes))
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """``batch`` for async graphs (a ``Memory`` runs in a worker thread)."""
+        if not isinstance(self.memory, AsyncMemory):
+            return await asyncio.to_thread(self.batch, list(ops))
+        self._loop = asyncio.get_running_loop()
+        ops, reads, puts = self._plan(ops)
+        writes = self._writes(puts)
+        if self.embeddings is not None:
+            for read, text in self._queries(ops, reads):
+                read["vector"] = await self.embeddings.aembed_query(text)
+            todo = [w for w in writes if w["embed"]]
+            if todo:
+                for w, vector in zip(todo, await self.embeddings.aembed_documents([w["text"] for w in todo])):
+                    w["embedding"] = vector
+        return self._results(ops, reads, await self.memory._store_batch(reads, writes))
+
+    def _embed_sync(self, ops: list[Op], reads: list[dict[str, Any]], writes: list[dict[str, Any]]) -> None:
+        if self.embeddings is None:
+            return
+        for read, text in self._queries(ops, reads):
+            read["vector"] = self.embeddings.embed_query(text)
+        todo = [w for w in writes if w["embed"]]
+        if todo:
+            for w, vector in zip(todo, self.embeddings.embed_documents([w["text"] for w in todo])):
+                w["embedding"] = vector
+
+    @staticmethod
+    def _queries(ops: list[Op], reads: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
+        searches = [r for r in reads if r["op"] == "search"]
+        return [(r, r["query"]) for r in searches if r["query"]]
+
+    def _from_sync_to_loop(self, ops: Iterable[Op]) -> list[Result]:
+        """A sync call on a store over an AsyncMemory: run it on the memory's event loop
+        from another thread (as LangGraph runs sync nodes of an async graph)."""
+        loop = self._loop
+        if loop is None or not loop.is_running():
+            raise ConfigurationError("a GraphMemStore over an AsyncMemory is used from async code first "
+                                     "(abatch, aget, asearch, ...) or give it a Memory")
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            raise ConfigurationError("sync store calls from the event loop's own thread would block it: "
+                                     "use aget/aput/asearch")
+        return asyncio.run_coroutine_threadsafe(self.abatch(list(ops)), loop).result()
+
+
+def _namespace_matches(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
+    path = tuple(condition.path)
+    if len(namespace) < len(path):
+        return False
+    pairs = zip(namespace, path) if condition.match_type == "prefix" else zip(reversed(namespace), reversed(path))
+    return all(p == "*" or n == p for n, p in pairs)
+
+
+def _matches(value: Any, wanted: Any) -> bool:
+    """LangGraph's filter semantics: equality, nested dicts, and comparison operators."""
+    if isinstance(wanted, dict):
+        if any(k.startswith("$") for k in wanted):
+            return all(_compare(value, op, operand) for op, operand in wanted.items())
+        return isinstance(value, dict) and all(_matches(value.get(k), v) for k, v in wanted.items())
+    return value == wanted
+
+
+def _compare(value: Any, op: str, operand: Any) -> bool:
+    if op == "$eq":
+        return value == operand
+    if op == "$ne":
+        return value != operand
+    if value is None:
+        return False
+    try:
+        if op == "$gt":
+            return value > operand
+        if op == "$gte":
+            return value >= operand
+        if op == "$lt":
+            return value < operand
+        if op == "$lte":
+            return value <= operand
+    except TypeError:
+        return False
+    raise InvalidInputError("filter", f"{op!r} is not one of $eq, $ne, $gt, $gte, $lt, $lte")

@@ -1,0 +1,66 @@
+"""The integration modules without a database: import weight, namespaces, filters."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+def test_importing_graphmem_loads_no_framework():
+    code = ("import sys, graphmem, graphmem.integrations\n"
+            "heavy = [m for m in sys.modules if m.split('.')[0] in ('langgraph', 'langchain_tests', 'langmem')]\n"
+            "print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_namespaces_map_onto_scopes_and_back():
+    from langgraph.store.base import InvalidNamespaceError
+
+    from graphmem.integrations.langgraph import GraphMemStore
+
+    store = GraphMemStore.__new__(GraphMemStore)
+    store.root = "app"
+    assert store.scope_of(("users", "42")) == "app/users/42"
+    assert store.namespace_of("app/users/42") == ("users", "42")
+    store.root = None
+    assert store.scope_of(("users",)) == "users" and store.namespace_of("users") == ("users",)
+    for bad in [("a/b",), ("",), ("..",), ("a.b",), ("a\x01",)]:
+        with pytest.raises(InvalidNamespaceError):
+            store.scope_of(bad)
+
+
+def test_filters_follow_langgraph_semantics():
+    from graphmem.integrations.langgraph import _matches
+
+    assert _matches("db", "db") and not _matches("db", "web")
+    assert _matches(5, {"$gt": 4, "$lte": 5}) and not _matches(None, {"$gt": 4})
+    assert _matches(3, {"$ne": 5}) and _matches({"a": {"b": 1}}, {"a": {"b": 1}})
+    assert not _matches("x", {"$gt": 4})  # incomparable values never match
+    from graphmem import InvalidInputError
+
+    with pytest.raises(InvalidInputError):
+        _matches(1, {"$regex": "x"})
+
+
+def test_item_subject_is_stable_and_scoped():
+    from graphmem._store import item_subject
+
+    assert item_subject("a/b", "k") == item_subject("a/b", "k")
+    assert item_subject("a/b", "k") != item_subject("a", "k") != item_subject("a/b", "k2")
+
+
+def test_an_unreachable_neo4j_is_the_applications_error_not_the_models():
+    from graphmem import HashingEmbedder, Memory, Neo4jUnavailableError
+    from graphmem.integrations.langchain import memory_tools
+
+    from neo4j import GraphDatabase
+
+    driver = GraphDatabase.driver("bolt://127.0.0.1:9", auth=("neo4j", "pw"), max_transaction_retry_time=0)
+    with driver, Memory.from_driver(driver, embedder=HashingEmbedder(16)) as memory:
+        recall = {t.name: t for t in memory_tools(memory, scope="a/b")}["recall"]
+        with pytest.raises(Neo4jUnavailableError):
+            recall.invoke({"query": "anything"})
+        assert recall.invoke({"query": "   "}).startswith("query:")  # bad input: told to the model
