@@ -23,7 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .. import _scopes
 from .._errors import InvalidInputError, NotFoundError
 from .._models import Episode, Fact, Provenance, Record
-from .._recall import KINDS, ScoredMemory
+from .._fusion import ScoredMemory
+from .._recall import KINDS
 from ._bridge import acall, call, check_memory
 
 __all__ = ["GraphMemChatMessageHistory", "GraphMemRetriever", "memory_tools"]
@@ -39,8 +40,8 @@ class GraphMemRetriever(BaseRetriever):
     id, kind, scope, score and score parts, provenance, status, valid time, session id and
     the ids it cites. ``k`` can also be given per call (``invoke(query, k=3)``).
 
-    ``min_relevance`` drops results whose final recall score is below it (applied to
-    ``ScoredMemory.score`` after recall; the name is kept for a server-side filter)."""
+    ``min_relevance`` is recall's relevance floor (``recall(min_relevance=...)``: a plain
+    cosine similarity, or a full-text word match); None keeps the memory's default."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -76,11 +77,9 @@ class GraphMemRetriever(BaseRetriever):
         if unknown:
             raise InvalidInputError(unknown[0], "is not a per-call option of GraphMemRetriever (only k is)")
         return dict(query=query, scope=self.scope, k=kwargs.get("k", self.k), kinds=self.kinds, purpose=self.purpose,
-                    as_of=self.as_of, valid_at=self.valid_at)
+                    as_of=self.as_of, valid_at=self.valid_at, min_relevance=self.min_relevance)
 
     def _documents(self, results: list[ScoredMemory]) -> list[Document]:
-        if self.min_relevance is not None:
-            results = [r for r in results if r.score >= self.min_relevance]
         return [memory_document(r) for r in results]
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
