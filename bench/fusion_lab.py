@@ -183,12 +183,12 @@ def load(name: str, path: Path) -> list[Question]:
     CACHE.mkdir(parents=True, exist_ok=True)
     cached = CACHE / f"{name}.pkl"
     if cached.is_file():
-        return pickle.loads(cached.read_bytes())
+        return [Question(**q) for q in pickle.loads(cached.read_bytes())]
     from graphmem import WordLlamaEmbedder
 
     embedder = WordLlamaEmbedder()
     questions = load_locomo(path, embedder) if name == "locomo" else load_lme(path, embedder)
-    cached.write_bytes(pickle.dumps(questions))
+    cached.write_bytes(pickle.dumps([vars(q) for q in questions]))
     return questions
 
 
@@ -208,7 +208,11 @@ class Setup:
     shortlist: int = 10
     session_lift: float = 0.0  # + this x the best fused score of the turn's session (others)
     neighbour_lift: float = 0.0  # + this x the best fused score of the turn's neighbours
+    neighbours: tuple[int, ...] = (-1, 1)  # which: -1 the turn before (the one it answers), 1 the turn after
     rrf_only: bool = False
+    next_edges: float = 0.0  # weight of the graph part when turns are linked to their neighbours
+    expand_from: int = 5
+    best_side: float = 0.0  # + this x the better of the two standings (either side's standout counts)
 
 
 def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
@@ -229,12 +233,19 @@ def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
             or lrank.get(i, 99) <= s.shortlist]
     if s.rrf_only:
         return kept[:k]
+    graph: dict[int, float] = {}
+    if s.next_edges:  # recall's one-hop expansion, as if each turn were linked to the turns before and after it
+        for i in direct[:s.expand_from]:
+            for j in (i - 1, i + 1):
+                if 0 <= j < n and q.visible[j] and q.sessions[j] == q.sessions[i]:
+                    graph[j] = max(graph.get(j, 0.0), min(1.0, rrf[i] / (2 / 61)))
+        kept += [j for j in sorted(graph) if j not in kept]
     rows = [{"semantic": q.semantic[i], "lexical": lex[i] if i in lrank else None,
              "semanticRank": srank.get(i), "lexicalRank": lrank.get(i)} for i in kept]
     settings = _recall.RecallSettings(semantic_share=s.semantic_share, semantic_spread=s.semantic_spread,
                                       lexical_spread=s.lexical_spread)
-    fused = _recall.fused_evidence(rows, settings)
-    score = dict(zip(kept, fused))
+    fused = _recall.fused_evidence(rows, settings) if not s.best_side else fused_with_best_side(rows, settings, s.best_side)
+    score = {i: f + s.next_edges * graph.get(i, 0.0) / 0.6 for i, f in zip(kept, fused)}
     if s.session_lift or s.neighbour_lift:
         best_in_session: dict[str, list[float]] = {}
         for i in kept:
@@ -243,7 +254,7 @@ def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
         for i in kept:
             others = sorted(best_in_session[q.sessions[i]], reverse=True)
             other = others[1] if others[0] == score[i] and len(others) > 1 else (others[0] if others[0] != score[i] else 0)
-            near = max((score.get(j, 0.0) for j in (i - 1, i + 1)
+            near = max((score.get(j, 0.0) for j in (i + d for d in s.neighbours)
                         if 0 <= j < n and q.sessions[j] == q.sessions[i]), default=0.0)
             lifted[i] = score[i] + s.session_lift * other + s.neighbour_lift * near
         score = lifted
@@ -261,6 +272,24 @@ def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
         out.append(best[1])
         taken[q.sessions[best[1]]] += 1
     return out
+
+
+def fused_with_best_side(rows: list[dict], settings, weight: float) -> list[float]:
+    """``fused_evidence`` plus ``weight`` x the better of a candidate's two standings."""
+    from graphmem import _recall
+
+    sem = [r["semantic"] for r in rows if r["semanticRank"]]
+    lex = [r["lexical"] for r in rows if r["lexicalRank"]]
+    semantic = _recall._Side(sem, settings.semantic_spread) if sem else None
+    lexical = (_recall._Side(lex, max(1e-6, min(settings.lexical_spread, 0.3 * max(lex)))) if lex else None)
+    share = settings.semantic_share if semantic and lexical else (1.0 if semantic else 0.0)
+    out = []
+    for r in rows:
+        a = semantic.standing(r["semantic"], bool(r["semanticRank"])) if semantic else _recall._LOWEST
+        b = lexical.standing(r["lexical"], bool(r["lexicalRank"])) if lexical else _recall._LOWEST
+        out.append(share * a + (1 - share) * b + weight * max(a, b))
+    low, high = min(out), max(out)
+    return [(e - low) / (high - low) if high > low else 1.0 for e in out]
 
 
 def rank_baseline(q: Question, side: str, lexical: str = "english", k: int = 10) -> list[int]:
