@@ -113,9 +113,25 @@ class Question:
     sessions: list[str]
     visible: list[bool]
     semantic: list[float]  # Neo4j's cosine, (1 + cos) / 2
+    semantic_content: list[float]  # the same for the query's content words only (``content_words``)
     lexical: dict[str, list[float]]  # analyzer variant -> BM25 per turn
     evidence: list[str]  # turn ids (LoCoMo) or session ids (LongMemEval)
     bench_bm25: list[int]  # the benchmarks' own BM25 baseline ranking (visible turns)
+
+
+def content_words(query: str) -> str:
+    """The query without its function words (``QUESTION_STOP`` and Lucene's stop words), or
+    the query itself when nothing else is left."""
+    kept = [w for w in WORD.findall(query) if w.lower() not in QUESTION_STOP and w.lower() not in STOP]
+    return " ".join(kept) or query
+
+
+def _cosines(embedder, query: str, vectors: list[list[float]]) -> tuple[list[float], list[float]]:
+    out = []
+    for text in (query, content_words(query)):
+        qv = embedder.embed_query(text)
+        out.append([(1 + sum(a * b for a, b in zip(qv, v))) / 2 for v in vectors])
+    return out[0], out[1]
 
 
 def _embed(embedder, texts: list[str]) -> list[list[float]]:
@@ -149,10 +165,9 @@ def load_locomo(path: Path, embedder) -> list[Question]:
             evidence = locomo.evidence_of(q, ids)
             if not evidence or int(q["category"]) not in (1, 2, 3, 4):
                 continue
-            qv = embedder.embed_query(str(q["question"]))
-            semantic = [(1 + sum(a * b for a, b in zip(qv, v))) / 2 for v in vectors]
+            semantic, content = _cosines(embedder, str(q["question"]), vectors)
             out.append(Question("locomo", str(q["category"]), str(q["question"]), [t[0] for t in turns],
-                                [t[1] for t in turns], [True] * len(turns), semantic,
+                                [t[1] for t in turns], [True] * len(turns), semantic, content,
                                 lexical_variants(texts, str(q["question"])), evidence,
                                 BM25(texts).rank(str(q["question"]))[:10]))
     return out
@@ -170,10 +185,9 @@ def load_lme(path: Path, embedder) -> list[Question]:
         texts = [t[2] for t in turns]
         vectors = _embed(embedder, texts)
         vis = [i for i, t in enumerate(turns) if t[1]]
-        qv = embedder.embed_query(q["question"])
-        semantic = [(1 + sum(a * b for a, b in zip(qv, v))) / 2 for v in vectors]
+        semantic, content = _cosines(embedder, q["question"], vectors)
         out.append(Question("lme", q["question_type"], q["question"], [str(i) for i in range(len(turns))],
-                            [t[0] for t in turns], [t[1] for t in turns], semantic,
+                            [t[0] for t in turns], [t[1] for t in turns], semantic, content,
                             lexical_variants(texts, q["question"]), list(q["answer_session_ids"]),
                             [vis[i] for i in BM25([texts[i] for i in vis]).rank(q["question"])[:10]]))
     return out
@@ -198,6 +212,8 @@ class Setup:
     steps recall does not have (0 = off)."""
 
     lexical: str = "english"
+    content_query: bool = False  # embed only the query's content words (step A2)
+    lowest: float = -2.0  # standing of a candidate a side did not return (graphmem's _LOWEST)
     semantic_share: float = 0.7
     semantic_spread: float = 0.05
     lexical_spread: float = 0.5
@@ -215,14 +231,20 @@ class Setup:
     best_side: float = 0.0  # + this x the better of the two standings (either side's standout counts)
 
 
+# steps A-E of docs/recall-generalisation.md, fitted on LoCoMo dev3 and LongMemEval dev60 together
+PROPOSED = Setup(lexical="english+qstop", content_query=True, lowest=-3.0, semantic_share=0.65,
+                 session_penalty=0.08, neighbour_lift=0.4)
+
+
 def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
     """Indexes of the top ``k`` turns as graphmem would rank them under ``s``."""
     from graphmem import _recall
 
     n = len(q.turn_ids)
     lex = q.lexical[s.lexical]
+    cosine = q.semantic_content if s.content_query else q.semantic
     vis = [i for i in range(n) if q.visible[i]]
-    sem_rank = sorted(vis, key=lambda i: (-q.semantic[i], i))[:s.semantic_fetch]
+    sem_rank = sorted(vis, key=lambda i: (-cosine[i], i))[:s.semantic_fetch]
     lex_rank = [i for i in sorted(vis, key=lambda i: (-lex[i], i)) if lex[i] > 0][:s.lexical_fetch]
     srank = {i: r + 1 for r, i in enumerate(sem_rank)}
     lrank = {i: r + 1 for r, i in enumerate(lex_rank)}
@@ -240,11 +262,16 @@ def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
                 if 0 <= j < n and q.visible[j] and q.sessions[j] == q.sessions[i]:
                     graph[j] = max(graph.get(j, 0.0), min(1.0, rrf[i] / (2 / 61)))
         kept += [j for j in sorted(graph) if j not in kept]
-    rows = [{"semantic": q.semantic[i], "lexical": lex[i] if i in lrank else None,
+    rows = [{"semantic": cosine[i], "lexical": lex[i] if i in lrank else None,
              "semanticRank": srank.get(i), "lexicalRank": lrank.get(i)} for i in kept]
     settings = _recall.RecallSettings(semantic_share=s.semantic_share, semantic_spread=s.semantic_spread,
                                       lexical_spread=s.lexical_spread)
-    fused = _recall.fused_evidence(rows, settings) if not s.best_side else fused_with_best_side(rows, settings, s.best_side)
+    saved, _recall._LOWEST = _recall._LOWEST, s.lowest
+    try:
+        fused = (_recall.fused_evidence(rows, settings) if not s.best_side
+                 else fused_with_best_side(rows, settings, s.best_side))
+    finally:
+        _recall._LOWEST = saved
     score = {i: f + s.next_edges * graph.get(i, 0.0) / 0.6 for i, f in zip(kept, fused)}
     if s.session_lift or s.neighbour_lift:
         best_in_session: dict[str, list[float]] = {}
@@ -331,6 +358,7 @@ def main(argv: list[str] | None = None) -> int:
         print(name, "BM25 (Lucene english)", table(questions, lambda q: rank_baseline(q, "bm25")))
         print(name, "dense", table(questions, lambda q: rank_baseline(q, "dense")))
         print(name, "graphmem", table(questions, lambda q: replay(q, Setup())))
+        print(name, "graphmem, steps A-E", table(questions, lambda q: replay(q, PROPOSED)))
     return 0
 
 
