@@ -228,7 +228,17 @@ class Setup:
     rrf_only: bool = False
     next_edges: float = 0.0  # weight of the graph part when turns are linked to their neighbours
     expand_from: int = 5
+    named_share: float = 0.0  # semantic_share for queries that name someone (capitalised word inside), 0 = off
     best_side: float = 0.0  # + this x the better of the two standings (either side's standout counts)
+
+
+_NAME = re.compile(r"(?<!^)(?<![.?!] )\b[A-Z][a-z]+")
+
+
+def names_someone(query: str) -> bool:
+    """Whether a capitalised word stands inside the query (not first in a sentence; "I" is
+    not a name): a person, place or product the full-text side can match exactly."""
+    return any(w != "I" for w in _NAME.findall(query))
 
 
 # steps A-E of docs/recall-generalisation.md, fitted on LoCoMo dev3 and LongMemEval dev60 together
@@ -264,7 +274,8 @@ def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
         kept += [j for j in sorted(graph) if j not in kept]
     rows = [{"semantic": cosine[i], "lexical": lex[i] if i in lrank else None,
              "semanticRank": srank.get(i), "lexicalRank": lrank.get(i)} for i in kept]
-    settings = _recall.RecallSettings(semantic_share=s.semantic_share, semantic_spread=s.semantic_spread,
+    share = s.named_share if s.named_share and names_someone(q.text) else s.semantic_share
+    settings = _recall.RecallSettings(semantic_share=share, semantic_spread=s.semantic_spread,
                                       lexical_spread=s.lexical_spread)
     saved, _recall._LOWEST = _recall._LOWEST, s.lowest
     try:
