@@ -5,7 +5,7 @@
 PYTHON ?= python3
 # each on a freshly started Neo4j of its own (unless NEO4J_URI is set): one benchmark's data,
 # or its erased documents still counted in Lucene's term statistics, cannot shift another's
-BENCHES := recall write longmemeval graphiti_compare
+BENCHES := recall write longmemeval locomo graphiti_compare
 VENV ?= .venv
 PY := $(VENV)/bin/python
 GRAPHMEM := $(VENV)/bin/graphmem

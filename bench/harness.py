@@ -109,3 +109,23 @@ def plot(name: str, title: str, xlabel: str, ylabel: str, series: dict[str, tupl
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+class Recorder:
+    """For offline study of recall's scoring (the benchmarks' ``--record``): keeps the
+    candidate rows each recall scored, by wrapping graphmem's scoring function for the run."""
+
+    def __init__(self) -> None:
+        from graphmem import _recall
+
+        self.original, self.rows = _recall.score, None
+
+        def keep(rows, **kwargs):
+            self.rows = [dict(r) for r in rows]
+            return self.original(rows, **kwargs)
+
+        _recall.score = keep
+
+    def take(self) -> list[dict] | None:
+        rows, self.rows = self.rows, None
+        return rows

@@ -24,11 +24,11 @@ import argparse
 import json
 import math
 import os
-import re
+import pickle
 import sys
 import time
 import uuid
-from collections import Counter, defaultdict
+from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -36,55 +36,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from graphmem import MAX_TEXT_LENGTH, Memory, WordLlamaEmbedder  # noqa: E402
 import harness  # noqa: E402
+from baselines import BM25, dense_rank  # noqa: E402
 
 DATA = Path(os.environ.get("GRAPHMEM_LONGMEMEVAL") or Path(__file__).resolve().parents[2] / "shared" / "data"
             / "longmemeval" / "longmemeval_s_dev60.json")  # ../shared/data next to the repository
 K = 10
 ABSTENTION = "abstention (not scored)"
 EVERY = "all questions, abstention included"
-# Lucene's English stop words (what the full-text index drops), so BM25 sees the same words.
-STOP = set("a an and are as at be but by for if in into is it no not of on or such that the their then there "
-           "these they this to was will with".split())
-WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def when(text: str) -> datetime:
     return datetime.strptime(text, "%Y/%m/%d (%a) %H:%M").replace(tzinfo=timezone.utc)
-
-
-def words(text: str) -> list[str]:
-    return [w for w in (t.lower() for t in WORD.findall(text)) if w not in STOP]
-
-
-class BM25:
-    """Okapi BM25 (k1 = 1.2, b = 0.75) over a list of documents."""
-
-    def __init__(self, docs: list[str], k1: float = 1.2, b: float = 0.75) -> None:
-        self.docs = [Counter(words(d)) for d in docs]
-        self.lengths = [sum(d.values()) for d in self.docs]
-        self.avg = sum(self.lengths) / max(1, len(self.lengths))
-        df = Counter(w for d in self.docs for w in d)
-        n = len(self.docs)
-        self.idf = {w: math.log(1 + (n - f + 0.5) / (f + 0.5)) for w, f in df.items()}
-        self.k1, self.b = k1, b
-
-    def rank(self, query: str) -> list[int]:
-        terms = [w for w in set(words(query)) if w in self.idf]
-        scores = []
-        for i, (doc, length) in enumerate(zip(self.docs, self.lengths)):
-            s = 0.0
-            for w in terms:
-                tf = doc.get(w, 0)
-                if tf:
-                    s += self.idf[w] * tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * length / self.avg))
-            scores.append((-s, i))
-        return [i for _, i in sorted(scores)]
-
-
-def dense_rank(query_vec: list[float], vectors: list[list[float]]) -> list[int]:
-    def cos(v):
-        return sum(a * b for a, b in zip(query_vec, v))
-    return [i for _, i in sorted((-cos(v), i) for i, v in enumerate(vectors))]
 
 
 def sessions_of(ranked_sessions: list[str], k: int) -> list[str]:
@@ -107,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(DATA))
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions (0 = all)")
+    parser.add_argument("--record", default="", help="pickle every question's turns, rankings and recall candidates here")
     args = parser.parse_args(argv)
     path = Path(args.data)
     if not path.is_file():
@@ -116,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         questions = questions[:args.limit]
     uri, auth = harness.neo4j_auth()
     embedder = WordLlamaEmbedder()
+    recorder = harness.Recorder() if args.record else None
+    record: list[dict] = []
     results: dict[str, dict[str, list[dict[str, float]]]] = defaultdict(lambda: defaultdict(list))
     run = uuid.uuid4().hex[:8]
     started = time.perf_counter()
@@ -135,16 +100,21 @@ def main(argv: list[str] | None = None) -> int:
             if n == 1:
                 memory.setup()
             t0 = time.perf_counter()
+            episodes: list[str] = []
             for sid, date, session in zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"]):
                 msgs = [{"role": t["role"], "content": t["content"][:MAX_TEXT_LENGTH]} for t in session if t["content"].strip()]
                 if msgs:
-                    memory.ingest(msgs, scope="lme", llm=None, session_id=sid, occurred_at=when(date))
+                    episodes += memory.ingest(msgs, scope="lme", llm=None, session_id=sid, occurred_at=when(date)).episodes
             ingest_seconds += time.perf_counter() - t0
             t0 = time.perf_counter()
             hits = memory.recall(q["question"], scope="lme", k=K, valid_at=asked, kinds=["episode"])
             this_ms = (time.perf_counter() - t0) * 1000
             recall_ms += this_ms
             ours = [h.record.session_id for h in hits]
+            if recorder:
+                record.append({"question_id": q["question_id"], "kind": q["question_type"], "question": q["question"],
+                               "evidence": sorted(evidence), "graphmem": [h.record.id for h in hits],
+                               "episodes": episodes, "rows": recorder.take()})
             memory.erase(scope="lme")
         # LongMemEval scores retrieval without its abstention questions: nothing answers them
         kind = ABSTENTION if q["question_id"].endswith("_abs") else q["question_type"]
@@ -155,6 +125,9 @@ def main(argv: list[str] | None = None) -> int:
               f"BM25 {results['BM25'][kind][-1]['ndcg@10']:.3f} dense {results['dense'][kind][-1]['ndcg@10']:.3f} "
               f"(recall {this_ms:.0f} ms)",
               flush=True)
+    if args.record:
+        with open(args.record, "wb") as f:
+            pickle.dump(record, f)
     kinds = sorted(k for k in results["graphmem"] if k != ABSTENTION)
     extra = [ABSTENTION, EVERY] if ABSTENTION in results["graphmem"] else []
     metrics = ["recall@5", "recall@10", "all@10", "ndcg@10"]

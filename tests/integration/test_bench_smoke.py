@@ -107,3 +107,37 @@ def test_graphiti_comparison_smoke(neo4j, schema, tmp_path, driver):
     group = re.search(r"Graphiti group (bench_[0-9a-f]+)", done.stderr).group(1)
     records, _, _ = driver.execute_query("MATCH (n {group_id: $group}) RETURN count(n) AS n", {"group": group})
     assert records[0]["n"] == 0  # this run's Graphiti nodes and edges are gone
+
+
+def test_locomo_benchmark_smoke(neo4j, schema, tmp_path):
+    """Four questions of the first LoCoMo conversation, read from ../shared/data (never a
+    copy in the repository; GRAPHMEM_LOCOMO points elsewhere): all 419 turns stored, the
+    questions recalled and scored for graphmem and both baselines, the table written."""
+    data = Path(os.environ.get("GRAPHMEM_LOCOMO") or ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev3.json")
+    assert data.is_file(), f"LoCoMo dev data expected at {data}"
+    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
+               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "locomo.py"), "--data", str(data),
+                           "--conversations", "1", "--limit", "4"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    table = (tmp_path / "locomo.md").read_text()
+    assert "1 conversations, 419 turns, 4 questions recalled" in table
+    for system in ("graphmem", "BM25", "dense", "BM25+dense RRF"):
+        assert f"| overall (categories 1-4) | {system} | 4 |" in table
+    # the first question's evidence is one turn that all three find (its session's words and meaning)
+    assert "| 2 temporal | graphmem | 2 |" in table
+    graphmem = next(line for line in table.splitlines() if line.startswith("| overall (categories 1-4) | graphmem |"))
+    assert float(graphmem.split("|")[6]) > 0  # recall@10: something was found
+    assert neo4j.password not in table + done.stdout + done.stderr
+
+
+def test_locomo_turn_text_appends_the_image_caption():
+    sys.path.insert(0, str(ROOT / "bench"))
+    import locomo
+
+    turn = {"speaker": "Caroline", "dia_id": "D1:5", "text": "Look at this!", "blip_caption": "a photo of a dog"}
+    assert locomo.turn_text(turn) == "Caroline: Look at this! and shared a photo of a dog."
+    assert locomo.turn_text({"speaker": "Mel", "text": "Hi"}) == "Mel: Hi"
+    assert locomo.evidence_of({"evidence": ["D8:6; D9:17", "D1:1"]}, {"D8:6", "D1:1"}) == ["D8:6", "D1:1"]
+    assert locomo.when("1:56 pm on 8 May, 2023").isoformat() == "2023-05-08T13:56:00+00:00"

@@ -1,0 +1,205 @@
+"""Retrieval quality without an LLM on LoCoMo (3-conversation dev subset): graphmem's fused
+recall against BM25 and dense-only search over the same turns (same embedder), and their
+reciprocal rank fusion, computed in the same run.
+
+Every turn of a conversation is stored as an episode, its text "speaker: text" with the
+caption of a shared image appended as LoCoMo's own scripts append it (" and shared <BLIP
+caption>."), one ``ingest(llm=None)`` per session with the session's id and date. Each
+conversation is a tenant of its own, erased after its questions. Every question is recalled
+with ``recall(question, k=10, kinds=["episode"])`` and scored at turn level against its
+evidence turns (``dia_id``): evidence recall@1/5/10 (share of the evidence turns in the top
+k), all-evidence@10, MRR@10 (reciprocal rank of the first evidence turn in the top 10, else
+0) and session recall@10 (share of the evidence sessions among the sessions of the top 10).
+
+Categories 1-4 (multi-hop, temporal, open-domain, single-hop) are scored and make
+"overall"; category 5 (adversarial: the conversation never says the answer, its "evidence"
+is the turn that comes closest) is reported on a row of its own and left out of overall.
+Questions without an evidence turn that exists are left out (2 in dev3).
+
+    python bench/locomo.py [--data PATH] [--limit N] [--conversations N]   (or GRAPHMEM_LOCOMO=PATH)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import re
+import sys
+import time
+import uuid
+from collections import defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from graphmem import MAX_TEXT_LENGTH, Memory, WordLlamaEmbedder  # noqa: E402
+import harness  # noqa: E402
+from baselines import BM25, dense_rank, rrf  # noqa: E402
+
+DATA = Path(os.environ.get("GRAPHMEM_LOCOMO") or Path(__file__).resolve().parents[2] / "shared" / "data"
+            / "locomo" / "locomo_dev3.json")  # ../shared/data next to the repository
+K = 10
+CATEGORIES = {1: "1 multi-hop", 2: "2 temporal", 3: "3 open-domain", 4: "4 single-hop", 5: "5 adversarial (not scored)"}
+SCORED = (1, 2, 3, 4)
+SYSTEMS = ("graphmem", "BM25", "dense", "BM25+dense RRF")
+METRICS = ["recall@1", "recall@5", "recall@10", "all@10", "mrr@10", "session recall@10"]
+DIA = re.compile(r"D\d+:\d+")
+
+
+def when(text: str) -> datetime:
+    """A LoCoMo session date ("1:56 pm on 8 May, 2023") in UTC."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
+
+
+def session_of(dia_id: str) -> str:
+    return dia_id.split(":", 1)[0]
+
+
+def turn_text(turn: dict) -> str:
+    text = f"{turn['speaker']}: {turn['text']}"
+    if turn.get("blip_caption"):
+        text += f" and shared {turn['blip_caption']}."
+    return text[:MAX_TEXT_LENGTH]
+
+
+def sessions(conversation: dict) -> list[tuple[int, datetime, list[dict]]]:
+    """(number, date, turns) of each session, in order."""
+    numbers = sorted(int(m.group(1)) for key in conversation if (m := re.fullmatch(r"session_(\d+)", key)))
+    return [(n, when(conversation[f"session_{n}_date_time"]), conversation[f"session_{n}"])
+            for n in numbers if conversation[f"session_{n}"]]
+
+
+def evidence_of(question: dict, turn_ids: set[str]) -> list[str]:
+    """The question's evidence turns that exist (some are written "D8:6; D9:17")."""
+    found = DIA.findall(" ".join(str(e) for e in question.get("evidence") or []))
+    return list(dict.fromkeys(e for e in found if e in turn_ids))
+
+
+def scores(ranked: list[str], evidence: list[str]) -> dict[str, float]:
+    """Turn-level scores of a ranking of dia_ids (only its top 10 count)."""
+    top = ranked[:K]
+    wanted = set(evidence)
+    first = next((i for i, t in enumerate(top) if t in wanted), None)
+    want_sessions = {session_of(e) for e in evidence}
+    got_sessions = {session_of(t) for t in top}
+    return {
+        "recall@1": len(set(top[:1]) & wanted) / len(wanted),
+        "recall@5": len(set(top[:5]) & wanted) / len(wanted),
+        "recall@10": len(set(top) & wanted) / len(wanted),
+        "all@10": float(wanted <= set(top)),
+        "mrr@10": 0.0 if first is None else 1.0 / (first + 1),
+        "session recall@10": len(want_sessions & got_sessions) / len(want_sessions),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=str(DATA))
+    parser.add_argument("--limit", type=int, default=0, help="only the first N questions of each conversation (0 = all)")
+    parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations (0 = all)")
+    parser.add_argument("--record", default="", help="pickle every question's turns, rankings and recall candidates here")
+    args = parser.parse_args(argv)
+    path = Path(args.data)
+    if not path.is_file():
+        raise SystemExit(f"LoCoMo data not found at {path} (see ../shared/data/locomo/README.md)")
+    samples = json.loads(path.read_text())
+    if args.conversations:
+        samples = samples[:args.conversations]
+    uri, auth = harness.neo4j_auth()
+    embedder = WordLlamaEmbedder()
+    recorder = harness.Recorder() if args.record else None
+    record: list[dict] = []
+    results: dict[str, dict[int, list[dict[str, float]]]] = defaultdict(lambda: defaultdict(list))
+    run = uuid.uuid4().hex[:8]
+    started = time.perf_counter()
+    ingest_seconds = recall_ms = 0.0
+    asked = skipped = turns_total = 0
+    for c, sample in enumerate(samples, 1):
+        conversation = sample["conversation"]
+        parts = sessions(conversation)
+        turns = [(turn["dia_id"], f"session_{n}", date, turn_text(turn)) for n, date, session in parts for turn in session]
+        turns_total += len(turns)
+        turn_ids = {t[0] for t in turns}
+        texts = [t[3] for t in turns]
+        bm25 = BM25(texts)
+        vectors = embedder.embed_documents(texts)
+        questions = sample["qa"][:args.limit] if args.limit else sample["qa"]
+        tenant = f"locomo-{run}-{c}"
+        with Memory(uri, auth, tenant=tenant, embedder=embedder) as memory:
+            if c == 1:
+                memory.setup()
+            t0 = time.perf_counter()
+            episode_turn: dict[str, str] = {}
+            for n, date, session in parts:
+                done = memory.ingest([{"role": "user", "content": turn_text(t)} for t in session], scope="locomo",
+                                     llm=None, session_id=f"{sample['sample_id']}/session_{n}", occurred_at=date)
+                episode_turn.update(zip(done.episodes, (t["dia_id"] for t in session)))
+            ingest_seconds += time.perf_counter() - t0
+            for q in questions:
+                evidence = evidence_of(q, turn_ids)
+                category = int(q["category"])
+                if not evidence or category not in CATEGORIES:
+                    skipped += 1
+                    continue
+                asked += 1
+                question = str(q["question"])
+                t0 = time.perf_counter()
+                hits = memory.recall(question, scope="locomo", k=K, kinds=["episode"])
+                this_ms = (time.perf_counter() - t0) * 1000
+                recall_ms += this_ms
+                ours = [episode_turn.get(h.record.id, "?") for h in hits]
+                by_bm25 = bm25.rank(question)
+                by_dense = dense_rank(embedder.embed_query(question), vectors)
+                ranked = {"graphmem": ours, "BM25": [turns[i][0] for i in by_bm25],
+                          "dense": [turns[i][0] for i in by_dense],
+                          "BM25+dense RRF": [turns[i][0] for i in rrf(by_bm25, by_dense)]}
+                for name in SYSTEMS:
+                    results[name][category].append(scores(ranked[name], evidence))
+                if recorder:
+                    record.append({"sample": sample["sample_id"], "question": question, "category": category,
+                                   "evidence": evidence, "graphmem": ours, "episode_turn": dict(episode_turn),
+                                   "rows": recorder.take()})
+                print(f"[{sample['sample_id']} {asked}] cat {category}: recall@10 graphmem "
+                      f"{results['graphmem'][category][-1]['recall@10']:.2f} BM25 {results['BM25'][category][-1]['recall@10']:.2f} "
+                      f"dense {results['dense'][category][-1]['recall@10']:.2f} (recall {this_ms:.0f} ms)", flush=True)
+            memory.erase(scope="locomo")
+    if args.record:
+        with open(args.record, "wb") as f:
+            pickle.dump(record, f)
+    rows = []
+    for label in [*(CATEGORIES[c] for c in SCORED), "overall (categories 1-4)", CATEGORIES[5]]:
+        for name in SYSTEMS:
+            per = results[name]
+            if label.startswith("overall"):
+                items = [s for c in SCORED for s in per[c]]
+            else:
+                items = per[next(c for c, v in CATEGORIES.items() if v == label)]
+            if items:  # (--limit may leave a category without questions)
+                rows.append([label, name, len(items), *(sum(s[m] for s in items) / len(items) for m in METRICS)])
+    body = harness.table(["category", "system", "questions", *METRICS], [
+        [*r[:3], *(f"{v:.3f}" for v in r[3:])] for r in rows])
+
+    def verdict(label: str) -> str:  # on evidence recall@10, against BM25 and dense
+        col = 3 + METRICS.index("recall@10")
+        ours = next(r[col] for r in rows if r[0] == label and r[1] == "graphmem")
+        best = max(r[col] for r in rows if r[0] == label and r[1] in ("BM25", "dense"))
+        return "beats both" if ours > best + 1e-9 else ("ties the better" if abs(ours - best) <= 1e-9 else "LOSES")
+
+    labels = list(dict.fromkeys(r[0] for r in rows if r[0] != CATEGORIES[5]))
+    notes = (f"{len(samples)} conversations, {turns_total:,} turns, {asked} questions recalled ({skipped} without an "
+             f"evidence turn left out); categories 1-4 make overall, category 5 (adversarial) is not scored. "
+             f"Ingest {ingest_seconds:.0f} s in total, graphmem recall mean {recall_ms / max(1, asked):.0f} ms; run "
+             f"{time.perf_counter() - started:.0f} s. graphmem on evidence recall@10 against the better of BM25 and dense: "
+             + "; ".join(f"{label}: {verdict(label)}" for label in labels))
+    out = harness.write_result("locomo", "LoCoMo (dev 3 conversations): turn-level retrieval without an LLM", body, notes)
+    print(body)
+    print(notes)
+    print(f"written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
