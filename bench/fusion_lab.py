@@ -139,9 +139,9 @@ def _embed(embedder, texts: list[str]) -> list[list[float]]:
 
 
 def lexical_variants(texts: list[str], query: str) -> dict[str, list[float]]:
-    from graphmem import _recall
+    from graphmem import _fulltext
 
-    words = _recall._lucene_words(query) or ""
+    words = _fulltext.words(query, keep_function_words=True) or ""
     out = {}
     for name in ("english", "standard"):
         analyze = analyzer(name)
@@ -230,6 +230,7 @@ class Setup:
     expand_from: int = 5
     named_share: float = 0.0  # semantic_share for queries that name someone (capitalised word inside), 0 = off
     best_side: float = 0.0  # + this x the better of the two standings (either side's standout counts)
+    min_relevance: float = -1.0  # recall's relevance floor (a word match, or a plain cosine at least this)
 
 
 _NAME = re.compile(r"(?<!^)(?<![.?!] )\b[A-Z][a-z]+")
@@ -248,7 +249,7 @@ PROPOSED = Setup(lexical="english+qstop", content_query=True, lowest=-3.0, seman
 
 def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
     """Indexes of the top ``k`` turns as graphmem would rank them under ``s``."""
-    from graphmem import _recall
+    from graphmem import _fusion, _recall
 
     n = len(q.turn_ids)
     lex = q.lexical[s.lexical]
@@ -263,6 +264,7 @@ def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
     direct = sorted(cands, key=lambda i: (-rrf[i], i))
     kept = [i for r, i in enumerate(direct) if r < s.keep or srank.get(i, 99) <= s.shortlist
             or lrank.get(i, 99) <= s.shortlist]
+    kept = [i for i in kept if i in lrank or 2 * cosine[i] - 1 >= s.min_relevance]
     if s.rrf_only:
         return kept[:k]
     graph: dict[int, float] = {}
@@ -277,12 +279,12 @@ def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
     share = s.named_share if s.named_share and names_someone(q.text) else s.semantic_share
     settings = _recall.RecallSettings(semantic_share=share, semantic_spread=s.semantic_spread,
                                       lexical_spread=s.lexical_spread)
-    saved, _recall._LOWEST = _recall._LOWEST, s.lowest
+    saved, _fusion._LOWEST = _fusion._LOWEST, s.lowest
     try:
-        fused = (_recall.fused_evidence(rows, settings) if not s.best_side
+        fused = (_fusion.fused_evidence(rows, settings) if not s.best_side
                  else fused_with_best_side(rows, settings, s.best_side))
     finally:
-        _recall._LOWEST = saved
+        _fusion._LOWEST = saved
     score = {i: f + s.next_edges * graph.get(i, 0.0) / 0.6 for i, f in zip(kept, fused)}
     if s.session_lift or s.neighbour_lift:
         best_in_session: dict[str, list[float]] = {}
@@ -314,17 +316,17 @@ def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
 
 def fused_with_best_side(rows: list[dict], settings, weight: float) -> list[float]:
     """``fused_evidence`` plus ``weight`` x the better of a candidate's two standings."""
-    from graphmem import _recall
+    from graphmem import _fusion, _recall
 
     sem = [r["semantic"] for r in rows if r["semanticRank"]]
     lex = [r["lexical"] for r in rows if r["lexicalRank"]]
-    semantic = _recall._Side(sem, settings.semantic_spread) if sem else None
-    lexical = (_recall._Side(lex, max(1e-6, min(settings.lexical_spread, 0.3 * max(lex)))) if lex else None)
+    semantic = _fusion._Side(sem, settings.semantic_spread) if sem else None
+    lexical = (_fusion._Side(lex, max(1e-6, min(settings.lexical_spread, 0.3 * max(lex)))) if lex else None)
     share = settings.semantic_share if semantic and lexical else (1.0 if semantic else 0.0)
     out = []
     for r in rows:
-        a = semantic.standing(r["semantic"], bool(r["semanticRank"])) if semantic else _recall._LOWEST
-        b = lexical.standing(r["lexical"], bool(r["lexicalRank"])) if lexical else _recall._LOWEST
+        a = semantic.standing(r["semantic"], bool(r["semanticRank"])) if semantic else _fusion._LOWEST
+        b = lexical.standing(r["lexical"], bool(r["lexicalRank"])) if lexical else _fusion._LOWEST
         out.append(share * a + (1 - share) * b + weight * max(a, b))
     low, high = min(out), max(out)
     return [(e - low) / (high - low) if high > low else 1.0 for e in out]

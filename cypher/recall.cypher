@@ -143,6 +143,7 @@ RETURN inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign,
             WHEN $vector IS NOT NULL AND p.embedding IS NOT NULL
             THEN vector.similarity.cosine(p.embedding, $vector) END AS semantic,
        d.lexical AS lexical, d.semanticRank AS semanticRank,
+       CASE WHEN m:Episode THEN [(m)-[:NEXT]-(turn) | turn.id] ELSE [] END AS neighbours,
        d.lexicalRank AS lexicalRank, coalesce(e.via, 0.0) AS graph,
        CASE WHEN m:Insight THEN [(m)-[:CITES]->(c)
             WHERE 'Memory' IN labels(c) AND c.tenant = $tenant AND c.scope IN $chain AND c.status IN $statuses AND c.sensitivity IN $sensitivities

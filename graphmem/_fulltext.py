@@ -11,6 +11,22 @@ from . import _dates, _scopes
 _WORD = re.compile(r"\w+", re.UNICODE)
 _LUCENE_WORDS = 64
 
+# Words that carry no topic in a question (question words, auxiliaries, pronouns,
+# quantifiers): left out of the full-text query and, for bag-of-words embedders, of the
+# text embedded for the question (docs/recall-generalisation.md, step A).
+FUNCTION_WORDS = frozenset("""
+what whats which who whom whose when where why how did do does done doing have has had having
+was were been being am i me my mine myself you your yours yourself he him his himself she her hers
+herself we us our ours ourselves they them their theirs themselves its itself would could should
+can may might must shall about from up down out over under again further once here there all any
+both each few more most other some so than too very just also only own same s t d ll m re ve
+ever kind kinds type types like get got give gave go went going make made know tell told say said
+much many lot something anything thing things one ones time times
+""".split())
+# Lucene's English stop words (the full-text index's analyzer drops them too)
+_STOP_WORDS = frozenset("a an and are as at be but by for if in into is it no not of on or such that the their "
+                        "then there these they this to was will with".split())
+
 
 def lucene_query(query: str, tenant: str | None, chain: Sequence[str]) -> str | None:
     """A Lucene query for the full-text index: the query's words (lower-cased, so no
@@ -21,12 +37,23 @@ def lucene_query(query: str, tenant: str | None, chain: Sequence[str]) -> str | 
     return lucene(words(query), tenant, chain)
 
 
-def words(query: str) -> str | None:
-    """The words of ``query`` that the full-text index is asked for, or None."""
+def words(query: str, *, keep_function_words: bool = False) -> str | None:
+    """The words of ``query`` that the full-text index is asked for (without time
+    expressions and, unless nothing else is left, without function words), or None."""
     for start, end, _ in reversed(_dates.mentions(query, datetime.now(timezone.utc), timezone.utc)):
         query = query[:start] + " " + query[end:]
     found = [w.lower() for w in _WORD.findall(query)][:_LUCENE_WORDS]
+    if not keep_function_words:
+        found = [w for w in found if w not in FUNCTION_WORDS] or found
     return " ".join(found) or None
+
+
+def content_words(query: str) -> str:
+    """The question without function and stop words, for a bag-of-words embedder (whose
+    vector is an average over words: "what did I ..." would pull every question alike); the
+    question itself when nothing else is left."""
+    kept = [w for w in _WORD.findall(query) if w.lower() not in FUNCTION_WORDS and w.lower() not in _STOP_WORDS]
+    return " ".join(kept) or query
 
 
 def lucene(found: str | None, tenant: str | None, chain: Sequence[str]) -> str | None:

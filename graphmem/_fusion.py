@@ -33,6 +33,9 @@ class ScoreParts(BaseModel):
     recency: float = 0.0
     importance: float = 0.0
     trust: float = 0.0
+    neighbour: float = 0.0
+    """The best ``fused`` score among the turns next to this one in its conversation that
+    are candidates too (a turn is often the answer to the one before it)."""
     relevance: float = 0.0
     """Absolute relevance to the question (not rescaled per query): 1.0 for a full-text match
     of a question word, otherwise the plain cosine similarity; compared with
@@ -64,7 +67,7 @@ def _moment(record: Record) -> datetime:
 # (docs/design-notes.md#recall-lexical-floor)
 _SMALL_SCORES = 0.3
 _LEAST_SPREAD = 1e-6
-_LOWEST = -2.0  # standard deviations: a candidate missing from a side counts as this far below it
+_LOWEST = -3.0  # standard deviations: a candidate missing from a side counts as this far below it
 # no side's standout counts for more than this (docs/design-notes.md#recall-standout-cap)
 _HIGHEST = 5.0
 
@@ -151,8 +154,11 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
     w = settings.weights
     half_life = settings.half_life.total_seconds()
     results = []
-    for row, fused in zip(rows, fused_evidence(rows, settings)):
+    fused_scores = fused_evidence(rows, settings)
+    by_id = {row["node"]["id"]: f for row, f in zip(rows, fused_scores)}
+    for row, fused in zip(rows, fused_scores):
         record = to_record(row["node"])
+        neighbour = max((by_id.get(n, 0.0) for n in row.get("neighbours") or ()), default=0.0)
         semantic = float(row["semantic"] or 0.0)
         lexical = float(row["lexical"] or 0.0) / best_lexical
         graph = min(1.0, float(row["graph"] or 0.0) / rrf_top)
@@ -161,9 +167,11 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
         trust = record.provenance.trust / Provenance.HUMAN_CORRECTION.trust
         # model_construct: every value is a float computed here, nothing to validate
         parts = ScoreParts.model_construct(semantic=semantic, lexical=lexical, fused=fused, graph=graph, recency=recency,
-                                           importance=record.importance, trust=trust, relevance=relevance(row))
+                                           importance=record.importance, trust=trust, neighbour=neighbour,
+                                           relevance=relevance(row))
         total = (w.fused * fused + w.semantic * semantic + w.lexical * lexical + w.graph * graph
-                 + w.recency * recency + w.importance * record.importance + w.trust * trust)
+                 + w.recency * recency + w.importance * record.importance + w.trust * trust
+                 + w.neighbour * neighbour)
         citations = tuple(to_record(c) for c in row.get("cites") or ())
         results.append(ScoredMemory.model_construct(
             record=record, score=total, parts=parts, citations=citations,

@@ -25,7 +25,8 @@ _NEIGHBOUR_COST = 2.0
 class RecallWeights:
     """How the parts add up to the final score (they need not sum to one). ``fused`` is the
     query-adaptive fusion of both sides' evidence; ``semantic`` and ``lexical`` can add the
-    raw scores on top (off by default: the fusion already weighs them)."""
+    raw scores on top (off by default: the fusion already weighs them); ``neighbour`` lifts
+    a conversation turn next to a turn that answers (docs/recall-generalisation.md, step E)."""
 
     fused: float = 0.60
     semantic: float = 0.0
@@ -34,6 +35,7 @@ class RecallWeights:
     recency: float = 0.10
     importance: float = 0.10
     trust: float = 0.05
+    neighbour: float = 0.24
 
 
 @dataclass(frozen=True)
@@ -50,9 +52,10 @@ class RecallSettings:
 
     ``min_relevance`` leaves out records that do not answer the question at all: a record
     is kept when it matches a word of the question in the full-text index or its plain
-    cosine similarity to the question is at least this (0.2 suits WordLlama, where
-    unrelated texts score about -0.1..0.15 and related ones 0.3 and up; another embedder
-    may want its own value; -1 keeps everything). Records reached through the graph are
+    cosine similarity to the question is at least this (0.15 suits WordLlama, where
+    unrelated texts score about -0.1..0.1 and related ones 0.3 and up, and drops no
+    evidence on LongMemEval or LoCoMo; another embedder may want its own value; -1 keeps
+    everything). Records reached through the graph are
     kept with the direct hits they were expanded from.
 
     The full-text query is narrowed to the visible scopes inside Lucene (their ``lexKey``
@@ -107,11 +110,11 @@ class RecallSettings:
     rrf_k: int = 60
     expand_from: int = 5
     expand_limit: int = 20
-    semantic_share: float = 0.7
+    semantic_share: float = 0.65
     semantic_spread: float = 0.05
     lexical_spread: float = 0.5
-    session_penalty: float = 0.05
-    min_relevance: float = 0.2
+    session_penalty: float = 0.08
+    min_relevance: float = 0.15
 
 
 def _is_number(value: Any) -> bool:

@@ -58,6 +58,8 @@ class AsyncEntitiesMixin(AsyncHost):
             created = await tx.run("episode_create", tenant=tenant, rows=[row], now=now)
             if windows:
                 await tx.run("episode_chunks_create", tenant=tenant, rows=windows, now=now)
+            if row["props"]["sessionId"] is not None:
+                await tx.run("episode_link_next", tenant=tenant, ids=[row["props"]["id"]])
             return record_of(Episode, created[0]["node"])
 
         return await self._run.write(work)

@@ -93,6 +93,9 @@ class AsyncIngestMixin(AsyncHost):
                 if any(w["episodeId"] in new for w in windows):
                     await tx.run("episode_chunks_create", tenant=tenant, now=now,
                                  rows=[w for w in windows if w["episodeId"] in new])
+                if session_id is not None:
+                    in_order = sorted(fresh, key=lambda e: (e["props"]["occurredAt"], ids.index(e["props"]["id"])))
+                    await tx.run("episode_link_next", tenant=tenant, ids=[e["props"]["id"] for e in in_order])
             return [record_of(Episode, seen[rid]) for rid in ids]
 
         stored = await self._run.write(store)

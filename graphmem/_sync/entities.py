@@ -60,6 +60,8 @@ class EntitiesMixin(Host):
             created = tx.run("episode_create", tenant=tenant, rows=[row], now=now)
             if windows:
                 tx.run("episode_chunks_create", tenant=tenant, rows=windows, now=now)
+            if row["props"]["sessionId"] is not None:
+                tx.run("episode_link_next", tenant=tenant, ids=[row["props"]["id"]])
             return record_of(Episode, created[0]["node"])
 
         return self._run.write(work)

@@ -95,6 +95,9 @@ class IngestMixin(Host):
                 if any(w["episodeId"] in new for w in windows):
                     tx.run("episode_chunks_create", tenant=tenant, now=now,
                                  rows=[w for w in windows if w["episodeId"] in new])
+                if session_id is not None:
+                    in_order = sorted(fresh, key=lambda e: (e["props"]["occurredAt"], ids.index(e["props"]["id"])))
+                    tx.run("episode_link_next", tenant=tenant, ids=[e["props"]["id"] for e in in_order])
             return [record_of(Episode, seen[rid]) for rid in ids]
 
         stored = self._run.write(store)

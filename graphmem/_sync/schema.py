@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _templates
+from .. import _fulltext, _templates
 from .. import _validate as check
 from .._errors import InvalidInputError, SchemaError
 from .._vectors import Vector
@@ -70,7 +70,11 @@ class SchemaMixin(Host):
             rows[i]["props"]["embedding"] = check.embedding(vector, fields[i], dimension)
 
     def _query_vector(self, text: str) -> Vector | None:
-        """The embedding of a question, or None without an embedder."""
-        if self._core.embedder is None:
+        """The embedding of a question, or None without an embedder. A bag-of-words embedder
+        (``bag_of_words = True``, as WordLlama) is given the question's content words only."""
+        embedder = self._core.embedder
+        if embedder is None:
             return None
-        return check.embedding(self._core.embedder.embed_query(text), "embedder output", None)
+        if getattr(embedder, "bag_of_words", False):
+            text = _fulltext.content_words(text)
+        return check.embedding(embedder.embed_query(text), "embedder output", None)
