@@ -264,7 +264,6 @@ def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
     direct = sorted(cands, key=lambda i: (-rrf[i], i))
     kept = [i for r, i in enumerate(direct) if r < s.keep or srank.get(i, 99) <= s.shortlist
             or lrank.get(i, 99) <= s.shortlist]
-    kept = [i for i in kept if i in lrank or 2 * cosine[i] - 1 >= s.min_relevance]
     if s.rrf_only:
         return kept[:k]
     graph: dict[int, float] = {}
@@ -301,6 +300,8 @@ def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
     # final score 0.6 x fused (recency, importance and trust are the same for every turn here),
     # then the session spread, best first
     order = sorted(kept, key=lambda i: (-score[i], i))
+    # recall's relevance floor removes what neither matches a word nor comes near in meaning
+    order = [i for i in order if i in lrank or 2 * cosine[i] - 1 >= s.min_relevance]
     if s.session_penalty <= 0:
         return order[:k]
     taken: Counter = Counter()

@@ -131,13 +131,13 @@ def relevance(row: dict[str, Any]) -> float:
 
 
 def relevant(rows: list[dict[str, Any]], min_relevance: float) -> list[dict[str, Any]]:
-    """The candidates at or above ``min_relevance``; records reached only through the graph
-    stay when a direct hit does (they were expanded from the best hits)."""
+    """The candidates at or above ``min_relevance``; records reached through the graph stay
+    when a direct hit does (they were expanded from the best hits)."""
     direct = [r for r in rows if r["semanticRank"] is not None or r["lexicalRank"] is not None]
-    kept = [r for r in direct if relevance(r) >= min_relevance]
-    if not kept:
+    if not any(relevance(r) >= min_relevance for r in direct):
         return []
-    return [r for r in rows if r in kept or (r["semanticRank"] is None and r["lexicalRank"] is None)]
+    return [r for r in rows if relevance(r) >= min_relevance or (r["graph"] or 0.0) > 0
+            or (r["semanticRank"] is None and r["lexicalRank"] is None)]
 
 
 def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings, k: int,
@@ -145,18 +145,21 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
     """Turn the template's candidate rows into ranked ``ScoredMemory`` results, leaving out
     what is not relevant (``min_relevance``, default ``settings.min_relevance``)."""
     rows = [r for r in rows if r.get("node") is not None]
-    floor = settings.min_relevance if min_relevance is None else min_relevance
-    rows = relevant(rows, floor)
     if not rows:
         return []
+    floor = settings.min_relevance if min_relevance is None else min_relevance
     best_lexical = max((r["lexical"] or 0.0) for r in rows) or 1.0
     rrf_top = 2.0 / (settings.rrf_k + 1)
     w = settings.weights
     half_life = settings.half_life.total_seconds()
     results = []
+    # fusion sees every candidate (its scale is relative to them); the floor then only removes
     fused_scores = fused_evidence(rows, settings)
     by_id = {row["node"]["id"]: f for row, f in zip(rows, fused_scores)}
+    keep = {id(r) for r in relevant(rows, floor)}
     for row, fused in zip(rows, fused_scores):
+        if id(row) not in keep:
+            continue
         record = to_record(row["node"])
         neighbour = max((by_id.get(n, 0.0) for n in row.get("neighbours") or ()), default=0.0)
         semantic = float(row["semantic"] or 0.0)

@@ -107,10 +107,12 @@ def test_an_open_query_that_saw_every_match_is_not_asked_again(neo4j, schema, em
 def test_recall_spreads_over_conversations(neo4j, schema, embedder, tenant):
     """Six turns of one chat match the query exactly and one turn of another chat nearly:
     the other chat's turn is not pushed out of the top four by six near-copies (it has to
-    be among the 2k candidates that reach the final scoring)."""
+    be among the 2k candidates that reach the final scoring). The six are not next to each
+    other (turns next to each other lift each other: see the neighbour test below)."""
     with _memory(neo4j, embedder, tenant, RecallSettings()) as m:
         for i in range(6):
             m.add_episode(f"green tea oolong tea {i}", scope="s", session_id="chat-a")
+            m.add_episode(f"the weather was grey on day {i}", scope="s", session_id="chat-a")
         m.add_episode("my aunt drinks coffee", scope="s", session_id="chat-c")
         other = m.add_episode("green tea oolong tea at the market", scope="s", session_id="chat-b").id
         spread = [r.record for r in m.recall("green tea oolong tea", scope="s", k=4)]
@@ -119,3 +121,20 @@ def test_recall_spreads_over_conversations(neo4j, schema, embedder, tenant):
     assert other in {r.id for r in spread}
     assert {r.session_id for r in spread} == {"chat-a", "chat-b"}
     assert other not in {r.id for r in plain}  # without the penalty, chat-a fills the top four
+
+
+def test_a_turn_next_to_the_question_it_answers_is_lifted(neo4j, schema, embedder, tenant):
+    """Conversation turns are linked (NEXT) in the order they happened; the answer to a
+    question shares few words with a later question about it, but sits next to the turn
+    that asked (docs/recall-generalisation.md, step E)."""
+    with _memory(neo4j, embedder, tenant, RecallSettings(min_relevance=-1.0)) as m:
+        m.ingest([{"role": "user", "content": "which camera lens should I buy for portraits?"},
+                  {"role": "assistant", "content": "an 85 mm prime at f/1.8 is the classic choice"},
+                  {"role": "user", "content": "thanks, and my cat likes the sofa"}], scope="s", llm=None,
+                 session_id="chat-1")
+        m.ingest([{"role": "user", "content": "an old prime number puzzle"}], scope="s", llm=None, session_id="chat-2")
+        results = {r.record.text: r for r in m.recall("camera lens for portraits", scope="s", k=4)}
+    answer = results["an 85 mm prime at f/1.8 is the classic choice"]
+    assert answer.parts.neighbour > 0.5  # the question next to it scored high
+    assert results["an old prime number puzzle"].parts.neighbour == 0.0
+    assert answer.score > results["an old prime number puzzle"].score
