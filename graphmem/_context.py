@@ -7,7 +7,7 @@ from typing import Iterable
 
 from ._errors import InvalidInputError
 from ._fusion import ScoredMemory
-from ._models import Fact, Record
+from ._models import Episode, Fact, Record
 
 SECTIONS = {"facts": "Facts", "insights": "Insights", "procedures": "Procedures", "episodes": "Recent episodes",
             "entities": "Entities"}
@@ -22,17 +22,26 @@ def estimate_tokens(text: str) -> int:
 
 
 def _validity(record: Record) -> str:
+    """When a record holds, in words a model reads right: a stated interval ("valid
+    2023-03-01..2024-01-01", "since 2023-03-01"), a statement only noted at a time ("noted
+    2026-11-30"), an end with an unknown start ("until 2026-10-01"), or an episode's date."""
     if isinstance(record, Fact):
-        start = record.valid_from.date().isoformat() if record.valid_from else "?"
-        end = record.valid_to.date().isoformat() if record.valid_to else "now"
-        return f" (valid {start}..{end})"
+        start = record.valid_from.date().isoformat() if record.valid_from else None
+        end = record.valid_to.date().isoformat() if record.valid_to else None
+        if start is None:
+            return f" (until {end})" if end else ""
+        if end is not None:
+            return f" (valid {start}..{end})"
+        return f" (since {start})" if record.valid_from_stated else f" (noted {start})"
     occurred = getattr(record, "occurred_at", None)
     return f" ({occurred.date().isoformat()})" if occurred else ""
 
 
 def line(result: ScoredMemory) -> str:
     record = result.record
-    marker = record.provenance.value + (", unvalidated" if result.quarantined else "")
+    # an episode is labelled by who spoke (its provenance says user or manual for everyone else)
+    source = record.role if isinstance(record, Episode) else record.provenance.value
+    marker = source + (", unvalidated" if result.quarantined else "")
     text = " ".join(record.text.split())
     out = f"- [{marker}] {text}{_validity(record)}"
     if result.citations:

@@ -118,7 +118,11 @@ def test_context_is_grouped_marked_and_within_budget(memory):
         memory.remember(f"Alice fact number {i}: she enjoys hiking trail {i} in the Alps", scope="s",
                         provenance="user" if i % 2 else "manual")
     memory.add_episode("Alice: I hiked the Eiger trail yesterday", scope="s", occurred_at=utc(2024, 5, 1))
+    memory.add_episode("Great hike, Alice! The Eiger trail is steep", scope="s", role="assistant",
+                       occurred_at=utc(2024, 5, 1, 1))
     memory.remember("Alice might like climbing", scope="s", provenance="reflection")
+    memory.remember("Alice guides on the Alps trail until 2030", scope="s", valid_from=utc(2023), valid_to=utc(2030))
+    memory.remember("Alice hikes the Alps trail since 2020", scope="s", valid_from=utc(2020))
     for budget in (50, 200, 2000):
         text = memory.context("Alice hiking", scope="s", max_tokens=budget)
         assert estimate_tokens(text) <= budget
@@ -126,7 +130,10 @@ def test_context_is_grouped_marked_and_within_budget(memory):
     full = memory.context("Alice hiking", scope="s", max_tokens=4000)
     assert full.startswith("## Facts\n- [")
     assert "## Recent episodes" in full and "(2024-05-01)" in full
-    assert "[reflection, unvalidated]" in full and "(valid " in full
+    assert "[reflection, unvalidated]" in full and "(noted " in full  # a note: only when it was noted
+    assert "until 2030 (valid 2023-01-01..2030-01-01)" in full and "since 2020 (since 2020-01-01)" in full
+    assert "- [assistant] Great hike, Alice!" in full and "- [user] Alice: I hiked" in full  # who spoke
+    assert "..now)" not in full
     only = memory.context("Alice hiking", scope="s", sections=["episodes"])
     assert only.startswith("## Recent episodes") and "## Facts" not in only
 
