@@ -90,6 +90,7 @@ class FactRow(TypedDict):
     props: _props.Props
     chain: list[str]
     derivedFrom: list[str]
+    embedText: str
 
 
 class Wave(TypedDict):
@@ -151,7 +152,10 @@ def row(item: Mapping[str, Any], *, tenant: str, now: datetime, single_valued: C
         "closedAt": now if valid_to is not None else None,
         "embedding": None if embedding is None else check.embedding(embedding, field("embedding"), dimension),
     })
-    return {"props": props, "chain": _scopes.chain(props["scope"]), "derivedFrom": derived}
+    # a structured fact is embedded with its predicate in words, so a question about the
+    # attribute ("where does Carol live?") meets "Carol moved to Denver" (lives_in)
+    embed_text = props["text"] if predicate is None else f"{props['text']} ({predicate.replace('_', ' ')})"
+    return {"props": props, "chain": _scopes.chain(props["scope"]), "derivedFrom": derived, "embedText": embed_text}
 
 
 def rows(items: Any, *, tenant: str, now: datetime, single_valued: Container[str],
