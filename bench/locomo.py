@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             for n, date, session in parts:
                 done = memory.ingest([{"role": "user", "content": turn_text(t)} for t in session], scope="locomo",
                                      llm=None, session_id=f"{sample['sample_id']}/session_{n}", occurred_at=date)
-                episode_turn.update(zip(done.episodes, (t["dia_id"] for t in session)))
+                episode_turn.update(zip(done.episode_ids, (t["dia_id"] for t in session)))
             ingest_seconds += time.perf_counter() - t0
             for q in questions:
                 evidence = evidence_of(q, turn_ids)

@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             for sid, date, session in zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"]):
                 msgs = [{"role": t["role"], "content": t["content"][:MAX_TEXT_LENGTH]} for t in session if t["content"].strip()]
                 if msgs:
-                    episodes += memory.ingest(msgs, scope="lme", llm=None, session_id=sid, occurred_at=when(date)).episodes
+                    episodes += memory.ingest(msgs, scope="lme", llm=None, session_id=sid, occurred_at=when(date)).episode_ids
             ingest_seconds += time.perf_counter() - t0
             t0 = time.perf_counter()
             hits = memory.recall(q["question"], scope="lme", k=K, valid_at=asked, kinds=["episode"])
