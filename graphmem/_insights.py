@@ -168,7 +168,7 @@ def trail_graph(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> Any
 
     from ._records import to_record
 
-    graph = networkx.DiGraph()
+    graph: networkx.DiGraph[str] = networkx.DiGraph()
     for node in nodes:
         graph.add_node(node["id"], record=to_record(node), kind=node["kind"], text=node["text"])
     for edge in edges:

@@ -53,7 +53,8 @@ def evidence_block(rows: list[dict[str, Any]]) -> str:
     lines = []
     for row in rows:
         when = row.get("at")
-        stamp = when.date().isoformat() if isinstance(when, (datetime, date)) else ""
+        stamp = when.date().isoformat() if isinstance(when, datetime) else (
+            when.isoformat() if isinstance(when, date) else "")
         lines.append(f"[{row['id']}] ({row['kind']}, {stamp}) {' '.join(row['text'].split())}")
     return "\n".join(lines)
 

@@ -138,13 +138,13 @@ class AsyncStoreMixin(AsyncHost):
     async def _store_read(self, run: Any, plan: dict[str, Any]) -> list[dict[str, Any]]:
         if plan["op"] == "get" and not plan["n"]:
             return []
-        rows = await run(plan["name"], **plan["params"])
+        rows: list[dict[str, Any]] = await run(plan["name"], **plan["params"])
         if plan["op"] == "namespaces":
             return rows
         out = [{**r, "value": json.loads(r["value"]), "similarity": r.get("similarity")} for r in rows]
         if plan["op"] == "get":  # one row per asked item, None where there is no current value
             found = {r["i"]: r for r in out}
-            return [found.get(n) for n in range(plan["n"])]
+            return [found.get(n) for n in range(plan["n"])]  # type: ignore[misc]  # None marks a missing item
         return out
 
 

@@ -13,7 +13,7 @@ from .. import _validate as check
 from .._errors import InvalidInputError
 from .._models import Episode
 from .._context import estimate_tokens
-from .._records import to_record
+from .._records import record_of
 from .executor import Tx
 from .host import Host
 
@@ -41,7 +41,7 @@ class SessionsMixin(Host):
         budget = None if max_tokens is None else _count(max_tokens, "max_tokens", None)
         rows = self._run.read("session_messages", tenant=self._core.tenant, sessionId=session_id,
                                     chain=chain, limit=limit)
-        newest_first = [to_record(r["node"]) for r in rows]
+        newest_first = [record_of(Episode, r["node"]) for r in rows]
         if budget is not None:
             kept, used = [], 0
             for episode in newest_first:

@@ -65,7 +65,7 @@ class GraphMemStore(BaseStore):
         self.memory = check_memory(memory)
         self.ttl_config = dict(ttl) if ttl else None  # type: ignore[assignment]
         self.root = None if scope is None else _scopes.check_path(scope)
-        self.index_config = dict(index) if index else None
+        self.index_config: dict[str, Any] | None = dict(index) if index else None
         self.embeddings = None
         self.fields: list[tuple[str, Any]] = [("$", "$")]
         if self.index_config:
@@ -283,20 +283,20 @@ def _matches(value: Any, wanted: Any) -> bool:
 
 def _compare(value: Any, op: str, operand: Any) -> bool:
     if op == "$eq":
-        return value == operand
+        return bool(value == operand)
     if op == "$ne":
-        return value != operand
+        return bool(value != operand)
     if value is None:
         return False
     try:
         if op == "$gt":
-            return value > operand
+            return bool(value > operand)
         if op == "$gte":
-            return value >= operand
+            return bool(value >= operand)
         if op == "$lt":
-            return value < operand
+            return bool(value < operand)
         if op == "$lte":
-            return value <= operand
+            return bool(value <= operand)
     except TypeError:
         return False
     raise InvalidInputError("filter", f"{op!r} is not one of $eq, $ne, $gt, $gte, $lt, $lte")

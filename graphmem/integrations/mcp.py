@@ -25,7 +25,7 @@ import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, time
-from typing import Annotated, Any, Iterator, Literal
+from typing import Annotated, Any, Iterator, Literal, Mapping, Sequence
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
@@ -87,7 +87,7 @@ class ServerConfig:
             raise ConfigurationError(f"graphmem mcp: embedder must be one of {', '.join(EMBEDDERS)}, not {self.embedder!r}")
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> "ServerConfig":
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> "ServerConfig":
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {
             "tenant": env.get("GRAPHMEM_TENANT"), "scope": env.get("GRAPHMEM_SCOPE"),
@@ -178,7 +178,7 @@ def _line(record: MemoryRecord, *, score: float | None = None, quarantined: bool
     return f"{head} {' '.join(record.text.split())} | " + " | ".join(details)
 
 
-def _lines(records: list[MemoryRecord], empty: str) -> str:
+def _lines(records: Sequence[MemoryRecord], empty: str) -> str:
     return "\n".join(_line(r) for r in records) if records else empty
 
 
