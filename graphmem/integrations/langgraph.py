@@ -34,8 +34,8 @@ from langgraph.store.base import (
 )
 
 from .. import _scopes, _store
-from .._errors import ConfigurationError, InvalidInputError
 from .._async.memory import AsyncMemory
+from .._errors import ConfigurationError, InvalidInputError
 from ._bridge import check_memory
 
 __all__ = ["GraphMemStore"]

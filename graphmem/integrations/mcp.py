@@ -20,24 +20,20 @@ and ``forget`` take back.
 
 import argparse
 import asyncio
-import os
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import datetime, time
-from typing import Annotated, Any, Iterator, Literal, Mapping, Sequence
+from datetime import datetime
+from typing import Annotated, Iterator, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from .. import _scopes
 from .. import _validate as check
 from .._async.memory import AsyncMemory
-from .._embeddings import HashingEmbedder, WordLlamaEmbedder
-from .._errors import ConfigurationError, GraphMemError, InvalidInputError, Neo4jUnavailableError
-from .._models import Fact, MemoryRecord
+from .._errors import GraphMemError, InvalidInputError, Neo4jUnavailableError
+from .._models import MemoryRecord
 from .._version import __version__
 
 EMBEDDERS = ("wordllama", "hashing", "none")
@@ -59,75 +55,7 @@ _ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_
 _CHANGE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 
 
-@dataclass(frozen=True)
-class ServerConfig:
-    """What the server serves: one tenant, one root scope, one Neo4j, one embedder.
-
-    ``from_env`` reads ``GRAPHMEM_TENANT``, ``GRAPHMEM_SCOPE``, ``GRAPHMEM_EMBEDDER`` and the
-    ``NEO4J_*`` variables; keyword overrides (the command line's flags) win over them. The
-    password is only ever read from the environment (a flag would show in ``ps``).
-    """
-
-    tenant: str
-    scope: str
-    embedder: str = "wordllama"
-    uri: str | None = None
-    user: str | None = None
-    password: str | None = field(default=None, repr=False)
-    database: str | None = None
-    setup: bool = True
-
-    def __post_init__(self) -> None:
-        try:
-            check.identifier(self.tenant, "tenant")
-            _scopes.check_path(self.scope, "scope")
-        except InvalidInputError as exc:
-            raise ConfigurationError(f"graphmem mcp: {exc}") from exc
-        if self.embedder not in EMBEDDERS:
-            raise ConfigurationError(f"graphmem mcp: embedder must be one of {', '.join(EMBEDDERS)}, not {self.embedder!r}")
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> "ServerConfig":
-        env = os.environ if environ is None else environ
-        values: dict[str, Any] = {
-            "tenant": env.get("GRAPHMEM_TENANT"), "scope": env.get("GRAPHMEM_SCOPE"),
-            "embedder": env.get("GRAPHMEM_EMBEDDER") or "wordllama", "uri": env.get("NEO4J_URI") or None,
-            "user": env.get("NEO4J_USER") or None, "password": env.get("NEO4J_PASSWORD"),
-            "database": env.get("NEO4J_DATABASE") or None,
-        }
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        for key, variable in (("tenant", "GRAPHMEM_TENANT"), ("scope", "GRAPHMEM_SCOPE")):
-            if not values.get(key):
-                raise ConfigurationError(f"graphmem mcp: set {variable} or --{key}: the server serves one {key}, "
-                                         "chosen by whoever runs it")
-        return cls(**values)
-
-    def open_memory(self) -> AsyncMemory:
-        """An ``AsyncMemory`` on this tenant with this embedder (the caller closes it)."""
-        embedder = {"wordllama": WordLlamaEmbedder, "hashing": HashingEmbedder}.get(self.embedder)
-        auth = (self.user or "neo4j", self.password) if self.password is not None else None
-        return AsyncMemory(self.uri, auth, database=self.database, tenant=self.tenant,
-                           embedder=embedder() if embedder else None)
-
-
-class _Bounds:
-    """The root scope and what a tool may do relative to it."""
-
-    def __init__(self, root: str) -> None:
-        self.root = _scopes.check_path(root, "scope")
-
-    def scope(self, sub: str | None) -> str:
-        """The absolute scope for a tool's relative ``scope`` argument (the root if omitted)."""
-        if sub is None or sub == "":
-            return self.root
-        _scopes.check_path(sub, "scope")
-        return _scopes.check_path(f"{self.root}/{sub}", "scope")
-
-    def owns(self, path: str) -> bool:
-        return path == self.root or path.startswith(self.root + "/")
-
-    def inherits(self, path: str) -> bool:
-        return path in _scopes.chain(self.root)[:-1]
+from ._mcp_support import ServerConfig, _Bounds, _line, _lines, _when  # noqa: E402,F401
 
 
 @contextmanager
@@ -146,40 +74,6 @@ def _as_tool_errors() -> Iterator[None]:
         raise ToolError("the memory store is unavailable right now; try again later") from exc
     except GraphMemError as exc:
         raise ToolError(str(exc)) from exc
-
-
-def _when(value: datetime) -> str:
-    if value.time() == time(0) and value.utcoffset() is not None and not value.utcoffset():
-        return value.date().isoformat()
-    return value.isoformat(timespec="seconds")
-
-
-def _line(record: MemoryRecord, *, score: float | None = None, quarantined: bool = False) -> str:
-    """One record as one line: kind, id, text, then what a model needs to judge it."""
-    head = f"- [{record.kind} {record.id}]"
-    if score is not None:
-        head += f" ({score:.2f})"
-    details = []
-    if isinstance(record, Fact):
-        if record.subject and record.predicate:
-            details.append(f"{record.subject} {record.predicate} {record.object}")
-        if record.valid_from or record.valid_to:
-            details.append("valid " + (_when(record.valid_from) if record.valid_from else "")
-                           + ".." + (_when(record.valid_to) if record.valid_to else "now"))
-    steps = getattr(record, "steps", ())
-    if steps:
-        details.append("steps: " + "; ".join(steps))
-    details.append(record.provenance.value + (", unvalidated" if quarantined else ""))
-    if record.invalidated_at is not None:
-        details.append(f"no longer believed since {_when(record.invalidated_at)} ({record.invalidation_reason})")
-    for link in record.superseded_by:
-        details.append(f"superseded by {link.by} ({link.reason})")
-    details.append(f"scope {record.scope}")
-    return f"{head} {' '.join(record.text.split())} | " + " | ".join(details)
-
-
-def _lines(records: Sequence[MemoryRecord], empty: str) -> str:
-    return "\n".join(_line(r) for r in records) if records else empty
 
 
 def create_server(memory: AsyncMemory, *, scope: str, name: str = "graphmem") -> MCPServer:

@@ -1,0 +1,292 @@
+"""LangChain tools over a graphmem memory (``graphmem.integrations.langchain.memory_tools``)."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from datetime import datetime
+from typing import Any, Callable, Sequence
+
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .. import _scopes
+from .._errors import InvalidInputError, NotFoundError
+from .._fusion import ScoredMemory
+from .._models import Episode, Fact, Provenance, Record
+from ._bridge import acall, call, check_memory
+
+__all__ = ["memory_tools"]
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+from ._lc_common import _iso  # noqa: F401
+
+
+# -- tools ----------------------------------------------------------------------------
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RememberArgs(_Strict):
+    """Store one statement in long-term memory."""
+
+    text: str = Field(description="The statement to remember, as one complete sentence, e.g. "
+                                  "'Alice is allergic to peanuts'. One fact per call.")
+    subject: str | None = Field(None, description="Optional short id of who or what the statement is about, "
+                                                  "e.g. 'alice'. Give subject and predicate together so a later "
+                                                  "value replaces this one.")
+    predicate: str | None = Field(None, description="Optional attribute in snake_case, e.g. 'lives_in', "
+                                                    "'favourite_food'.")
+    object: str | None = Field(None, description="Optional value of the attribute, e.g. 'Berlin'.")
+
+
+class RecallArgs(_Strict):
+    """Search long-term memory."""
+
+    query: str = Field(description="What to look for, as a question or keywords, e.g. 'where does Alice live?'.")
+    k: int = Field(5, ge=1, le=20, description="How many memories to return (1-20).")
+
+
+class ForgetArgs(_Strict):
+    """Forget one memory."""
+
+    id: str = Field(description="The id of the memory to forget, exactly as shown in square brackets by "
+                                "recall, remember or history.")
+
+
+class CorrectArgs(_Strict):
+    """Replace a wrong fact with the right statement."""
+
+    id: str = Field(description="The id of the wrong fact, exactly as shown in square brackets by recall or history.")
+    corrected_text: str = Field(description="The right statement, as one complete sentence.")
+    object: str | None = Field(None, description="Optional corrected value, when the fact has a subject and "
+                                                 "predicate, e.g. 'Munich'.")
+
+
+class HistoryArgs(_Strict):
+    """Show how a fact changed over time."""
+
+    id: str = Field(description="The id of a fact, exactly as shown in square brackets by recall or remember.")
+
+
+def _line(record: Record, score: float | None = None) -> str:
+    head = f"[{record.id}] {record.kind}"
+    if score is not None:
+        head += f" {score:.2f}"
+    extra = []
+    if isinstance(record, Fact):
+        if record.valid_from or record.valid_to:
+            extra.append(f"valid {_day(record.valid_from)}..{_day(record.valid_to)}")
+    if isinstance(record, Episode) and record.occurred_at:
+        extra.append(f"{record.role} at {_day(record.occurred_at)}")
+    if record.invalidated_at is not None:
+        extra.append(f"{record.invalidation_reason or 'invalidated'} {_day(record.invalidated_at)}")
+    if record.status.value != "active":
+        extra.append(record.status.value)
+    return f"{head}: {record.text}" + (f" ({'; '.join(extra)})" if extra else "")
+
+
+def _day(value: datetime | None) -> str:
+    return "" if value is None else value.strftime("%Y-%m-%d")
+
+
+def _validation_message(error: ValidationError) -> str:
+    parts = []
+    for e in error.errors():
+        field = ".".join(str(p) for p in e.get("loc", ())) or "input"
+        if e.get("type") == "extra_forbidden":
+            parts.append(f"{field}: not an argument of this tool (the application decides where memories live)")
+        else:
+            parts.append(f"{field}: {e.get('msg')}")
+    return "Invalid arguments: " + "; ".join(parts)
+
+
+class _Tools:
+    """The state the tool functions share: the memory and what the application bound."""
+
+    def __init__(self, memory: Any, scope: str, user_id: str | None, session_id: str | None,
+                 provenance: Provenance) -> None:
+        self.memory = memory
+        self.scope = scope
+        self.user_id = user_id
+        self.session_id = session_id
+        self.provenance = provenance
+
+    def owned(self, record: Record | None, rid: str, what: str = "memory") -> Record:
+        """The record, if this scope may change it: stored at the bound scope or below."""
+        if record is None or not (record.scope == self.scope or record.scope.startswith(self.scope + "/")):
+            raise ToolException(f"No {what} with id {rid!r} can be changed here (ids come from recall or remember).")
+        if what == "fact" and record.kind != "fact":
+            raise ToolException(f"{rid!r} is a {record.kind}, not a fact: only facts can be corrected.")
+        return record
+
+    def remember_args(self, subject: str | None, predicate: str | None, object: str | None) -> dict[str, Any]:
+        return dict(scope=self.scope, subject=subject, predicate=predicate, object=object,
+                    provenance=self.provenance, user_id=self.user_id, session_id=self.session_id)
+
+    @staticmethod
+    def remembered(fact: Fact | None) -> str:
+        if fact is None:
+            return "Not stored: the user asked to forget this before."
+        return f"Remembered [{fact.id}]: {fact.text}"
+
+    @staticmethod
+    def recalled(query: str, results: list[ScoredMemory]) -> str:
+        if not results:
+            return f"No memories match {query!r}."
+        return "\n".join(_line(r.record, r.score) for r in results)
+
+    @staticmethod
+    def history_lines(versions: list[Record]) -> str:
+        lines = []
+        for v in versions:
+            line = _line(v)
+            if v.superseded_by:
+                line += " -> " + ", ".join(f"{s.reason} by [{s.by}]" for s in v.superseded_by)
+            lines.append(line)
+        return "\n".join(lines)
+
+
+def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """graphmem's input errors reach the model as a tool error naming the field; anything
+    else (Neo4j unreachable, a conflict) is the application's to handle and propagates."""
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def wrapped(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await fn(*args, **kwargs)
+            except (InvalidInputError, NotFoundError) as exc:
+                raise ToolException(str(exc)) from exc
+        return wrapped
+
+    @functools.wraps(fn)
+    def wrapped_sync(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (InvalidInputError, NotFoundError) as exc:
+            raise ToolException(str(exc)) from exc
+    return wrapped_sync
+
+
+def memory_tools(
+    memory: Any,
+    *,
+    scope: str,
+    user_id: str | None = None,
+    session_id: str | None = None,
+    provenance: Provenance | str = Provenance.USER,
+    include: Sequence[str] = ("remember", "recall", "forget", "correct", "history"),
+) -> list[BaseTool]:
+    """Tools for a tool-calling model over ``memory`` at the application's ``scope``:
+    ``remember``, ``recall``, ``forget``, ``correct`` and ``history``.
+
+    The tenant (the memory's) and ``scope`` are fixed here and are not tool arguments: an
+    argument the schema does not name is refused. The model sees what is visible at
+    ``scope`` and can change only memories stored at ``scope`` or below. ``provenance``
+    (default ``user``: the model relays what the user said) marks what ``remember``
+    writes; ``user_id`` and ``session_id`` are recorded on it. Results are short text with
+    the ids the model passes back to ``forget``, ``correct`` and ``history``; errors come
+    back as text naming the problem."""
+    check_memory(memory)
+    scope = _scopes.check_path(scope)
+    from .. import _validate as check
+
+    check.identifier(user_id, "user_id", allow_none=True)
+    check.identifier(session_id, "session_id", allow_none=True)
+    state = _Tools(memory, scope, user_id, session_id, check.choice(provenance, Provenance, "provenance"))
+    sync = not _is_async(memory)
+
+    def remember(text: str, subject: str | None = None, predicate: str | None = None, object: str | None = None) -> str:
+        return state.remembered(call(memory, "remember", text, **state.remember_args(subject, predicate, object)))
+
+    async def aremember(text: str, subject: str | None = None, predicate: str | None = None,
+                        object: str | None = None) -> str:
+        return state.remembered(await acall(memory, "remember", text, **state.remember_args(subject, predicate, object)))
+
+    def recall(query: str, k: int = 5) -> str:
+        return state.recalled(query, call(memory, "recall", query, scope=scope, k=k))
+
+    async def arecall(query: str, k: int = 5) -> str:
+        return state.recalled(query, await acall(memory, "recall", query, scope=scope, k=k))
+
+    def forget(id: str) -> str:
+        record = state.owned(call(memory, "get", id), id)
+        if not call(memory, "forget", scope=record.scope, id=record.id):
+            raise ToolException(f"[{id}] is already forgotten or no longer current.")
+        return f"Forgot [{id}]."
+
+    async def aforget(id: str) -> str:
+        record = state.owned(await acall(memory, "get", id), id)
+        if not await acall(memory, "forget", scope=record.scope, id=record.id):
+            raise ToolException(f"[{id}] is already forgotten or no longer current.")
+        return f"Forgot [{id}]."
+
+    def correct(id: str, corrected_text: str, object: str | None = None) -> str:
+        state.owned(call(memory, "get", id), id, "fact")
+        fixed = call(memory, "correct", id, corrected_text, object=object)
+        return f"Corrected [{id}] -> [{fixed.id}]: {fixed.text}"
+
+    async def acorrect(id: str, corrected_text: str, object: str | None = None) -> str:
+        state.owned(await acall(memory, "get", id), id, "fact")
+        fixed = await acall(memory, "correct", id, corrected_text, object=object)
+        return f"Corrected [{id}] -> [{fixed.id}]: {fixed.text}"
+
+    def _visible(record: Record | None, rid: str) -> Record:
+        if record is None or record.scope not in _scopes.chain(scope):
+            raise ToolException(f"No memory with id {rid!r} is visible here.")
+        return record
+
+    def history(id: str) -> str:
+        record = _visible(call(memory, "get", id), id)
+        if not isinstance(record, Fact) or record.subject is None:
+            return state.history_lines([record])
+        return state.history_lines(call(memory, "history", subject=record.subject, predicate=record.predicate, scope=scope))
+
+    async def ahistory(id: str) -> str:
+        record = _visible(await acall(memory, "get", id), id)
+        if not isinstance(record, Fact) or record.subject is None:
+            return state.history_lines([record])
+        return state.history_lines(await acall(memory, "history", subject=record.subject,
+                                               predicate=record.predicate, scope=scope))
+
+    specs = {
+        "remember": (remember, aremember, RememberArgs,
+                     "Save one durable fact about the user or their world to long-term memory, so it is "
+                     "known in later conversations. Use it for preferences, personal details, decisions "
+                     "and corrections the user states. Returns the new memory's id in square brackets."),
+        "recall": (recall, arecall, RecallArgs,
+                   "Search long-term memory before answering anything that may depend on what the user "
+                   "told you earlier. Returns one memory per line: [id] kind score: text (validity)."),
+        "forget": (forget, aforget, ForgetArgs,
+                   "Forget one memory when the user asks you to. Pass the id shown in square brackets "
+                   "by recall or remember. It will not be recalled again."),
+        "correct": (correct, acorrect, CorrectArgs,
+                    "Fix a fact that is wrong (not one that changed over time: remember the new value "
+                    "instead). Pass the wrong fact's id and the right statement; returns the new id."),
+        "history": (history, ahistory, HistoryArgs,
+                    "Show every version of a fact, oldest first, with when each was valid and what "
+                    "replaced it. Pass the id of any version."),
+    }
+    tools = []
+    for name in include:
+        if name not in specs:
+            raise InvalidInputError("include", f"{name!r} is not one of {', '.join(specs)}")
+        func, coroutine, schema, description = specs[name]
+        tools.append(StructuredTool.from_function(
+            func=_guard(func) if sync else None, coroutine=_guard(coroutine), name=name,
+            description=description, args_schema=schema, handle_tool_error=True,
+            handle_validation_error=_validation_message,
+        ))
+    return tools
+
+
+def _is_async(memory: Any) -> bool:
+    from .._async.memory import AsyncMemory
+
+    return isinstance(memory, AsyncMemory)
+
+
