@@ -85,9 +85,12 @@ def _neo4j(args: argparse.Namespace) -> int:
         sys.stdout.write(running.env_lines())
         return 0
     if args.action == "stop":
+        running = _launcher.status()
         stopped = _launcher.stop()
         if stopped:
-            print(f"graphmem: Neo4j stopped ({_state_description()}); its data, if not ephemeral, is kept", file=sys.stderr)
+            kept = ("its temporary data was removed" if running is None or running.ephemeral
+                    else f"its data stays in {running.data} (`graphmem neo4j reset` deletes it)")
+            print(f"graphmem: Neo4j stopped ({_state_description()}); {kept}", file=sys.stderr)
         else:
             print(f"graphmem: no Neo4j was running with {_state_description()}", file=sys.stderr)
         return 0

@@ -87,12 +87,20 @@ def test_browser_draws_the_styled_timeline(browser_neo4j, chrome):
         wait(20, lambda: len(css("[data-testid=frame]")) > before, f"no frame for {command[:40]!r}")
 
     started = time.monotonic()
-    chrome.get(url + "?dbms=" + browser_neo4j["NEO4J_URI"])
-    wait(45, lambda: css("[data-testid=password]"), "Browser's connect form did not load")
-    css("[data-testid=username]")[0].send_keys(browser_neo4j["NEO4J_USER"])
-    css("[data-testid=password]")[0].send_keys(browser_neo4j["NEO4J_PASSWORD"])
+    chrome.get(url)  # the printed address, as a person opens it
+    wait(45, lambda: css("[data-testid=password]") and css("[data-testid=boltaddress]"), "Browser's connect form did not load")
+    port = browser_neo4j["NEO4J_URI"].rsplit(":", 1)[1]
+    # Browser proposes the launcher's Bolt address, read from the HTTP server's discovery document
+    wait(10, lambda: css("[data-testid=boltaddress]")[0].get_attribute("value") == f"127.0.0.1:{port}",
+         "Browser does not propose the launcher's Bolt address")
+    for field, value in (("username", browser_neo4j["NEO4J_USER"]), ("password", browser_neo4j["NEO4J_PASSWORD"])):
+        box = css(f"[data-testid={field}]")[0]
+        box.clear()
+        box.send_keys(value)
+        wait(5, lambda: css(f"[data-testid={field}]")[0].get_attribute("value") == value, f"could not type the {field}")
     css("[data-testid=connect]")[0].click()
-    wait(20, lambda: not css("[data-testid=disconnectedBanner]"), "Browser did not connect")
+    wait(45, lambda: not css("[data-testid=disconnectedBanner]") and not css("[data-testid=connect]"),
+         "Browser did not connect")
     # browser.post_connect_cmd: graphmem's style is applied as soon as Browser has connected
     wait(30, lambda: any(f.startswith(":style {") for f in frames()), "the post-connect :style did not run")
 

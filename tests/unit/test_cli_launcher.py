@@ -256,6 +256,7 @@ def test_reset_refuses_while_running_and_deletes_after_stop(state, monkeypatch, 
     assert "stop it first" in capsys.readouterr().err
     assert data.is_dir()
     assert main(["neo4j", "stop"]) == 0
+    assert f"its data stays in {data}" in capsys.readouterr().err
     assert main(["neo4j", "reset"]) == 0
     assert f"deleted {data}" in capsys.readouterr().err
     assert not data.exists() and not (state / "neo4j.env").exists()
