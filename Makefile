@@ -45,7 +45,7 @@ demo: venv
 # the Browser test drives Debian's headless Chromium (no browser download at run time)
 test: $(VENV)/.bench-installed
 	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
-	  (apt-get update && apt-get install -y chromium chromium-driver)
+	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver)
 	$(PY) tools/unasync.py --check
 	$(PY) -m pytest
 
