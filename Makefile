@@ -1,5 +1,5 @@
 # graphmem: the two commands the README opens with, and their helpers.
-#   make demo   venv + install, start Neo4j if NEO4J_URI is not set, write and read real memories
+#   make demo   venv + install, start Neo4j (kept running, data kept) if NEO4J_URI is not set, write and read real memories
 #   make test   venv + install, then the whole suite against a real Neo4j
 #   make bench  every benchmark, each on a fresh Neo4j of its own unless NEO4J_URI is set; tables in bench/results
 PYTHON ?= python3
@@ -10,7 +10,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 GRAPHMEM := $(VENV)/bin/graphmem
 
-.PHONY: venv demo test unit bench neo4j-start neo4j-stop clean
+.PHONY: venv demo test unit bench neo4j-start neo4j-stop neo4j-reset clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,13 +26,26 @@ $(VENV)/.bench-installed: $(VENV)/.installed
 
 venv: $(VENV)/.installed
 
+# Neo4j stays up after the demo (its data kept in .graphmem/neo4j-data), so the printed
+# Browser URL shows the demo's graph; the last lines say how to stop it and where the data is
 demo: venv
 	@if [ -z "$$NEO4J_URI" ]; then \
-	  eval "$$($(GRAPHMEM) neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD; \
+	  eval "$$($(GRAPHMEM) neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD NEO4J_BROWSER_URL || exit 1; \
+	  started=1; \
 	fi; \
-	$(GRAPHMEM) demo
+	$(GRAPHMEM) demo || exit 1; \
+	if [ -n "$$started" ]; then \
+	  echo; \
+	  echo "Neo4j is still running, with its data in $$(pwd)/.graphmem/neo4j-data (kept across stop and start)."; \
+	  echo "  Browser:  $$NEO4J_BROWSER_URL  (user neo4j, password: NEO4J_PASSWORD in .graphmem/neo4j.env)"; \
+	  echo "  stop it:  $(GRAPHMEM) neo4j stop      (keeps the data)"; \
+	  echo "  wipe it:  $(GRAPHMEM) neo4j reset     (deletes the data; after stop)"; \
+	fi
 
+# the Browser test drives Debian's headless Chromium (no browser download at run time)
 test: $(VENV)/.bench-installed
+	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver)
 	$(PY) tools/unasync.py --check
 	$(PY) -m pytest
 
@@ -42,7 +55,7 @@ bench: $(VENV)/.bench-installed
 	  if [ -n "$$NEO4J_URI" ]; then $(PY) bench/$$b.py || status=1; continue; fi; \
 	  state=.graphmem/bench-$$b; rm -rf $$state; \
 	  ( export GRAPHMEM_STATE_DIR=$$state; \
-	    eval "$$($(GRAPHMEM) neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD || exit 1; \
+	    eval "$$($(GRAPHMEM) neo4j start --ephemeral --no-browser)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD || exit 1; \
 	    $(PY) bench/$$b.py; rc=$$?; $(GRAPHMEM) neo4j stop; exit $$rc ) || status=1; \
 	  rm -rf $$state; \
 	done; \
@@ -56,6 +69,9 @@ neo4j-start: venv
 
 neo4j-stop: venv
 	$(GRAPHMEM) neo4j stop
+
+neo4j-reset: venv
+	$(GRAPHMEM) neo4j reset
 
 clean:
 	rm -rf $(VENV) dist build .pytest_cache

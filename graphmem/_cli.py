@@ -1,9 +1,10 @@
-"""The ``graphmem`` command line: ``graphmem neo4j start|status|stop``, ``graphmem demo``,
-``graphmem mcp``."""
+"""The ``graphmem`` command line: ``graphmem neo4j start|status|stop|reset|style``,
+``graphmem demo`` and ``graphmem mcp``."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -14,14 +15,26 @@ from ._errors import GraphMemError
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="graphmem", description="graphmem command line")
     commands = parser.add_subparsers(dest="command", required=True)
-    neo4j = commands.add_parser("neo4j", help="run a local Neo4j without Docker (embedded, Bolt on 127.0.0.1)")
+    neo4j = commands.add_parser("neo4j", help="run a local Neo4j without Docker (embedded, Bolt and Browser on 127.0.0.1)")
     actions = neo4j.add_subparsers(dest="action", required=True)
-    start = actions.add_parser("start", help="start Neo4j in the background and print NEO4J_* lines to eval")
-    start.add_argument("--port", type=int, default=None, help="Bolt port (default: GRAPHMEM_NEO4J_PORT or a free one)")
-    start.add_argument("--data", type=Path, default=None, help="data folder to keep (default: a temporary one, removed on stop)")
+    start = actions.add_parser(
+        "start", help="start Neo4j in the background and print NEO4J_* lines to eval",
+        description="Start Neo4j in the background and print NEO4J_* lines to eval. Data is kept in "
+                    "<state dir>/neo4j-data (state dir: GRAPHMEM_STATE_DIR or ./.graphmem) across stop and "
+                    "start, with the password it got on its first start; `graphmem neo4j reset` deletes it.")
+    start.add_argument("--port", type=int, default=None, help="Bolt port (default: GRAPHMEM_NEO4J_PORT, else the last one if free, else a free one)")
+    start.add_argument("--http-port", type=int, default=None, help="Browser's HTTP port (default: GRAPHMEM_NEO4J_HTTP_PORT, else the last one if free, else a free one)")
+    where = start.add_mutually_exclusive_group()
+    where.add_argument("--data", type=Path, default=None, help="data folder to keep (default: <state dir>/neo4j-data)")
+    where.add_argument("--ephemeral", action="store_true", help="keep data in a temporary folder that stop removes (tests, benchmarks)")
+    start.add_argument("--no-browser", dest="browser", action="store_false",
+                       help="leave the HTTP connector off: no Neo4j Browser (it is on by default)")
     start.add_argument("--timeout", type=float, default=None, help="seconds to wait for Bolt (default 180)")
     actions.add_parser("status", help="print the NEO4J_* lines of the running Neo4j, exit 1 if none")
-    actions.add_parser("stop", help="stop the Neo4j started from this folder")
+    actions.add_parser("stop", help="stop the Neo4j started with this state dir (its data is kept)")
+    reset = actions.add_parser("reset", help="delete the kept data folder (refused while Neo4j runs: stop it first)")
+    reset.add_argument("--data", type=Path, default=None, help="the data folder to delete (default: <state dir>/neo4j-data)")
+    actions.add_parser("style", help="print the one-line Browser command that applies graphmem's style (for a Neo4j this launcher did not start)")
     commands.add_parser("demo", help="write a short story into Neo4j (NEO4J_* settings) and read it back")
     _mcp_parser(commands)
     return parser
@@ -56,6 +69,70 @@ def _progress(*args, **kwargs) -> None:
     print(*args, file=sys.stderr)
 
 
+def _state_description() -> str:
+    """Which state dir this command works on, in words ("started from this folder" only
+    when it is the default ./.graphmem)."""
+    folder = _launcher.state_dir()
+    if os.environ.get("GRAPHMEM_STATE_DIR"):
+        return f"state dir {folder} (GRAPHMEM_STATE_DIR)"
+    return f"state dir {folder} (the default, ./.graphmem of this folder)"
+
+
+def _describe(running: _launcher.RunningNeo4j) -> None:
+    lines = [f"graphmem: Neo4j {running.version} running at {running.uri} (pid {running.pid}), {_state_description()}"]
+    if running.ephemeral:
+        lines.append(f"  data:    {running.data} (temporary: removed by `graphmem neo4j stop`)")
+    elif running.data:
+        lines.append(f"  data:    {running.data} (kept by `graphmem neo4j stop`; `graphmem neo4j reset` deletes it)")
+    if running.browser_url:
+        lines.append(f"  browser: {running.browser_url} (user {running.user}, password NEO4J_PASSWORD "
+                     f"in {_launcher.state_dir() / 'neo4j.env'})")
+    lines.append("  stop:    graphmem neo4j stop")
+    print("\n".join(lines), file=sys.stderr)
+
+
+def _neo4j(args: argparse.Namespace) -> int:
+    if args.action == "start":
+        running = _launcher.status()
+        if running is None:
+            running = _launcher.start(port=args.port, http_port=args.http_port, data=args.data, ephemeral=args.ephemeral,
+                                      browser=args.browser, timeout=args.timeout, progress=_progress)
+            print("graphmem: started.", file=sys.stderr)
+        else:
+            print("graphmem: already running, nothing started.", file=sys.stderr)
+        _describe(running)
+        sys.stdout.write(running.env_lines())
+        return 0
+    if args.action == "status":
+        running = _launcher.status()
+        if running is None:
+            print(f"graphmem: no Neo4j started with {_state_description()} is running", file=sys.stderr)
+            return 1
+        _describe(running)
+        sys.stdout.write(running.env_lines())
+        return 0
+    if args.action == "stop":
+        running = _launcher.status()
+        stopped = _launcher.stop()
+        if stopped:
+            kept = ("its temporary data was removed" if running is None or running.ephemeral
+                    else f"its data stays in {running.data} (`graphmem neo4j reset` deletes it)")
+            print(f"graphmem: Neo4j stopped ({_state_description()}); {kept}", file=sys.stderr)
+        else:
+            print(f"graphmem: no Neo4j was running with {_state_description()}", file=sys.stderr)
+        return 0
+    if args.action == "reset":
+        deleted = _launcher.reset(args.data)
+        print(f"graphmem: deleted {deleted}" if deleted else "graphmem: no data folder to delete", file=sys.stderr)
+        return 0
+    if args.action == "style":
+        from ._browser import style_command
+
+        print(style_command())
+        return 0
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "mcp":
@@ -66,28 +143,7 @@ def main(argv: list[str] | None = None) -> int:
 
             run()
             return 0
-        if args.action == "start":
-            running = _launcher.status()
-            if running is None:
-                running = _launcher.start(port=args.port, data=args.data, timeout=args.timeout, progress=_progress)
-                print(f"graphmem: Neo4j {running.version} up at {running.uri} (pid {running.pid}); "
-                      f"settings in {_launcher.state_dir() / 'neo4j.env'}", file=sys.stderr)
-            else:
-                print(f"graphmem: Neo4j already running at {running.uri} (pid {running.pid})", file=sys.stderr)
-            sys.stdout.write(running.env_lines())
-            return 0
-        if args.action == "status":
-            running = _launcher.status()
-            if running is None:
-                print("graphmem: no Neo4j started from this folder is running", file=sys.stderr)
-                return 1
-            print(f"graphmem: Neo4j {running.version} running at {running.uri} (pid {running.pid})", file=sys.stderr)
-            sys.stdout.write(running.env_lines())
-            return 0
-        if args.action == "stop":
-            stopped = _launcher.stop()
-            print("graphmem: Neo4j stopped" if stopped else "graphmem: no Neo4j was running", file=sys.stderr)
-            return 0
+        return _neo4j(args)
     except GraphMemError as exc:
         print(f"graphmem: error: {exc}", file=sys.stderr)
         return 2

@@ -1,9 +1,12 @@
 """The no-Docker Neo4j: builds and runs the embedded launcher in docker/embedded.
 
-``graphmem neo4j start|status|stop`` is a thin layer over ``start()``, ``status()`` and
-``stop()`` here. The launcher's jars are fetched once with Maven and cached under
-``$GRAPHMEM_CACHE`` (default ``~/.cache/graphmem``); the running server's state (pid,
-log, connection lines) lives in the state folder (default ``./.graphmem``).
+``graphmem neo4j start|status|stop|reset`` is a thin layer over ``start()``, ``status()``,
+``stop()`` and ``reset()`` here. The launcher's jars are fetched once with Maven and cached
+under ``$GRAPHMEM_CACHE`` (default ``~/.cache/graphmem``). The state folder (default
+``./.graphmem``, or ``$GRAPHMEM_STATE_DIR``) holds the running server's pid, its log, its
+connection lines (``neo4j.env``, mode 600, kept across ``stop``) and, by default, its data
+(``neo4j-data``, kept across ``stop``, deleted by ``reset``). A data folder keeps the
+password it was given on its first start in its ``graphmem-password`` file (mode 600).
 """
 
 from __future__ import annotations
@@ -30,19 +33,23 @@ _READY = "GRAPHMEM_BOLT_READY"
 
 @dataclass(frozen=True)
 class RunningNeo4j:
-    """A launcher-started Neo4j: its connection settings and process id."""
+    """A launcher-started Neo4j: its connection settings, process id and data folder."""
 
     uri: str
     user: str
     password: str
     pid: int
     version: str
+    browser_url: str | None = None
+    data: str = ""
+    ephemeral: bool = False
 
     def env_lines(self) -> str:
         """``NAME=value`` lines a POSIX shell can ``eval``."""
-        return (
-            f"NEO4J_URI={self.uri}\nNEO4J_USER={self.user}\nNEO4J_PASSWORD={self.password}\n"
-        )
+        lines = f"NEO4J_URI={self.uri}\nNEO4J_USER={self.user}\nNEO4J_PASSWORD={self.password}\n"
+        if self.browser_url:
+            lines += f"NEO4J_BROWSER_URL={self.browser_url}\n"
+        return lines
 
 
 def state_dir() -> Path:
@@ -125,12 +132,24 @@ def _port_taken(port: int) -> bool:
 
 
 def _read_env_file(path: Path) -> dict[str, str]:
+    try:
+        text = path.read_text()
+    except OSError:
+        return {}
     values = {}
-    for line in path.read_text().splitlines():
+    for line in text.splitlines():
         if "=" in line:
             key, _, value = line.partition("=")
             values[key.strip()] = value.strip()
     return values
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write a file only its owner can read (mode 600, also when it already existed)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+    os.chmod(path, 0o600)
 
 
 def _recorded_pid(pid_file: Path) -> int | None:
@@ -149,6 +168,11 @@ def _is_launcher(pid: int) -> bool:
     return _MAIN_CLASS.encode() in cmdline
 
 
+def default_data_dir() -> Path:
+    """Where ``start`` keeps Neo4j's data unless told otherwise: ``<state dir>/neo4j-data``."""
+    return state_dir() / "neo4j-data"
+
+
 def status() -> RunningNeo4j | None:
     """The Neo4j this state folder started, if it is still running."""
     folder = state_dir()
@@ -164,6 +188,8 @@ def status() -> RunningNeo4j | None:
     return RunningNeo4j(
         uri=env["NEO4J_URI"], user=env["NEO4J_USER"], password=env["NEO4J_PASSWORD"],
         pid=pid, version=env.get("GRAPHMEM_NEO4J_VERSION", "?"),
+        browser_url=env.get("NEO4J_BROWSER_URL") or None, data=env.get("GRAPHMEM_NEO4J_DATA", ""),
+        ephemeral=env.get("GRAPHMEM_NEO4J_EPHEMERAL") == "1",
     )
 
 
@@ -174,43 +200,114 @@ def _log_tail(log: Path, lines: int = 20) -> str:
         return "(no log)"
 
 
-def start(*, port: int | None = None, data: Path | None = None, timeout: float | None = None,
+def _previous_port(url: str | None) -> int | None:
+    """The port of a URL the last start of this state folder printed, if that port is free."""
+    if not url:
+        return None
+    try:
+        port = int(url.rsplit(":", 1)[1].split("/", 1)[0])
+    except (IndexError, ValueError):
+        return None
+    return None if _port_taken(port) else port
+
+
+def _choose_port(asked: int | None, variable: str, previous: str | None, what: str, option: str) -> int:
+    """The port asked for (which must be free), else the last one used if free, else a free one."""
+    asked = asked or int(os.environ.get(variable, "0"))
+    if asked:
+        if _port_taken(asked):
+            raise LauncherError(f"{what} port {asked} on 127.0.0.1 is already in use: pick another with {option} or {variable}")
+        return asked
+    return _previous_port(previous) or _free_port()
+
+
+_PASSWORD_FILE = "graphmem-password"
+
+
+def _data_password(data_dir: Path) -> str:
+    """The password of a persistent data folder: the one stored beside the data on its first
+    start (Neo4j keeps it in its system database from then on), or a new one."""
+    stored_file = data_dir / _PASSWORD_FILE
+    wanted = os.environ.get("GRAPHMEM_NEO4J_PASSWORD")
+    if stored_file.is_file():
+        stored = stored_file.read_text().strip()
+        if wanted and wanted != stored:
+            raise LauncherError(
+                f"the Neo4j data in {data_dir} keeps the password it was given on its first start, "
+                "which is not GRAPHMEM_NEO4J_PASSWORD: unset GRAPHMEM_NEO4J_PASSWORD (the stored one is used), "
+                "or delete the data with `graphmem neo4j reset`")
+        return stored
+    if (data_dir / "data" / "databases").exists() and not wanted:
+        raise LauncherError(
+            f"{data_dir} holds a Neo4j store without graphmem's password file ({_PASSWORD_FILE}): "
+            "start once with GRAPHMEM_NEO4J_PASSWORD set to its password, or choose another --data folder")
+    password = wanted or secrets.token_urlsafe(18)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    _write_private(stored_file, password + "\n")
+    return password
+
+
+def start(*, port: int | None = None, http_port: int | None = None, data: Path | None = None,
+          ephemeral: bool = False, browser: bool = True, timeout: float | None = None,
           progress=print) -> RunningNeo4j:
-    """Start Neo4j in the background (or return the one already running) and wait for Bolt."""
+    """Start Neo4j in the background (or return the one already running) and wait for Bolt.
+
+    Data lives in ``data`` (default ``<state dir>/neo4j-data``) and survives ``stop``; with
+    ``ephemeral=True`` it lives in a temporary folder that ``stop`` removes. With ``browser``
+    the HTTP connector serves Neo4j Browser on 127.0.0.1 as well.
+    """
     running = status()
     if running:
         return running
+    if ephemeral and data is not None:
+        raise LauncherError("--data and --ephemeral exclude each other: an ephemeral Neo4j uses a temporary folder")
     build_dir = build(progress)
     java = _java()
-    port = port or int(os.environ.get("GRAPHMEM_NEO4J_PORT", "0")) or _free_port()
-    if _port_taken(port):
-        raise LauncherError(f"port {port} on 127.0.0.1 is already in use: pick another with --port or GRAPHMEM_NEO4J_PORT")
     folder = state_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    temporary = data is None
-    data_dir = Path(tempfile.mkdtemp(prefix="graphmem-neo4j-")) if temporary else Path(data).resolve()
-    password = os.environ.get("GRAPHMEM_NEO4J_PASSWORD") or secrets.token_urlsafe(18)
+    previous = _read_env_file(folder / "neo4j.env")
+    port = _choose_port(port, "GRAPHMEM_NEO4J_PORT", previous.get("NEO4J_URI"), "Bolt", "--port")
+    http = 0
+    if browser:
+        http = _choose_port(http_port, "GRAPHMEM_NEO4J_HTTP_PORT", previous.get("NEO4J_BROWSER_URL"), "HTTP", "--http-port")
+        if http == port:
+            http = _free_port()
+    if ephemeral:
+        data_dir = Path(tempfile.mkdtemp(prefix="graphmem-neo4j-"))
+        password = os.environ.get("GRAPHMEM_NEO4J_PASSWORD") or secrets.token_urlsafe(18)
+    else:
+        data_dir = Path(data).resolve() if data is not None else default_data_dir()
+        password = _data_password(data_dir)
     log = folder / "neo4j.log"
     heap = os.environ.get("GRAPHMEM_NEO4J_HEAP", "3g")
     try:
-        return _launch(java, build_dir, port, folder, data_dir, temporary, password, heap, log, timeout)
+        return _launch(java, build_dir, port, http, folder, data_dir, ephemeral, password, heap, log, timeout)
     except BaseException:
-        if temporary:
+        if ephemeral:
             shutil.rmtree(data_dir, ignore_errors=True)
         raise
 
 
-def _launch(java: str, build_dir: Path, port: int, folder: Path, data_dir: Path, temporary: bool,
+def _post_connect_command() -> str:
+    """What Browser runs after connecting: apply graphmem's style (browser/style.grass)."""
+    from ._browser import style_command
+
+    return style_command(leading_colon=False)
+
+
+def _launch(java: str, build_dir: Path, port: int, http: int, folder: Path, data_dir: Path, ephemeral: bool,
             password: str, heap: str, log: Path, timeout: float | None) -> RunningNeo4j:
     env = dict(os.environ, GRAPHMEM_NEO4J_PASSWORD=password)
-    classpath = os.pathsep.join([str(build_dir / "target" / "graphmem-embedded-neo4j-1.0.0.jar"), str(build_dir / "target" / "lib" / "*")])
+    command = [java, f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC",
+               "-cp", os.pathsep.join([str(build_dir / "target" / "graphmem-embedded-neo4j-1.0.0.jar"),
+                                       str(build_dir / "target" / "lib" / "*")]),
+               _MAIN_CLASS, "--data", str(data_dir), "--port", str(port)]
+    if http:
+        command += ["--http-port", str(http)]
+        env["GRAPHMEM_BROWSER_POST_CONNECT"] = _post_connect_command()
     with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [java, f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC", "-cp", classpath, _MAIN_CLASS,
-             "--data", str(data_dir), "--port", str(port)],
-            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-            start_new_session=True,
-        )
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=env, start_new_session=True)
     deadline = time.monotonic() + (timeout or float(os.environ.get("GRAPHMEM_NEO4J_START_TIMEOUT", "180")))
     version = None
     while time.monotonic() < deadline:
@@ -225,18 +322,20 @@ def _launch(java: str, build_dir: Path, port: int, folder: Path, data_dir: Path,
     if not version:
         _terminate(proc.pid)
         raise LauncherError(f"Neo4j did not come up within the timeout; log tail:\n{_log_tail(log)}")
-    found = RunningNeo4j(uri=f"bolt://127.0.0.1:{port}", user="neo4j", password=password, pid=proc.pid, version=version)
+    found = RunningNeo4j(
+        uri=f"bolt://127.0.0.1:{port}", user="neo4j", password=password, pid=proc.pid, version=version,
+        browser_url=f"http://127.0.0.1:{http}/browser/" if http else None, data=str(data_dir), ephemeral=ephemeral,
+    )
     _wait_for_query(found, deadline, log)
-    env_file = folder / "neo4j.env"
-    env_file.touch(mode=0o600)
-    env_file.write_text(found.env_lines() + f"GRAPHMEM_NEO4J_VERSION={version}\n")
-    (folder / "neo4j.pid").write_text(f"{proc.pid}\n{data_dir if temporary else ''}\n")
+    _write_private(folder / "neo4j.env", found.env_lines() + f"GRAPHMEM_NEO4J_VERSION={version}\n"
+                   f"GRAPHMEM_NEO4J_DATA={data_dir}\nGRAPHMEM_NEO4J_EPHEMERAL={int(ephemeral)}\n")
+    (folder / "neo4j.pid").write_text(f"{proc.pid}\n{data_dir if ephemeral else ''}\n")
     return found
 
 
 def _wait_for_query(found: RunningNeo4j, deadline: float, log: Path) -> None:
     from neo4j import GraphDatabase
-    from neo4j.exceptions import Neo4jError, ServiceUnavailable
+    from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
 
     from . import _templates
 
@@ -246,6 +345,12 @@ def _wait_for_query(found: RunningNeo4j, deadline: float, log: Path) -> None:
             try:
                 driver.execute_query(ping)
                 return
+            except AuthError:
+                _terminate(found.pid)
+                raise LauncherError(
+                    f"Neo4j refused the password stored for {found.data} (user {found.user}): the store was "
+                    "given another one; start once with GRAPHMEM_NEO4J_PASSWORD set to it, "
+                    "or delete the data with `graphmem neo4j reset`") from None
             except (ServiceUnavailable, Neo4jError, OSError):
                 if time.monotonic() > deadline:
                     _terminate(found.pid)
@@ -281,7 +386,11 @@ def _alive(pid: int) -> bool:
 
 
 def stop() -> bool:
-    """Stop the Neo4j this state folder started (by its recorded pid); False if none ran."""
+    """Stop the Neo4j this state folder started (by its recorded pid); False if none ran.
+
+    Persistent data and its connection lines (neo4j.env) stay for the next ``start``; an
+    ephemeral start's temporary folder and lines are removed.
+    """
     folder = state_dir()
     pid_file = folder / "neo4j.pid"
     if not pid_file.is_file():
@@ -292,8 +401,30 @@ def stop() -> bool:
     if pid is not None and _is_launcher(pid):
         _terminate(pid)
         stopped = True
+    pid_file.unlink(missing_ok=True)
     if temp_data:
         shutil.rmtree(temp_data, ignore_errors=True)
-    for name in ("neo4j.pid", "neo4j.env"):
-        (folder / name).unlink(missing_ok=True)
+        (folder / "neo4j.env").unlink(missing_ok=True)
     return stopped
+
+
+def reset(data: Path | None = None) -> Path | None:
+    """Delete a persistent data folder (default ``<state dir>/neo4j-data``) and the state
+    folder's connection lines; return the folder deleted, or None if there was none.
+
+    Refuses while this state folder's Neo4j runs (stop it first), and refuses a folder that
+    is not a graphmem data folder (no ``graphmem-password`` file in it).
+    """
+    running = status()
+    if running:
+        raise LauncherError(f"Neo4j is running (pid {running.pid}): stop it first with `graphmem neo4j stop`")
+    data_dir = Path(data).resolve() if data is not None else default_data_dir()
+    env_file = state_dir() / "neo4j.env"
+    if _read_env_file(env_file).get("GRAPHMEM_NEO4J_DATA") == str(data_dir):
+        env_file.unlink(missing_ok=True)
+    if not data_dir.exists():
+        return None
+    if not (data_dir / _PASSWORD_FILE).is_file():
+        raise LauncherError(f"{data_dir} is not a graphmem Neo4j data folder (no {_PASSWORD_FILE} in it): not deleting it")
+    shutil.rmtree(data_dir)
+    return data_dir

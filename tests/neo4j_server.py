@@ -1,6 +1,7 @@
 """Brings up the Neo4j the integration tests run against, in the order of contract §9:
 ``NEO4J_URI`` set -> use it; a Docker engine answers -> docker/compose.yml via pytest-docker;
-otherwise the embedded launcher through ``graphmem neo4j start``."""
+otherwise the embedded launcher through ``graphmem neo4j start --ephemeral --no-browser`` (a
+temporary data folder that ``stop`` removes, no HTTP connector)."""
 
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ def neo4j_server():
         return
     command = [sys.executable, "-m", "graphmem._cli", "neo4j"]
     env = _launcher_env()
-    started = subprocess.run(command + ["start"], capture_output=True, text=True, env=env)
+    started = subprocess.run(command + ["start", "--ephemeral", "--no-browser"], capture_output=True, text=True, env=env)
     if started.returncode != 0:
         raise RuntimeError(f"graphmem neo4j start failed:\n{started.stderr}")
     values = dict(line.split("=", 1) for line in started.stdout.splitlines() if "=" in line)

@@ -156,3 +156,210 @@ def test_changing_the_launcher_source_changes_the_cache_key(tmp_path):
     before = _launcher._fingerprint(project)
     (project / "src" / "A.java").write_text("class A { int x; }")
     assert _launcher._fingerprint(project) != before
+
+
+# --- persistence: data folder, password kept with the data, stop keeps, reset deletes ---
+
+
+def test_env_lines_add_the_browser_url_when_browser_runs():
+    running = _launcher.RunningNeo4j(uri="bolt://127.0.0.1:1", user="neo4j", password="pw", pid=1, version="5",
+                                     browser_url="http://127.0.0.1:2/browser/")
+    assert running.env_lines().splitlines()[-1] == "NEO4J_BROWSER_URL=http://127.0.0.1:2/browser/"
+
+
+def test_default_data_dir_is_under_the_state_dir(state):
+    assert _launcher.default_data_dir() == state.resolve() / "neo4j-data"
+
+
+def test_a_new_data_folder_gets_a_private_password_file(tmp_path, monkeypatch):
+    monkeypatch.delenv("GRAPHMEM_NEO4J_PASSWORD", raising=False)
+    data = tmp_path / "data"
+    password = _launcher._data_password(data)
+    stored = data / "graphmem-password"
+    assert stored.read_text().strip() == password and len(password) >= 16
+    assert stored.stat().st_mode & 0o777 == 0o600
+    assert _launcher._data_password(data) == password  # the next start reads the same one
+
+
+def test_a_new_data_folder_takes_the_password_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHMEM_NEO4J_PASSWORD", "chosen-password-1")
+    assert _launcher._data_password(tmp_path / "data") == "chosen-password-1"
+
+
+def test_a_different_environment_password_for_existing_data_is_refused(tmp_path, monkeypatch):
+    monkeypatch.delenv("GRAPHMEM_NEO4J_PASSWORD", raising=False)
+    data = tmp_path / "data"
+    first = _launcher._data_password(data)
+    monkeypatch.setenv("GRAPHMEM_NEO4J_PASSWORD", "another-password")
+    with pytest.raises(LauncherError, match="first start"):
+        _launcher._data_password(data)
+    monkeypatch.setenv("GRAPHMEM_NEO4J_PASSWORD", first)
+    assert _launcher._data_password(data) == first
+
+
+def test_a_store_without_password_file_is_refused_unless_the_password_is_given(tmp_path, monkeypatch):
+    monkeypatch.delenv("GRAPHMEM_NEO4J_PASSWORD", raising=False)
+    data = tmp_path / "old"
+    (data / "data" / "databases").mkdir(parents=True)
+    with pytest.raises(LauncherError, match="GRAPHMEM_NEO4J_PASSWORD"):
+        _launcher._data_password(data)
+    assert not (data / "graphmem-password").exists()
+    monkeypatch.setenv("GRAPHMEM_NEO4J_PASSWORD", "its-old-password")
+    assert _launcher._data_password(data) == "its-old-password"
+
+
+def running_state(folder, data, *, ephemeral=False, browser=None):
+    lines = "NEO4J_URI=bolt://127.0.0.1:7999\nNEO4J_USER=neo4j\nNEO4J_PASSWORD=secret\n"
+    if browser:
+        lines += f"NEO4J_BROWSER_URL={browser}\n"
+    lines += f"GRAPHMEM_NEO4J_VERSION=5.26.19\nGRAPHMEM_NEO4J_DATA={data}\nGRAPHMEM_NEO4J_EPHEMERAL={int(ephemeral)}\n"
+    (folder / "neo4j.env").write_text(lines)
+    (folder / "neo4j.pid").write_text(f"{os.getpid()}\n{data if ephemeral else ''}\n")
+
+
+def test_stop_keeps_persistent_data_and_its_connection_lines(state, monkeypatch):
+    terminated = []
+    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid: pid == os.getpid())
+    monkeypatch.setattr(_launcher, "_terminate", terminated.append)
+    data = state / "neo4j-data"
+    data.mkdir()
+    (data / "graphmem-password").write_text("secret\n")
+    running_state(state, data)
+    assert _launcher.stop() is True
+    assert terminated == [os.getpid()]
+    assert (data / "graphmem-password").is_file()
+    assert "NEO4J_PASSWORD=secret" in (state / "neo4j.env").read_text()
+    assert not (state / "neo4j.pid").exists()
+    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid: True)
+    assert _launcher.status() is None  # no pid file: nothing runs, whatever neo4j.env says
+
+
+def test_stop_removes_an_ephemeral_folder_and_its_lines(state, tmp_path, monkeypatch):
+    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid: pid == os.getpid())
+    monkeypatch.setattr(_launcher, "_terminate", lambda pid: None)
+    data = tmp_path / "graphmem-neo4j-tmp"
+    data.mkdir()
+    running_state(state, data, ephemeral=True)
+    assert _launcher.status().ephemeral is True
+    assert _launcher.stop() is True
+    assert not data.exists() and not (state / "neo4j.env").exists()
+
+
+def test_reset_refuses_while_running_and_deletes_after_stop(state, monkeypatch, capsys):
+    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid: pid == os.getpid())
+    monkeypatch.setattr(_launcher, "_terminate", lambda pid: None)
+    data = state / "neo4j-data"
+    (data / "data").mkdir(parents=True)
+    (data / "graphmem-password").write_text("secret\n")
+    running_state(state, data)
+    assert main(["neo4j", "reset"]) == 2
+    assert "stop it first" in capsys.readouterr().err
+    assert data.is_dir()
+    assert main(["neo4j", "stop"]) == 0
+    assert f"its data stays in {data}" in capsys.readouterr().err
+    assert main(["neo4j", "reset"]) == 0
+    assert f"deleted {data}" in capsys.readouterr().err
+    assert not data.exists() and not (state / "neo4j.env").exists()
+    assert main(["neo4j", "reset"]) == 0
+    assert "no data folder" in capsys.readouterr().err
+
+
+def test_reset_refuses_a_folder_that_is_not_a_graphmem_data_folder(state, tmp_path):
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("x")
+    with pytest.raises(LauncherError, match="not a graphmem Neo4j data folder"):
+        _launcher.reset(precious)
+    assert (precious / "thesis.tex").is_file()
+
+
+def test_status_names_the_state_dir_from_the_environment(state, capsys):
+    assert main(["neo4j", "status"]) == 1
+    err = capsys.readouterr().err
+    assert str(state.resolve()) in err and "GRAPHMEM_STATE_DIR" in err
+    assert "from this folder" not in err
+
+
+def test_status_without_state_dir_variable_says_it_is_this_folders(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("GRAPHMEM_STATE_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["neo4j", "status"]) == 1
+    err = capsys.readouterr().err
+    assert str(tmp_path.resolve() / ".graphmem") in err and "default" in err
+
+
+def test_cli_status_describes_data_and_browser(state, monkeypatch, capsys):
+    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid: True)
+    running_state(state, state / "neo4j-data", browser="http://127.0.0.1:7475/browser/")
+    assert main(["neo4j", "status"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[-1] == "NEO4J_BROWSER_URL=http://127.0.0.1:7475/browser/"
+    assert f"data:    {state / 'neo4j-data'} (kept" in captured.err
+    assert "browser: http://127.0.0.1:7475/browser/" in captured.err
+    assert "secret" not in captured.err
+
+
+def test_data_and_ephemeral_exclude_each_other(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["neo4j", "start", "--data", "x", "--ephemeral"])
+    assert info.value.code == 2
+
+
+@pytest.fixture
+def fake_launch(state, monkeypatch):
+    """start() up to the Java process: what it would launch, without Java."""
+    calls = []
+    monkeypatch.setattr(_launcher, "build", lambda progress: state / "build")
+    monkeypatch.setattr(_launcher, "_java", lambda: "java")
+    monkeypatch.delenv("GRAPHMEM_NEO4J_PASSWORD", raising=False)
+    monkeypatch.delenv("GRAPHMEM_NEO4J_PORT", raising=False)
+    monkeypatch.delenv("GRAPHMEM_NEO4J_HTTP_PORT", raising=False)
+
+    def launch(java, build_dir, port, http, folder, data_dir, ephemeral, password, heap, log, timeout):
+        calls.append(dict(port=port, http=http, data=data_dir, ephemeral=ephemeral, password=password))
+        return "launched"
+
+    monkeypatch.setattr(_launcher, "_launch", launch)
+    return calls
+
+
+def test_start_defaults_to_the_state_dirs_data_folder_with_browser(state, fake_launch):
+    assert _launcher.start() == "launched"
+    call = fake_launch[0]
+    assert call["data"] == state.resolve() / "neo4j-data" and call["ephemeral"] is False
+    assert call["http"] > 0 and call["http"] != call["port"]
+    assert (call["data"] / "graphmem-password").read_text().strip() == call["password"]
+
+
+def test_start_ephemeral_without_browser(state, fake_launch):
+    _launcher.start(ephemeral=True, browser=False)
+    call = fake_launch[0]
+    assert call["ephemeral"] is True and call["http"] == 0
+    assert call["data"].name.startswith("graphmem-neo4j-") and not (state / "neo4j-data").exists()
+    call["data"].rmdir()
+
+
+def test_start_reuses_the_last_ports_when_free(state, fake_launch):
+    bolt, http = _launcher._free_port(), _launcher._free_port()
+    (state / "neo4j.env").write_text(f"NEO4J_URI=bolt://127.0.0.1:{bolt}\nNEO4J_BROWSER_URL=http://127.0.0.1:{http}/browser/\n")
+    _launcher.start()
+    assert (fake_launch[0]["port"], fake_launch[0]["http"]) == (bolt, http)
+
+
+def test_start_picks_another_port_when_the_last_one_is_taken(state, fake_launch):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        taken = s.getsockname()[1]
+        (state / "neo4j.env").write_text(f"NEO4J_URI=bolt://127.0.0.1:{taken}\n")
+        _launcher.start(browser=False)
+        assert fake_launch[0]["port"] != taken
+
+
+def test_start_refuses_an_asked_port_in_use(state, fake_launch):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        with pytest.raises(LauncherError, match="--http-port"):
+            _launcher.start(http_port=s.getsockname()[1])
+    assert fake_launch == []

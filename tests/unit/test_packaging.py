@@ -25,6 +25,7 @@ def test_wheel_ships_templates_and_loads_them_in_a_fresh_venv(tmp_path):
     assert shipped == {str(p.relative_to(folder)) for p in folder.rglob("*.cypher")}
     assert {"schema/schema_fulltext.cypher", "fragments/record.cypher"} <= shipped
     assert "graphmem/embedded/pom.xml" in names
+    assert "graphmem/browser/style.grass" in names and "graphmem/browser/queries/timeline.cypher" in names
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     py = venv / "bin" / "python"
@@ -38,8 +39,11 @@ def test_wheel_ships_templates_and_loads_them_in_a_fresh_venv(tmp_path):
         print(graphmem.__file__)
         print(t.template_dir())
         print(t.get("fact_create").parameters)
+        import graphmem._browser as b
+        print(b.kit_dir())
     """)
     out = subprocess.run([str(py), "-I", "-c", probe], check=True, capture_output=True, text=True, cwd=tmp_path).stdout.splitlines()
     assert out[0].startswith(str(venv)), out[0]
     assert out[1].startswith(str(venv)) and out[1].endswith("graphmem/cypher")
     assert "rows" in out[2] and "tenant" in out[2]
+    assert out[3].startswith(str(venv)) and out[3].endswith("graphmem/browser")
