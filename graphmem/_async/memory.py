@@ -18,6 +18,7 @@ from .._settings import Settings
 from .entities import AsyncEntitiesMixin
 from .executor import AsyncExecutor, Tracer
 from .facts import AsyncFactsMixin
+from .graph import AsyncGraphMixin
 from .ingest import AsyncIngestMixin
 from .insights import AsyncInsightsMixin
 from .llm import AsyncLlmCaller
@@ -25,6 +26,7 @@ from .procedures import AsyncProceduresMixin
 from .recall import AsyncRecallMixin
 from .records import AsyncRecordsMixin
 from .schema import AsyncSchemaMixin
+from .transfer import AsyncTransferMixin
 
 
 class AsyncMemory(
@@ -36,6 +38,8 @@ class AsyncMemory(
     AsyncInsightsMixin,
     AsyncProceduresMixin,
     AsyncSchemaMixin,
+    AsyncGraphMixin,
+    AsyncTransferMixin,
 ):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (asyncio).
 

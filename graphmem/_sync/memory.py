@@ -20,6 +20,7 @@ from .._settings import Settings
 from .entities import EntitiesMixin
 from .executor import Executor, Tracer
 from .facts import FactsMixin
+from .graph import GraphMixin
 from .ingest import IngestMixin
 from .insights import InsightsMixin
 from .llm import LlmCaller
@@ -27,6 +28,7 @@ from .procedures import ProceduresMixin
 from .recall import RecallMixin
 from .records import RecordsMixin
 from .schema import SchemaMixin
+from .transfer import TransferMixin
 
 
 class Memory(
@@ -38,6 +40,8 @@ class Memory(
     InsightsMixin,
     ProceduresMixin,
     SchemaMixin,
+    GraphMixin,
+    TransferMixin,
 ):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (synchronous).
 
