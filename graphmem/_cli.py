@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import _launcher
+from . import _commands, _launcher
 from ._errors import GraphMemError
 
 
@@ -22,6 +22,7 @@ def _parser() -> argparse.ArgumentParser:
     actions.add_parser("status", help="print the NEO4J_* lines of the running Neo4j, exit 1 if none")
     actions.add_parser("stop", help="stop the Neo4j started from this folder")
     commands.add_parser("demo", help="write a short story into Neo4j (NEO4J_* settings) and read it back")
+    _commands.register(commands)
     return parser
 
 
@@ -31,6 +32,8 @@ def _progress(*args, **kwargs) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command in _commands.NAMES:
+        return _commands.run(args)
     try:
         if args.command == "demo":
             from ._demo import run

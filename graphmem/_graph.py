@@ -140,9 +140,8 @@ def from_json(text: str) -> nx.MultiDiGraph:
     ``valid_to``) back as datetimes."""
     data = json.loads(text)
     graph = nx.MultiDiGraph(**_revive(data.get("graph", {})))
-    for node in data["nodes"]:
-        attrs = dict(node)
-        graph.add_node(attrs.pop("id"), **_revive(attrs))
+    for node in data["nodes"]:  # a memory's id is both its key and its ``id`` attribute
+        graph.add_node(node["id"], **_revive(node))
     for edge in data["edges"]:
         attrs = dict(edge)
         graph.add_edge(attrs.pop("source"), attrs.pop("target"), key=attrs.pop("key"), **_revive(attrs))
