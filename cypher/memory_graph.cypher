@@ -14,7 +14,7 @@ CALL (nodes) {
   MATCH (a)-[r:CITES|SUPERSEDES|RELATES|ABOUT|DERIVED_FROM|MENTIONS|SAME_AS|CORROBORATES|OUTCOME]->(b:Memory {tenant: $tenant})
   WHERE {{graph_visible(b)}}
     AND coalesce(r.at, r.createdAt, $asOf) <= $asOf
-    AND (type(r) <> 'RELATES'
+    AND (type(r) <> 'RELATES' OR $anyTime
          OR (($includeInvalidated OR r.invalidatedAt IS NULL OR r.invalidatedAt > $asOf)
              AND (r.validFrom IS NULL OR r.validFrom <= $validAt)
              AND (r.validTo IS NULL OR r.validTo > $validAt)))

@@ -21,9 +21,10 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, TextIO
+from typing import Any, TextIO
 
 from ._errors import ConfigurationError, GraphMemError, InvalidInputError, Neo4jUnavailableError, NotFoundError
 
@@ -148,10 +149,10 @@ def _ingest(memory: Any, args: argparse.Namespace) -> int:
         facts += len(result.facts)
         progress.advance(len(session["messages"]))
     progress.close()
-    summary = {"sessions": len(sessions), "messages": total, "episodes": episodes, "facts": facts,
-               "scopes": sorted({s["scope"] for s in sessions})}
+    scopes = sorted({s["scope"] for s in sessions})
+    summary = {"sessions": len(sessions), "messages": total, "episodes": episodes, "facts": facts, "scopes": scopes}
     _emit(args, summary, lambda: f"ingested {total} messages in {len(sessions)} sessions as {episodes} episodes "
-                                 f"into {', '.join(summary['scopes'])}")
+                                 f"into {', '.join(scopes)}")
     return OK
 
 
@@ -273,7 +274,11 @@ _COMMANDS: dict[str, Callable[[Any, argparse.Namespace], int]] = {
 def _open(args: argparse.Namespace) -> Any:
     from . import HashingEmbedder, Memory, WordLlamaEmbedder
 
-    embedder = {"hashing": HashingEmbedder, "wordllama": WordLlamaEmbedder, "none": lambda: None}[args.embedder]()
+    embedder: Any = None
+    if args.embedder == "hashing":
+        embedder = HashingEmbedder()
+    elif args.embedder == "wordllama":
+        embedder = WordLlamaEmbedder()
     return Memory(tenant=args.tenant, embedder=embedder)
 
 
@@ -335,8 +340,8 @@ def _table(rows: list[dict[str, Any]], columns: list[str], width: int = 60) -> s
 
     cells = [[cell(r.get(c)) for c in columns] for r in rows]
     sizes = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
-    lines = ["  ".join(c.upper().ljust(s) for c, s in zip(columns, sizes)).rstrip()]
-    lines += ["  ".join(v.ljust(s) for v, s in zip(row, sizes)).rstrip() for row in cells]
+    lines = ["  ".join(c.upper().ljust(s) for c, s in zip(columns, sizes, strict=True)).rstrip()]
+    lines += ["  ".join(v.ljust(s) for v, s in zip(row, sizes, strict=True)).rstrip() for row in cells]
     return "\n".join(lines)
 
 
@@ -360,7 +365,7 @@ class _output:
         if self.name == "-":
             return sys.stdout
         try:
-            self.stream = open(self.name, "w", encoding="utf-8")  # noqa: SIM115
+            self.stream = open(self.name, "w", encoding="utf-8")
         except OSError as exc:
             raise Usage(f"cannot write {self.name}: {exc.strerror or exc}") from exc
         return self.stream
@@ -458,7 +463,7 @@ class _Progress:
         self.bar: Any = None
         if self.live:
             try:
-                from tqdm import tqdm
+                from tqdm import tqdm  # type: ignore[import-untyped]
 
                 self.bar = tqdm(total=total, unit=" " + unit, desc=label, file=sys.stderr)
             except ImportError:

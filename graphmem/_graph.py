@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import networkx as nx
 
@@ -67,7 +68,7 @@ def attributes(props: dict[str, Any]) -> dict[str, Any]:
 def build(nodes: list[dict[str, Any]], edges: list[dict[str, Any]], **graph_attributes: Any) -> nx.MultiDiGraph:
     """The MultiDiGraph for ``memory_graph``'s rows; each edge keyed by its type (plus the
     fact id for RELATES, so parallel projections stay apart)."""
-    graph = nx.MultiDiGraph(**{k: v for k, v in graph_attributes.items() if v is not None})
+    graph: nx.MultiDiGraph = nx.MultiDiGraph(**{k: v for k, v in graph_attributes.items() if v is not None})
     for node in nodes:
         graph.add_node(node["id"], **attributes(node))
     for edge in edges:
@@ -99,7 +100,7 @@ def to_graphml(graph: nx.MultiDiGraph, path: str | Path) -> Path:
     GraphML holds only text, numbers and booleans: timestamps become ISO-8601 text and
     lists or maps JSON text. Numbers that are sometimes whole (``importance`` 1 or 0.5)
     are written as floats throughout. Returns the path."""
-    out = nx.MultiDiGraph()
+    out: nx.MultiDiGraph = nx.MultiDiGraph()
     out.graph.update({k: _plain(v) for k, v in graph.graph.items() if v is not None})
     floats = {k for _, d in graph.nodes(data=True) for k, v in d.items() if isinstance(v, float)}
     edge_floats = {k for *_, d in graph.edges(keys=True, data=True) for k, v in d.items() if isinstance(v, float)}
@@ -139,7 +140,7 @@ def from_json(text: str) -> nx.MultiDiGraph:
     """The graph ``to_json`` wrote, timestamps (keys ending in ``_at``, ``as_of``, ``valid_from``,
     ``valid_to``) back as datetimes."""
     data = json.loads(text)
-    graph = nx.MultiDiGraph(**_revive(data.get("graph", {})))
+    graph: nx.MultiDiGraph = nx.MultiDiGraph(**_revive(data.get("graph", {})))
     for node in data["nodes"]:  # a memory's id is both its key and its ``id`` attribute
         graph.add_node(node["id"], **_revive(node))
     for edge in data["edges"]:

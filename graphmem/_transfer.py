@@ -18,8 +18,9 @@ Temporal values are tagged, ``{"$datetime": "2026-03-01T09:00:00+00:00"}`` or
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import date, datetime
-from typing import Any, Mapping
+from typing import Any
 
 from . import _scopes
 from . import _validate as check

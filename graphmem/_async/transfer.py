@@ -5,7 +5,8 @@ file by ``tools/unasync.py``."""
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
+from typing import Any
 
 from .. import _scopes, _transfer
 from .._errors import ConflictError, InvalidInputError

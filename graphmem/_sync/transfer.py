@@ -7,7 +7,8 @@ empty tenant gives the same graph. This file is generated from
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Iterable, Mapping
+from collections.abc import Iterator, Iterable, Mapping
+from typing import Any
 
 from .. import _scopes, _transfer
 from .._errors import ConflictError, InvalidInputError

@@ -13,8 +13,6 @@ from collections import Counter
 import networkx as nx
 import pytest
 
-from graphmem import Memory
-
 from .helpers import utc
 
 SCOPE = "acme/support/ann"

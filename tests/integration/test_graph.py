@@ -134,3 +134,12 @@ def test_graphml_and_json_round_trip(mem, clock, tmp_path):
     assert dict(again.nodes(data=True)) == dict(graph.nodes(data=True))
     assert sorted(again.edges(keys=True, data=True), key=repr) == sorted(graph.edges(keys=True, data=True), key=repr)
     assert again.graph["as_of"] == graph.graph["as_of"]
+
+
+def test_history_keeps_every_version(mem, clock):
+    m = small_memory(mem, clock)
+    everything = mem.graph(scope=SCOPE, history=True)
+    assert {m[k].id for k in ("lives", "likes", "moved", "fixed", "works")} <= set(everything)
+    assert everything.has_edge(m["ann"].id, m["paris"].id)
+    early = mem.graph(scope=SCOPE, history=True, as_of=utc(2025, 1, 2))
+    assert m["lives"].id in early and m["moved"].id not in early  # recorded later
