@@ -30,6 +30,7 @@ from ._graph import EDGE_TYPES, KINDS
 FORMAT = "graphmem-export"
 VERSION = 1
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_PLAIN = frozenset({str, int, float, bool})  # lists of these (embeddings) pass through whole
 
 
 def encode(value: Any) -> Any:
@@ -41,6 +42,8 @@ def encode(value: Any) -> Any:
     if isinstance(value, date):
         return {"$date": value.isoformat()}
     if isinstance(value, (list, tuple)):
+        if all(type(v) in _PLAIN for v in value):
+            return list(value)
         return [encode(v) for v in value]
     raise InvalidInputError("value", f"cannot export a property of type {type(value).__name__}")
 
@@ -54,6 +57,8 @@ def decode(value: Any, field: str) -> Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     if isinstance(value, list):
+        if all(type(v) in _PLAIN for v in value):
+            return value
         return [decode(v, f"{field}[{i}]") for i, v in enumerate(value)]
     if isinstance(value, dict) and len(value) == 1:
         (tag, text), = value.items()
