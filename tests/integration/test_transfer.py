@@ -97,3 +97,20 @@ def test_erase_asks_on_a_terminal(neo4j, memory):
     assert confirmed.returncode == 0, confirmed.stderr
     assert "erased 3 memories" in confirmed.stdout
     assert len(memory.graph(scope=SCOPE)) == 0
+
+
+async def test_the_async_front_door_has_them_too(neo4j, schema, embedder, tenant):
+    from graphmem import AsyncMemory
+
+    async with AsyncMemory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as m:
+        fact = await m.remember("Ann likes tea", scope=SCOPE)
+        graph = await m.graph(scope=SCOPE)
+        assert list(graph) == [fact.id] and graph.nodes[fact.id]["text"] == "Ann likes tea"
+        exported = [r async for r in m.export_records()]
+        assert [r["record"] for r in exported] == ["header", "scope", "scope", "node"]
+        assert await m.stats() == [{"scope": SCOPE, "kind": "fact", "total": 1, "believed": 1, "invalidated": 0,
+                                    "quarantined": 0}]
+        await m.erase(scope="acme")
+        assert await m.import_records(exported) == {"scopes": 2, "nodes": 1, "edges": 0}
+        assert (await m.get(fact.id)).created_at == fact.created_at
+        await m.erase(scope="acme")
