@@ -21,6 +21,9 @@ from ._errors import (
 )
 from ._facts import DEFAULT_SINGLE_VALUED
 from ._fusion import ScoredMemory, ScoreParts
+from ._graph import from_json as graph_from_json
+from ._graph import to_graphml as graph_to_graphml
+from ._graph import to_json as graph_to_json
 from ._ingest import IngestResult, SameAsCandidate, Skipped
 from ._insights import DroppedInsight, MaintenanceReport, ReflectionReport
 from ._learning import LearningSettings
@@ -99,6 +102,9 @@ __all__ = [
     "__version__",
     "connect",
     "estimate_tokens",
+    "graph_from_json",
+    "graph_to_graphml",
+    "graph_to_json",
     "setup",
     "verify_connectivity",
 ]

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import _launcher
+from . import _commands, _launcher
 from ._errors import GraphMemError
 
 
@@ -37,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     actions.add_parser("style", help="print the one-line Browser command that applies graphmem's style (for a Neo4j this launcher did not start)")
     commands.add_parser("demo", help="write a short story into Neo4j (NEO4J_* settings) and read it back")
     _mcp_parser(commands)
+    _commands.register(commands)
     return parser
 
 
@@ -137,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "mcp":
         return _mcp(args)
+    if args.command in _commands.NAMES:
+        return _commands.run(args)
     try:
         if args.command == "demo":
             from ._demo import run

@@ -18,6 +18,7 @@ from .._settings import Settings
 from .entities import AsyncEntitiesMixin
 from .executor import AsyncExecutor, Tracer
 from .facts import AsyncFactsMixin
+from .graph import AsyncGraphMixin
 from .ingest import AsyncIngestMixin
 from .insights import AsyncInsightsMixin
 from .llm import AsyncLlmCaller
@@ -27,6 +28,7 @@ from .records import AsyncRecordsMixin
 from .schema import AsyncSchemaMixin
 from .sessions import AsyncSessionsMixin
 from .store import AsyncStoreMixin
+from .transfer import AsyncTransferMixin
 
 
 class AsyncMemory(
@@ -40,6 +42,8 @@ class AsyncMemory(
     AsyncSchemaMixin,
     AsyncSessionsMixin,
     AsyncStoreMixin,
+    AsyncGraphMixin,
+    AsyncTransferMixin,
 ):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (asyncio).
 

@@ -20,6 +20,7 @@ from .._settings import Settings
 from .entities import EntitiesMixin
 from .executor import Executor, Tracer
 from .facts import FactsMixin
+from .graph import GraphMixin
 from .ingest import IngestMixin
 from .insights import InsightsMixin
 from .llm import LlmCaller
@@ -29,6 +30,7 @@ from .records import RecordsMixin
 from .schema import SchemaMixin
 from .sessions import SessionsMixin
 from .store import StoreMixin
+from .transfer import TransferMixin
 
 
 class Memory(
@@ -42,6 +44,8 @@ class Memory(
     SchemaMixin,
     SessionsMixin,
     StoreMixin,
+    GraphMixin,
+    TransferMixin,
 ):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (synchronous).
 

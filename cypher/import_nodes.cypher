@@ -1,0 +1,18 @@
+// name: import_nodes
+// Recreates exported memories in this tenant with their ids and every stored property,
+// timestamps included (nothing is recomputed), the kind label named by row.kind (one of
+// the five fixed labels below), and IN_SCOPE to their scope (which scope_ensure created,
+// counting them, in the same transaction). $rows: [{kind, props}]; props has no tenant.
+// Returns how many nodes were created.
+UNWIND $rows AS row
+CREATE (m:Memory)
+SET m = row.props, m.tenant = $tenant, m.kind = row.kind
+FOREACH (_ IN CASE WHEN row.kind = 'fact' THEN [1] ELSE [] END | SET m:Fact)
+FOREACH (_ IN CASE WHEN row.kind = 'episode' THEN [1] ELSE [] END | SET m:Episode)
+FOREACH (_ IN CASE WHEN row.kind = 'entity' THEN [1] ELSE [] END | SET m:Entity)
+FOREACH (_ IN CASE WHEN row.kind = 'insight' THEN [1] ELSE [] END | SET m:Insight)
+FOREACH (_ IN CASE WHEN row.kind = 'procedure' THEN [1] ELSE [] END | SET m:Procedure)
+WITH m
+MATCH (scope:Scope {tenant: $tenant, path: m.scope})
+CREATE (m)-[:IN_SCOPE]->(scope)
+RETURN count(*) AS created

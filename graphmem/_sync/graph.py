@@ -1,0 +1,55 @@
+# Generated from graphmem/_async/graph.py by tools/unasync.py: do not edit.
+# Edit the async source and run `python tools/unasync.py` to regenerate.
+"""The memory graph for analysis on ``Memory``: ``graph()`` (networkx) and
+``stats()`` (counts per scope and kind). This file is generated
+from ``graphmem/_async/graph.py`` by ``tools/unasync.py``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+import networkx as nx
+
+from .. import _graph, _scopes
+from .host import Host
+
+
+class GraphMixin(Host):
+    def graph(
+        self,
+        *,
+        scope: str,
+        as_of: datetime | None = None,
+        valid_at: datetime | None = None,
+        kinds: Iterable[str] | None = None,
+        include_invalidated: bool = False,
+        history: bool = False,
+    ) -> nx.MultiDiGraph:
+        """The memory graph visible in ``scope``, read in one query: memories believed at
+        ``as_of`` and true at ``valid_at`` (both default to now; ``include_invalidated``
+        keeps records invalidated by then), of every status, as nodes keyed by id with their
+        properties in snake_case (``kind``, ``text``, ``name``, ``subject``, ``valid_from``,
+        ``created_at``, ``provenance``, ``status``, ``salience``...; no embeddings); and the
+        CITES, SUPERSEDES, RELATES, ABOUT, DERIVED_FROM, MENTIONS, SAME_AS, CORROBORATES and
+        OUTCOME edges between them, each with ``type`` and its properties. ``kinds`` limits
+        the node kinds. ``history=True`` keeps every version recorded by ``as_of``,
+        believed or not and whatever its valid time (for analysis of how memory grew). See ``graphmem.graph_to_graphml`` / ``graph_to_json`` for export."""
+        chain = _scopes.chain(_scopes.check_path(scope))
+        wanted = _graph.kinds(kinds)
+        as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
+        rows = self._run.read(
+            "memory_graph", tenant=self._core.tenant, chain=chain, kinds=wanted, asOf=as_of_t, validAt=valid_t,
+            includeInvalidated=bool(include_invalidated), anyTime=bool(history),
+        )
+        found = rows[0] if rows else {"nodes": [], "edges": []}
+        return _graph.build(found["nodes"], found["edges"], tenant=self._core.tenant, scope=scope,
+                            as_of=as_of_t, valid_at=valid_t)
+
+    def stats(self, *, scope: str | None = None) -> list[dict[str, Any]]:
+        """How many memories the tenant holds per scope and kind (within ``scope`` and the
+        scopes below it, or everywhere): ``total``, ``believed``, ``invalidated`` and
+        ``quarantined``, ordered by scope then kind."""
+        path = None if scope is None else _scopes.check_path(scope)
+        return self._run.read("memory_stats", tenant=self._core.tenant, scope=path)

@@ -1,0 +1,116 @@
+"""export_records / import_records through the Python API: tenant isolation, refusals that
+leave nothing behind, and the erase prompt on a real terminal."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+
+import pytest
+
+from graphmem import ConflictError, InvalidInputError, Memory
+
+from .helpers import utc
+
+SCOPE = "acme/ann"
+
+
+@pytest.fixture
+def other(neo4j, schema, embedder, tenant):
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant + "-b", embedder=embedder) as m:
+        yield m
+        m.erase(scope="acme")
+
+
+def small(memory):
+    ann = memory.upsert_entity("Ann", type="person", scope="acme")
+    acme = memory.upsert_entity("Acme", type="organisation", scope="acme")
+    return memory.relate(ann.id, "works_at", acme.id, scope=SCOPE, valid_from=utc(2020))
+
+
+def test_export_is_one_tenant_and_import_writes_only_the_target(memory, other):
+    small(memory)
+    other.remember("Bob likes coffee", scope=SCOPE)
+    exported = list(memory.export_records())
+    assert exported[0]["tenant"] == memory.tenant
+    assert "Bob likes coffee" not in {r["props"].get("text") for r in exported if r["record"] == "node"}
+    assert all(r["props"].get("tenant") is None for r in exported if r["record"] in ("node", "edge"))
+    other.erase(scope="acme")
+    counts = other.import_records(exported)
+    assert counts == {"scopes": 2, "nodes": 3, "edges": 3}  # ABOUT x2 + RELATES
+    theirs = other.graph(scope=SCOPE)
+    ours = memory.graph(scope=SCOPE)
+    assert dict(theirs.nodes(data=True)) == dict(ours.nodes(data=True))
+    assert memory.stats() == other.stats()
+    other.erase(scope="acme")
+    assert memory.graph(scope=SCOPE).number_of_nodes() == 3  # the source tenant is untouched
+
+
+def test_refused_imports_write_nothing(memory, other):
+    fact = small(memory)
+    exported = list(memory.export_records())
+    nodes = [r for r in exported if r["record"] == "node"]
+    dangling = {"record": "edge", "type": "CITES", "source": fact.id, "target": "no-such-memory", "props": {}}
+    with pytest.raises(InvalidInputError) as err:
+        other.import_records([*nodes, dangling], batch_size=10)
+    assert err.value.field == "records[3]"
+    assert other.stats() != []  # the nodes' batch landed before the edge batch failed ...
+    assert other.graph(scope=SCOPE).number_of_edges() == 0  # ... and the edge batch did not
+    other.erase(scope="acme")
+    odd = [*nodes, {"record": "edge", "type": "IN_SCOPE", "source": fact.id, "target": fact.id, "props": {}}]
+    with pytest.raises(InvalidInputError) as err:
+        other.import_records(odd)
+    assert err.value.field == "records[3].type"
+    assert other.stats() == []  # checked before the first write
+    tenant_key = dict(nodes[0], props={**nodes[0]["props"], "x-y": 1})
+    with pytest.raises(InvalidInputError):
+        other.import_records([tenant_key])
+    other.import_records(nodes)
+    with pytest.raises(ConflictError):
+        other.import_records(nodes[:1])
+    assert len(other.graph(scope=SCOPE)) == 3
+
+
+def test_erase_asks_on_a_terminal(neo4j, memory):
+    small(memory)
+    env = {**os.environ, "NEO4J_URI": neo4j.uri, "NEO4J_USER": neo4j.user, "NEO4J_PASSWORD": neo4j.password,
+           "GRAPHMEM_TENANT": memory.tenant, "GRAPHMEM_EMBEDDER": "hashing"}
+
+    def erase(answer: bytes) -> subprocess.CompletedProcess:
+        master, slave = pty.openpty()
+        try:
+            proc = subprocess.Popen([sys.executable, "-m", "graphmem._cli", "erase", "--scope", "acme"], stdin=slave,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+            os.write(master, answer)
+            out, err = proc.communicate(timeout=180)
+            return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+        finally:
+            os.close(master)
+            os.close(slave)
+
+    declined = erase(b"no\n")
+    assert declined.returncode == 2 and "type 'yes'" in declined.stdout and "not confirmed" in declined.stderr
+    assert len(memory.graph(scope=SCOPE)) == 3
+    confirmed = erase(b"yes\n")
+    assert confirmed.returncode == 0, confirmed.stderr
+    assert "erased 3 memories" in confirmed.stdout
+    assert len(memory.graph(scope=SCOPE)) == 0
+
+
+async def test_the_async_front_door_has_them_too(neo4j, schema, embedder, tenant):
+    from graphmem import AsyncMemory
+
+    async with AsyncMemory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as m:
+        fact = await m.remember("Ann likes tea", scope=SCOPE)
+        graph = await m.graph(scope=SCOPE)
+        assert list(graph) == [fact.id] and graph.nodes[fact.id]["text"] == "Ann likes tea"
+        exported = [r async for r in m.export_records()]
+        assert [r["record"] for r in exported] == ["header", "scope", "scope", "node"]
+        assert await m.stats() == [{"scope": SCOPE, "kind": "fact", "total": 1, "believed": 1, "invalidated": 0,
+                                    "quarantined": 0}]
+        await m.erase(scope="acme")
+        assert await m.import_records(exported) == {"scopes": 2, "nodes": 1, "edges": 0}
+        assert (await m.get(fact.id)).created_at == fact.created_at
+        await m.erase(scope="acme")
