@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime, timezone
 
-from ._embeddings import WordLlamaEmbedder
 from ._sync.memory import Memory
 
 
@@ -18,12 +16,13 @@ def _show(title: str, facts) -> None:
 
 
 def run() -> None:
-    tenant = f"demo-{uuid.uuid4().hex[:8]}"
+    tenant = "demo"  # kept after the run: Neo4j Browser shows it (the demo starts from a clean slate)
     day = lambda y, m=1: datetime(y, m, 1, tzinfo=timezone.utc)  # noqa: E731
-    with Memory(tenant=tenant, embedder=WordLlamaEmbedder()) as memory:
+    with Memory(tenant=tenant) as memory:
         info = memory.verify_connectivity()
         print(f"Connected to {info['name']} {info['version']} ({info['edition']}); tenant {tenant}")
         memory.setup()
+        memory.erase(scope="acme")  # an earlier demo's memories
         scope = "acme/support/alice"
         memory.remember("Alice lives in Paris", scope=scope, subject="alice", predicate="lives_in",
                         object="Paris", valid_from=day(2019), provenance="user")
@@ -42,5 +41,5 @@ def run() -> None:
         forgotten = memory.forget(scope=scope, subject="alice", predicate="likes")
         print(f"\nForgot {forgotten} fact(s) about what Alice likes; a sibling scope sees:")
         _show("  acme/support/bob:", memory.facts(scope="acme/support/bob"))
-        erased = memory.erase(scope="acme")
-        print(f"\nErased the demo tenant's {erased} memories. Done.")
+        print("\nThe demo's memories stay in tenant 'demo' (see them in Neo4j Browser: run the "
+              "timeline query of docs/browser.md with :param tenant => 'demo', :param subject => 'alice').")
