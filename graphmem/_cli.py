@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from . import _commands, _launcher
 from ._errors import GraphMemError
@@ -41,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _mcp_parser(commands) -> None:
+def _mcp_parser(commands: Any) -> None:
     mcp = commands.add_parser("mcp", help="serve one tenant's memory to MCP clients (stdio; --http for streamable HTTP)",
                               description="Tenant, scope and Neo4j come from this configuration, never from a tool "
                                           "call; NEO4J_PASSWORD is read from the environment only.")
@@ -66,7 +67,7 @@ def _mcp(args: argparse.Namespace) -> int:
     return mcp.main(args)
 
 
-def _progress(*args, **kwargs) -> None:
+def _progress(*args: Any, **kwargs: Any) -> None:
     print(*args, file=sys.stderr)
 
 

@@ -4,20 +4,23 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from ._models import Fact
 from ._sync.memory import Memory
 
 
-def _show(title: str, facts) -> None:
+def _show(title: str, facts: list[Fact]) -> None:
     print(f"\n{title}")
     for f in facts:
         until = f.valid_to.date().isoformat() if f.valid_to else "now"
         belief = "believed" if f.invalidated_at is None else f"invalidated ({f.invalidation_reason})"
-        print(f"  - {f.text:<38} valid {f.valid_from.date()} .. {until:<10} [{f.provenance.value}, {belief}]")
+        print(f"  - {f.text:<38} valid {f.valid_from.date() if f.valid_from else '?'} .. {until:<10} [{f.provenance.value}, {belief}]")
 
 
 def run() -> None:
     tenant = "demo"  # kept after the run: Neo4j Browser shows it (the demo starts from a clean slate)
-    day = lambda y, m=1: datetime(y, m, 1, tzinfo=timezone.utc)  # noqa: E731
+    def day(year: int, month: int = 1) -> datetime:
+        return datetime(year, month, 1, tzinfo=timezone.utc)
+
     with Memory(tenant=tenant) as memory:
         info = memory.verify_connectivity()
         print(f"Connected to {info['name']} {info['version']} ({info['edition']}); tenant {tenant}")
@@ -31,6 +34,7 @@ def run() -> None:
         believed_before_move = datetime.now(timezone.utc)
         berlin = memory.remember("Alice moved to Berlin", scope=scope, subject="alice", predicate="lives_in",
                                  object="Berlin", valid_from=day(2023, 3), provenance="user")
+        assert berlin is not None  # a person's statement is never dropped as a tombstone
         _show("What the memory believes now (scope acme/support/alice):", memory.facts(scope=scope))
         _show("What was true in 2021:", memory.facts(scope=scope, valid_at=day(2021)))
         _show("What the memory believed before it heard of the move:",

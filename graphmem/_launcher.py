@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from typing import Callable
 from importlib import resources
 from pathlib import Path
 
@@ -90,7 +91,7 @@ def _java() -> str:
     return found
 
 
-def build(progress=print) -> Path:
+def build(progress: Callable[..., None] = print) -> Path:
     """Build the launcher once (Maven fetches Neo4j's jars); return the build folder."""
     project = _project_source()
     build_dir = _cache_dir() / f"embedded-{_fingerprint(project)}"
@@ -119,7 +120,8 @@ def build(progress=print) -> Path:
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 def _port_taken(port: int) -> bool:
@@ -249,7 +251,7 @@ def _data_password(data_dir: Path) -> str:
 
 def start(*, port: int | None = None, http_port: int | None = None, data: Path | None = None,
           ephemeral: bool = False, browser: bool = True, timeout: float | None = None,
-          progress=print) -> RunningNeo4j:
+          progress: Callable[..., None] = print) -> RunningNeo4j:
     """Start Neo4j in the background (or return the one already running) and wait for Bolt.
 
     Data lives in ``data`` (default ``<state dir>/neo4j-data``) and survives ``stop``; with

@@ -271,14 +271,14 @@ def memory_tools(
                     "Show every version of a fact, oldest first, with when each was valid and what "
                     "replaced it. Pass the id of any version."),
     }
-    tools = []
+    tools: list[BaseTool] = []
     for name in include:
         if name not in specs:
             raise InvalidInputError("include", f"{name!r} is not one of {', '.join(specs)}")
         func, coroutine, schema, description = specs[name]
         tools.append(StructuredTool.from_function(
-            func=_guard(func) if sync else None, coroutine=_guard(coroutine), name=name,
-            description=description, args_schema=schema, handle_tool_error=True,
+            func=_guard(func) if sync else None, coroutine=_guard(coroutine), name=name,  # type: ignore[arg-type]
+            description=description, args_schema=schema, handle_tool_error=True,  # type: ignore[arg-type]
             handle_validation_error=_validation_message,
         ))
     return tools

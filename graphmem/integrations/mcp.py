@@ -297,7 +297,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         config = ServerConfig.from_env(
             tenant=args.tenant, scope=args.scope, embedder=args.embedder, uri=args.uri,
-            user=args.user, database=args.database, **({"setup": False} if args.no_setup else {}))
+            user=args.user, database=args.database, **({"setup": False} if args.no_setup else {}))  # type: ignore[arg-type]
         asyncio.run(serve(config, http=args.http, port=args.port))
     except GraphMemError as exc:
         print(f"graphmem: error: {exc}", file=sys.stderr)
