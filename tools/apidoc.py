@@ -62,7 +62,7 @@ def _class_members(cls: pdoc.doc.Class, package: str) -> list[pdoc.doc.Doc]:
     for member in cls.members.values():
         if member.name.startswith("_") or not _is_ours(member, package):
             continue
-        if isinstance(member, pdoc.doc.Variable) and issubclass(cls.obj, enum.Enum):
+        if issubclass(cls.obj, enum.Enum) and member.name in cls.obj.__members__:
             continue
         found.append(member)
     return found

@@ -64,6 +64,11 @@ DOCUMENTED = {
 
             RED = "red"
 
+            @property
+            def warm(self) -> bool:
+                """Whether the colour is warm."""
+                return True
+
 
         class Base(Exception):
             """Every error of the package."""
@@ -124,8 +129,19 @@ def test_every_kind_of_undocumented_public_name_is_named(make_package):
             """A package whose docstring names no constant."""
 
             import dataclasses
+            import enum
 
             LIMIT = 10
+
+
+            class Colour(enum.Enum):
+                """Colours."""
+
+                RED = "red"
+
+                @property
+                def warm(self) -> bool:
+                    return True
 
 
             class Base(Exception):
@@ -161,12 +177,13 @@ def test_every_kind_of_undocumented_public_name_is_named(make_package):
                 return 2
 
 
-            __all__ = ["LIMIT", "Base", "Child", "Front", "Pair", "helper"]
+            __all__ = ["LIMIT", "Base", "Child", "Colour", "Front", "Pair", "helper"]
             ''',
     })
     assert apidoc.missing_docstrings(module) == [
         "apidoc_bare.LIMIT (a constant: name it in the package docstring)",
         "apidoc_bare.Child",  # its parent's docstring does not count
+        "apidoc_bare.Colour.warm",  # a property of an enum, though its members are not names to document
         "apidoc_bare.Front.name",
         "apidoc_bare.Front.own",
         "apidoc_bare.Pair",  # the signature dataclasses writes does not count
