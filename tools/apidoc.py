@@ -16,13 +16,17 @@ The reference is rendered by pdoc (see docs/api.md for why pdoc) from the live o
 - every public method, property and field of those classes that graphmem itself defines,
   including the members a class inherits from graphmem's own (private) bases such as the
   ``Memory`` mixins; members inherited from outside the package (``BaseModel``,
-  ``Exception``, ``Enum``) are not ours to document, and enum members are values.
+  ``Exception``, ``Enum``) are not ours to document, and enum members are values. A field
+  (an attribute, not a method or property) also counts as documented when the class's
+  docstring names it in double backticks, as settings classes that describe their fields
+  together do.
 """
 
 from __future__ import annotations
 
 import argparse
 import enum
+import functools
 import importlib
 import inspect
 import shutil
@@ -56,6 +60,12 @@ def _is_ours(doc: pdoc.doc.Doc, package: str) -> bool:
     return doc.taken_from[0] == package or doc.taken_from[0].startswith(package + ".")
 
 
+def _is_field(cls: pdoc.doc.Class, doc: pdoc.doc.Doc) -> bool:
+    """An attribute (pydantic or dataclass field, class or instance variable), not a property."""
+    raw = inspect.getattr_static(cls.obj, doc.name, None)
+    return isinstance(doc, pdoc.doc.Variable) and not isinstance(raw, (property, functools.cached_property))
+
+
 def _class_members(cls: pdoc.doc.Class, package: str) -> list[pdoc.doc.Doc]:
     """Public members of ``cls`` that the package defines, own or inherited, enum values left out."""
     found = []
@@ -87,8 +97,11 @@ def missing_docstrings(module: ModuleType) -> list[str]:
         if isinstance(member, pdoc.doc.Class):
             if not _own_class_doc(member):
                 missing.append(dotted)
+            class_text = _own_class_doc(member)
             for attr in _class_members(member, package):
                 if attr.docstring.strip() or attr.taken_from in seen:
+                    continue
+                if _is_field(member, attr) and f"``{attr.name}``" in class_text:
                     continue
                 seen.add(attr.taken_from)
                 where = ".".join(attr.taken_from)

@@ -192,6 +192,32 @@ def test_every_kind_of_undocumented_public_name_is_named(make_package):
     ]
 
 
+def test_a_field_named_in_its_class_docstring_counts_as_documented_but_a_property_does_not(make_package):
+    module = make_package("apidoc_named", {
+        "__init__.py": '''
+            """Settings."""
+
+            import dataclasses
+
+
+            @dataclasses.dataclass
+            class Knobs:
+                """``speed``: how fast (the other field is left out here)."""
+
+                speed: int = 1
+                size: int = 2
+
+                @property
+                def doubled(self) -> int:
+                    return 2 * self.speed
+
+
+            __all__ = ["Knobs"]
+            ''',
+    })
+    assert apidoc.missing_docstrings(module) == ["apidoc_named.Knobs.size", "apidoc_named.Knobs.doubled"]
+
+
 def test_check_fails_with_the_names_and_build_writes_the_reference(make_package, tmp_path, capsys):
     files = dict(DOCUMENTED)
     files["__init__.py"] = files["__init__.py"].replace('"""Help."""', "")
