@@ -89,6 +89,7 @@ class AsyncMemory(
 
     @property
     def tenant(self) -> str:
+        """The tenant this memory serves: a hard wall, nothing of another tenant is ever read or written."""
         return self._core.tenant
 
     async def __aenter__(self) -> AsyncMemory:
@@ -98,6 +99,7 @@ class AsyncMemory(
         await self.close()
 
     async def close(self) -> None:
+        """Close the driver if this memory opened it (one passed in by the caller stays open)."""
         await self._run.close()
 
     async def verify_connectivity(self) -> dict[str, str]:

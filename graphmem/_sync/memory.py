@@ -91,6 +91,7 @@ class Memory(
 
     @property
     def tenant(self) -> str:
+        """The tenant this memory serves: a hard wall, nothing of another tenant is ever read or written."""
         return self._core.tenant
 
     def __enter__(self) -> Memory:
@@ -100,6 +101,7 @@ class Memory(
         self.close()
 
     def close(self) -> None:
+        """Close the driver if this memory opened it (one passed in by the caller stays open)."""
         self._run.close()
 
     def verify_connectivity(self) -> dict[str, str]:
