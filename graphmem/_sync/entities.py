@@ -36,7 +36,9 @@ class EntitiesMixin(Host):
         sensitivity: str | None = None,
         tags: Iterable[str] = (),
     ) -> Episode:
-        """Store a raw observation (immutable once written; the same id returns it unchanged)."""
+        """Store a raw observation (immutable once written; the same id returns it unchanged).
+        ``role`` is one of ``user``, ``assistant``, ``tool``, ``system``, ``event``;
+        ``occurred_at`` (default now) is when it happened."""
         now = self._core.now()
         row = _episodes.row(
             content, tenant=self._core.tenant, scope=scope, role=role, occurred_at=occurred_at, source=source,

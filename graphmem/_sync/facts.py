@@ -228,7 +228,8 @@ class FactsMixin(Host):
         include_invalidated: bool = False,
     ) -> list[Fact]:
         """Facts visible in ``scope`` that the memory believed at ``as_of`` and that were
-        true at ``valid_at`` (both default to now)."""
+        true at ``valid_at`` (both default to now), optionally of one ``subject`` and
+        ``predicate``; ``include_invalidated`` adds those no longer believed."""
         as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
         rows = self._run.read(
             "fact_list", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
