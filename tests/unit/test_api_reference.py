@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 import sys
 import textwrap
 from pathlib import Path
 
+import pdoc.doc
 import pytest
 
 import graphmem
@@ -244,3 +246,26 @@ def test_pdoc_warnings_are_reported(make_package, tmp_path):
 
 def test_graphmem_has_a_docstring_for_every_public_name():
     assert apidoc.missing_docstrings(graphmem) == []
+
+
+def _map_names() -> list[str]:
+    """The names docs/api.md's "Where things are" section mentions in backticks."""
+    text = (ROOT / "docs" / "api.md").read_text()
+    section = text.split("## Where things are", 1)[1].split("\n## ", 1)[0]
+    names = []
+    for token in re.findall(r"`([^`]+)`", section):
+        name = token.lstrip(".").split("(", 1)[0]
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            names.append(name)
+    return names
+
+
+def test_the_map_in_api_md_names_every_public_name_and_only_real_ones():
+    named = set(_map_names())
+    public_methods = {n for n in dir(graphmem.Memory) if not n.startswith("_")}
+    exported = {n for n in graphmem.__all__ if not n.startswith("_")}
+    assert public_methods - named == set(), "Memory methods missing from docs/api.md"
+    assert exported - named == set(), "graphmem.__all__ names missing from docs/api.md"
+    module = pdoc.doc.Module(graphmem)  # its members include instance attributes (ModelError.purpose)
+    attributes = {a for n in exported if isinstance(module.get(n), pdoc.doc.Class) for a in module.get(n).members}
+    assert named - exported - public_methods - attributes == set(), "docs/api.md names what does not exist"
