@@ -12,7 +12,8 @@ The reference is rendered by pdoc (see docs/api.md for why pdoc) from the live o
 
 - every name in the package's ``__all__``: a class or callable needs its own docstring (a
   class does not borrow its parent's, and a dataclass's generated signature does not
-  count); a constant needs a line in the package docstring that names it;
+  count); a constant needs a line in the package docstring that names it in double
+  backticks;
 - every public method, property and field of those classes that graphmem itself defines,
   including the members a class inherits from graphmem's own (private) bases such as the
   ``Memory`` mixins; members inherited from outside the package (``BaseModel``,
@@ -110,7 +111,7 @@ def missing_docstrings(module: ModuleType) -> list[str]:
         elif isinstance(member, pdoc.doc.Function):
             if not member.docstring.strip():
                 missing.append(dotted)
-        elif name not in module_text and not member.docstring.strip():
+        elif f"``{name}``" not in module_text and not member.docstring.strip():
             missing.append(f"{dotted} (a constant: name it in the package docstring)")
     return missing
 
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(problems)} problem(s) in the API reference of {args.module}", file=sys.stderr)
         return 1
     if not args.check:
-        print(f"API reference written to {out / 'index.html'}")
+        print(f"API reference written to {out / (args.module + '.html')}")
     else:
         print(f"API reference of {args.module}: every public name documented, pdoc built it without warnings")
     return 0

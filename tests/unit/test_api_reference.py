@@ -51,7 +51,7 @@ DOCUMENTED = {
                 return 1
         ''',
     "__init__.py": '''
-        """A small documented package. LIMIT caps everything."""
+        """A small documented package. ``LIMIT`` caps everything."""
 
         import dataclasses
         import enum
@@ -128,7 +128,7 @@ def test_an_undocumented_public_method_inherited_from_a_private_mixin_is_named(m
 def test_every_kind_of_undocumented_public_name_is_named(make_package):
     module = make_package("apidoc_bare", {
         "__init__.py": '''
-            """A package whose docstring names no constant."""
+            """A package whose docstring names no constant (a bare LIMIT is not enough)."""
 
             import dataclasses
             import enum
