@@ -42,6 +42,11 @@ class AsyncFactsMixin(AsyncHost):
     ) -> Fact | None:
         """Store one fact. A single-valued fact supersedes the current value (contract §7.1).
         ``derived_from`` names the episodes it was taken from (DERIVED_FROM edges).
+        ``subject``, ``predicate`` and ``object`` structure the statement; ``single_valued``
+        defaults to whether the predicate is in the memory's single-valued set;
+        ``valid_from`` defaults to now and ``valid_to`` to open; ``embedding`` is used
+        instead of the embedder's vector; the other keywords set the record fields of the
+        same name (see ``Fact``).
 
         Returns the stored fact (the existing one, unchanged, if ``id`` was already written),
         or None when an automatic record restates something the user asked to forget.
