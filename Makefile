@@ -1,6 +1,7 @@
 # graphmem: the two commands the README opens with, and their helpers.
 #   make demo   venv + install, start Neo4j (kept running, data kept) if NEO4J_URI is not set, write and read real memories
 #   make test   venv + install, then the whole suite against a real Neo4j
+#   make docs   the API reference, generated from the docstrings by pdoc, into site/ (git-ignored)
 #   make bench  every benchmark, each on a fresh Neo4j of its own unless NEO4J_URI is set; tables in bench/results
 PYTHON ?= python3
 # each on a freshly started Neo4j of its own (unless NEO4J_URI is set): one benchmark's data,
@@ -10,7 +11,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 GRAPHMEM := $(VENV)/bin/graphmem
 
-.PHONY: venv demo test unit bench neo4j-start neo4j-stop neo4j-reset clean
+.PHONY: venv demo test unit docs bench neo4j-start neo4j-stop neo4j-reset clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,7 +48,11 @@ test: $(VENV)/.bench-installed
 	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver)
 	$(PY) tools/unasync.py --check
+	$(PY) tools/apidoc.py --check
 	$(PY) -m pytest
+
+docs: venv
+	$(PY) tools/apidoc.py
 
 bench: $(VENV)/.bench-installed
 	@status=0; \
@@ -74,4 +79,4 @@ neo4j-reset: venv
 	$(GRAPHMEM) neo4j reset
 
 clean:
-	rm -rf $(VENV) dist build .pytest_cache
+	rm -rf $(VENV) dist build site .pytest_cache

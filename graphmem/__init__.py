@@ -1,4 +1,24 @@
-"""graphmem: long-term memory for AI agents as a bitemporal knowledge graph in Neo4j."""
+"""graphmem: long-term memory for AI agents as a bitemporal knowledge graph in Neo4j.
+
+Start with ``Memory`` (or ``AsyncMemory``: the same methods, as coroutines): one per tenant,
+``setup()`` once, then ``remember``, ``add_episode`` or ``ingest`` to write and ``recall``,
+``context``, ``facts`` or ``history`` to read. Records come back as the pydantic models
+``Fact``, ``Episode``, ``Entity``, ``Insight`` and ``Procedure``; every error derives from
+``GraphMemError``. The concepts (time model, scopes, recall, ingestion, learning) are
+explained in the guides under ``docs/`` in the repository.
+
+Constants:
+
+- ``DEFAULT_EMBEDDER``: what ``Memory()`` embeds with unless told otherwise: the offline
+  ``WordLlamaEmbedder`` (``embedder=None`` means full-text recall only).
+- ``DEFAULT_SINGLE_VALUED``: the predicates treated as single-valued (one value at a time,
+  so a new value supersedes the current one) when a write does not say; names with the
+  prefixes ``preferred_``, ``favorite_``, ``favourite_``, ``current_``, ``prefers_`` and the
+  suffix ``_preference`` are single-valued too.
+- ``MAX_EPISODE_LENGTH``: the longest episode content, in characters (a pasted document).
+- ``MAX_TEXT_LENGTH``: the longest text, in characters, that any other record accepts.
+- ``__version__``: the version of the installed graphmem.
+"""
 
 from typing import Any as _Any
 

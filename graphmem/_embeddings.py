@@ -28,6 +28,7 @@ class HashingEmbedder(Embeddings):
         if not isinstance(dimensions, int) or dimensions < 8:
             raise InvalidInputError("dimensions", "must be an integer >= 8")
         self.dimensions = dimensions
+        """Length of every vector it returns."""
 
     def _vector(self, text: str) -> list[float]:
         vector = [0.0] * self.dimensions
@@ -78,6 +79,7 @@ class WordLlamaEmbedder(Embeddings):
         except (FileNotFoundError, ValueError) as exc:
             raise ConfigurationError(f"WordLlama weights for {dimensions} dimensions are not in {folder}: {exc}") from exc
         self.dimensions = dimensions
+        """Length of every vector it returns."""
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         if not texts:

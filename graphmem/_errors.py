@@ -50,7 +50,9 @@ class InvalidInputError(GraphMemError, ValueError):
 
     def __init__(self, field: str, message: str) -> None:
         self.field = field
+        """The argument that was rejected, as the caller named it."""
         self.message = message
+        """What is wrong with it."""
         super().__init__(f"{field}: {message}")
 
 
@@ -71,6 +73,8 @@ class ModelError(GraphMemError):
 
     def __init__(self, purpose: str, attempts: list[str]) -> None:
         self.purpose = purpose
+        """The call that failed (``ingest``, ``reflect``, ``induce_procedure``...)."""
         self.attempts = list(attempts)
+        """Each attempt's error, in order."""
         last = attempts[-1] if attempts else "no attempt made"
         super().__init__(f"{purpose}: the model failed {len(attempts)} time(s); last error: {last}")

@@ -30,9 +30,13 @@ class ScoreParts(BaseModel):
     """Query-adaptive fusion of the semantic and lexical evidence, 1.0 = the best candidate
     of this recall (see ``RecallSettings.semantic_share``)."""
     graph: float = 0.0
+    """0 unless the record is one hop from a top direct hit; then that hit's reciprocal-rank-fusion score relative to the best possible."""
     recency: float = 0.0
+    """0.5 raised to the record's age over ``RecallSettings.half_life``."""
     importance: float = 0.0
+    """The record's own ``importance``."""
     trust: float = 0.0
+    """The provenance's trust over the highest trust (``human-correction`` = 1)."""
     neighbour: float = 0.0
     """The best ``fused`` score among the turns next to this one in its conversation that
     are candidates too (a turn is often the answer to the one before it)."""
@@ -48,11 +52,17 @@ class ScoredMemory(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     record: Record
+    """The memory found."""
     score: float
+    """Final score: the weighted sum of ``parts`` (see ``RecallWeights``), after the spread over sessions."""
     parts: ScoreParts
+    """The parts the score was made of."""
     citations: tuple[Record, ...] = ()
+    """For an insight, the visible records it cites."""
     quarantined: bool = False
+    """True when the record awaits validation (never with ``purpose="act"``)."""
     via_graph: bool = False
+    """True when only the graph expansion found it (neither index did)."""
 
 
 

@@ -1,6 +1,6 @@
 """The memory graph as networkx, and its GraphML and JSON forms (no I/O).
 
-``build`` turns what ``memory_graph.cypher`` returns into a ``networkx.MultiDiGraph[str]``:
+``build`` turns what ``memory_graph.cypher`` returns into a ``networkx.MultiDiGraph``:
 one node per memory keyed by its id, with the record's properties under snake_case
 names (``valid_from``, ``created_at``...; timestamps as aware datetimes), and one edge per
 relationship with ``type`` and its properties. ``to_graphml``/``to_json`` write it out
@@ -14,11 +14,16 @@ import re
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
 from ._errors import InvalidInputError
+
+if TYPE_CHECKING:
+    MemoryGraph = nx.MultiDiGraph[str]
+else:  # networkx's classes are generic only to type checkers
+    MemoryGraph = nx.MultiDiGraph
 
 KINDS = ("fact", "episode", "entity", "insight", "procedure")
 EDGE_TYPES = ("CITES", "SUPERSEDES", "RELATES", "ABOUT", "DERIVED_FROM", "MENTIONS", "SAME_AS",
@@ -65,10 +70,10 @@ def attributes(props: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def build(nodes: list[dict[str, Any]], edges: list[dict[str, Any]], **graph_attributes: Any) -> nx.MultiDiGraph[str]:
+def build(nodes: list[dict[str, Any]], edges: list[dict[str, Any]], **graph_attributes: Any) -> MemoryGraph:
     """The MultiDiGraph for ``memory_graph``'s rows; each edge keyed by its type (plus the
     fact id for RELATES, so parallel projections stay apart)."""
-    graph: nx.MultiDiGraph[str] = nx.MultiDiGraph(**{k: v for k, v in graph_attributes.items() if v is not None})
+    graph: MemoryGraph = nx.MultiDiGraph(**{k: v for k, v in graph_attributes.items() if v is not None})
     for node in nodes:
         graph.add_node(node["id"], **attributes(node))
     for edge in edges:
@@ -95,12 +100,12 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"cannot encode {type(value).__name__}")
 
 
-def to_graphml(graph: nx.MultiDiGraph[str], path: str | Path) -> Path:
+def to_graphml(graph: MemoryGraph, path: str | Path) -> Path:
     """Write ``graph`` as GraphML (readable by Gephi, yEd, Cytoscape, ``nx.read_graphml``).
     GraphML holds only text, numbers and booleans: timestamps become ISO-8601 text and
     lists or maps JSON text. Numbers that are sometimes whole (``importance`` 1 or 0.5)
     are written as floats throughout. Returns the path."""
-    out: nx.MultiDiGraph[str] = nx.MultiDiGraph()
+    out: MemoryGraph = nx.MultiDiGraph()
     out.graph.update({k: _plain(v) for k, v in graph.graph.items() if v is not None})
     floats = {k for _, d in graph.nodes(data=True) for k, v in d.items() if isinstance(v, float)}
     edge_floats = {k for *_, d in graph.edges(keys=True, data=True) for k, v in d.items() if isinstance(v, float)}
@@ -118,7 +123,7 @@ def to_graphml(graph: nx.MultiDiGraph[str], path: str | Path) -> Path:
     return written
 
 
-def to_json(graph: nx.MultiDiGraph[str]) -> str:
+def to_json(graph: MemoryGraph) -> str:
     """``graph`` as node-link JSON text (``{"graph", "nodes": [{"id", ...}], "edges":
     [{"source", "target", "key", ...}]}``), timestamps as ISO-8601 text."""
     data = {
@@ -136,11 +141,11 @@ def _revive(data: dict[str, Any]) -> dict[str, Any]:
             for k, v in data.items()}
 
 
-def from_json(text: str) -> nx.MultiDiGraph[str]:
+def from_json(text: str) -> MemoryGraph:
     """The graph ``to_json`` wrote, timestamps (keys ending in ``_at``, ``as_of``, ``valid_from``,
     ``valid_to``) back as datetimes."""
     data = json.loads(text)
-    graph: nx.MultiDiGraph[str] = nx.MultiDiGraph(**_revive(data.get("graph", {})))
+    graph: MemoryGraph = nx.MultiDiGraph(**_revive(data.get("graph", {})))
     for node in data["nodes"]:  # a memory's id is both its key and its ``id`` attribute
         graph.add_node(node["id"], **_revive(node))
     for edge in data["edges"]:

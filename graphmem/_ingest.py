@@ -25,8 +25,11 @@ class Skipped(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: str
+    """``entity`` or ``fact``."""
     text: str
+    """The name or statement as the model gave it."""
     reason: str
+    """Why it was not written (invalid input, a restatement, forgotten by the user...)."""
 
 
 class SameAsCandidate(BaseModel):
@@ -36,8 +39,11 @@ class SameAsCandidate(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     entity: str
+    """Id of the entity just written."""
     candidate: str
+    """Id of the existing entity it may be."""
     similarity: float
+    """Cosine similarity of their names' embeddings."""
 
 
 class IngestResult(BaseModel):
@@ -52,16 +58,25 @@ class IngestResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     episodes: tuple[Episode, ...] = ()
+    """The episodes stored, one per message, in order (``episode_ids`` for their ids)."""
     entities_created: tuple[Entity, ...] = ()
+    """Entities written by this call."""
     entities_merged: tuple[Entity, ...] = ()
+    """Existing entities the extracted ones resolved to."""
     same_as: tuple[SameAsCandidate, ...] = ()
+    """Possible duplicates left for a person to review."""
     facts: tuple[Fact, ...] = ()
+    """Facts written by this call."""
     superseded: tuple[str, ...] = ()
     invalidated: tuple[str, ...] = ()
     skipped: tuple[Skipped, ...] = ()
+    """What the model extracted that was not written, and why."""
     notes: tuple[str, ...] = ()
+    """Remarks on the extraction, e.g. a time expression that was not understood."""
     model_calls: int = 0
+    """How many chat-model calls the call made (retries included)."""
     error: str | None = None
+    """The model's last error when extraction failed after its retries, else ``None``."""
 
     @property
     def episode_ids(self) -> tuple[str, ...]:

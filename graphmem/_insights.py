@@ -23,8 +23,11 @@ class DroppedInsight(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     text: str
+    """The draft's text (empty when the model gave none)."""
     reason: str
+    """Why it was dropped: no text, no citation from the evidence shown, a repeat, or over ``max_insights``."""
     invented: tuple[str, ...] = ()
+    """Citations the model gave that were not among the evidence it was shown."""
 
 
 class ReflectionReport(BaseModel):
@@ -34,7 +37,9 @@ class ReflectionReport(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     insights: tuple[Insight, ...] = ()
+    """The insights written or corroborated."""
     dropped: tuple[DroppedInsight, ...] = ()
+    """The drafts not written, each with its reason."""
 
     @property
     def written(self) -> tuple[str, ...]:
@@ -49,11 +54,15 @@ class MaintenanceReport(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     corroborated: dict[str, int] = {}
+    """Insight id -> salience points added by corroborating facts."""
     pruned: tuple[str, ...] = ()
+    """Ids of insights pruned because their salience fell to 0 or below."""
     unsupported: tuple[str, ...] = ()
+    """Ids of insights pruned because none of their evidence is believed any more."""
 
     @property
     def changed(self) -> bool:
+        """Whether the pass changed anything."""
         return bool(self.corroborated or self.pruned or self.unsupported)
 
 

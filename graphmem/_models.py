@@ -21,6 +21,7 @@ class Provenance(str, Enum):
 
     @property
     def trust(self) -> int:
+        """Rank in ranking and conflicts: 5 for ``human-correction`` down to 1 for ``reflection`` and ``induction``."""
         return _TRUST[self]
 
     @property
@@ -40,6 +41,9 @@ _TRUST = {
 
 
 class Status(str, Enum):
+    """Whether a record may drive actions: ``active``; ``quarantined`` (machine-made, left out of
+    ``purpose="act"`` recall until validated); ``rejected`` (kept, never recalled)."""
+
     ACTIVE = "active"
     QUARANTINED = "quarantined"
     REJECTED = "rejected"
@@ -55,6 +59,7 @@ class Sensitivity(str, Enum):
 
     @property
     def level(self) -> int:
+        """Position from 0 (``public``) to 3 (``restricted``)."""
         return list(Sensitivity).index(self)
 
 
@@ -64,9 +69,13 @@ class Supersession(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     by: str
+    """Id of the newer record that took this one's place."""
     reason: str
+    """Why: ``changed`` (the world changed), ``corrected``, ``contradicted``, ``merged``..."""
     at: datetime
+    """When the newer record was written (transaction time)."""
     note: str | None = None
+    """The free-text reason given with a correction, if any."""
 
 
 class MemoryRecord(BaseModel):
@@ -75,27 +84,45 @@ class MemoryRecord(BaseModel):
     model_config = ConfigDict(frozen=True, use_enum_values=False)
 
     kind: str
+    """``fact``, ``episode``, ``entity``, ``insight`` or ``procedure``."""
     id: str
+    """Stable id, given by the caller or generated; writing the same id again is idempotent."""
     tenant: str
+    """The tenant it belongs to; nothing is ever shared across tenants."""
     scope: str
+    """The scope path it is stored at; visible from there and from every scope below."""
     text: str
+    """The memory in words: the statement, message, entity name, observation or rule."""
     created_at: datetime
+    """When graphmem recorded it (start of transaction time)."""
     invalidated_at: datetime | None = None
+    """When the memory stopped believing it; ``None`` while it is believed."""
     invalidation_reason: str | None = None
+    """Why it stopped being believed: ``corrected``, ``contradicted``, ``forgotten``, ``pruned``, ``merged``."""
     provenance: Provenance = Provenance.MANUAL
+    """Who produced it, which sets how far it is trusted (see ``Provenance``)."""
     status: Status = Status.ACTIVE
+    """Whether it may drive actions (see ``Status``)."""
     sensitivity: Sensitivity = Sensitivity.INTERNAL
+    """How carefully it must be handled; ``recall(max_sensitivity=...)`` filters on it."""
     importance: float = 0.5
+    """From 0 to 1 (default 0.5); one of recall's ranking signals."""
     tags: tuple[str, ...] = ()
+    """Free labels given by the writer."""
     user_id: str | None = None
+    """The user it concerns or came from, when known."""
     agent_id: str | None = None
+    """The agent that wrote or observed it, when known."""
     session_id: str | None = None
+    """The conversation or run it came from, when known."""
     status_changed_at: datetime | None = None
+    """When ``status`` last changed (validate, reject, demotion); ``None`` if never."""
     status_log: tuple[str, ...] = ()
     """Each status change (validate, reject, demotion): when, from, to and why."""
     superseded_by: tuple[Supersession, ...] = ()
     """The SUPERSEDES edges pointing at this record (filled by ``get`` and ``history``)."""
     embedding: list[float] | None = Field(default=None, repr=False)
+    """Always ``None`` on returned records: vectors stay in Neo4j. Writers may pass one in."""
 
     @property
     def believed(self) -> bool:
@@ -104,10 +131,15 @@ class MemoryRecord(BaseModel):
 
 
 class Fact(MemoryRecord):
+    """A single statement, optionally structured as subject, predicate and object, with its
+    valid time (when it held in the world) beside the transaction time every record has."""
+
     kind: Literal["fact"] = "fact"
+    """Always ``fact``."""
     subject: str | None = None
-    """The subject: an entity id (see ``subject_name``) or a literal."""
+    """The subject: an entity id (see ``subject_name``) or a literal, if structured."""
     predicate: str | None = None
+    """The normalised attribute name, such as ``lives_in``, if structured."""
     object: str | None = None
     """The object: an entity id (see ``object_name``) or a literal value."""
     subject_name: str | None = None
@@ -117,6 +149,7 @@ class Fact(MemoryRecord):
     valid_from: datetime | None = None
     """When it became true; None when only its end is known (see ``valid_from_stated``)."""
     valid_to: datetime | None = None
+    """When it stopped holding; ``None`` while it still holds."""
     valid_from_stated: bool = True
     """False when ``valid_from`` is only when the statement was observed ("true at least
     since"), not a start someone stated; a later change with an earlier stated start then
@@ -124,46 +157,80 @@ class Fact(MemoryRecord):
     observed_from: datetime | None = None
     """The observed start of a fact whose start became unknown (see ``valid_from_stated``)."""
     single_valued: bool = False
+    """Whether the predicate has one value at a time, so a new value supersedes the old."""
 
     def valid_at(self, instant: datetime) -> bool:
+        """Whether the statement held at ``instant`` (valid time; start included, end excluded)."""
         starts = self.valid_from is None or self.valid_from <= instant
         return starts and (self.valid_to is None or self.valid_to > instant)
 
 
 class Episode(MemoryRecord):
+    """Something observed as it happened (a message, a tool call, an event); never changed."""
+
     kind: Literal["episode"] = "episode"
+    """Always ``episode``."""
     occurred_at: datetime | None = None
+    """When it happened (the message time), as opposed to when it was recorded."""
     role: str = "user"
+    """``user``, ``assistant``, ``tool``, ``system`` or ``event``."""
     source: str | None = None
+    """Where it came from (a channel, file or tool name), when given."""
 
 
 class Entity(MemoryRecord):
+    """A person, organisation, place or other thing that facts are about; one node per real thing."""
+
     kind: Literal["entity"] = "entity"
+    """Always ``entity``."""
     name: str = ""
+    """The canonical name."""
     type: str = ""
+    """What it is, such as ``person`` or ``organisation``; names are resolved per type."""
     aliases: tuple[str, ...] = ()
+    """Other names it is known by; resolution matches them too."""
     properties: dict[str, Any] = Field(default_factory=dict)
+    """Free key-value attributes, merged on every upsert."""
 
 
 class Insight(MemoryRecord):
+    """An observation drawn from other memories (``reflect``, ``add_insight``), citing its evidence."""
+
     kind: Literal["insight"] = "insight"
+    """Always ``insight``."""
     salience: int = 2
+    """Starts at 2, +1 per corroboration; at 0 or below the insight is pruned."""
     cites: tuple[str, ...] = ()
+    """Ids of the facts and episodes it rests on (at least one)."""
     last_corroborated_at: datetime | None = None
+    """When a fact last corroborated it."""
 
 
 class Procedure(MemoryRecord):
+    """A standing rule or a reusable workflow, written by an author or induced from a trajectory."""
+
     kind: Literal["procedure"] = "procedure"
+    """Always ``procedure``."""
     trigger: str | None = None
+    """The situation that calls for it, in words."""
     condition: str | None = None
+    """A further condition under which it applies."""
     priority: int = 0
+    """Any integer; a higher one ranks a procedure higher in ``suggest_procedures``."""
     steps: tuple[str, ...] = ()
+    """The steps in order, with ``{variable}`` placeholders for concrete values."""
     variables: tuple[str, ...] = ()
+    """The placeholder names ``bind`` fills in."""
     success_criteria: str | None = None
+    """How to tell the procedure worked."""
     success_count: int = 0
+    """Uses recorded as successful by ``record_outcome``."""
     failure_count: int = 0
+    """Uses recorded as failed by ``record_outcome``."""
     last_used_at: datetime | None = None
+    """When an outcome was last recorded."""
     cites: tuple[str, ...] = ()
+    """Ids of the episodes it was induced from."""
 
 
 class Scope(BaseModel):
@@ -172,6 +239,7 @@ class Scope(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     path: str
+    """Segments joined by ``/``, checked when the model is built."""
 
     @field_validator("path")
     @classmethod
@@ -189,6 +257,7 @@ class Scope(BaseModel):
 
     @property
     def parent(self) -> Scope | None:
+        """The enclosing scope, or ``None`` at the root."""
         head, sep, _ = self.path.rpartition("/")
         return Scope(path=head) if sep else None
 

@@ -27,8 +27,11 @@ class ToolCall(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     tool: str = Field(min_length=1)
+    """The tool's name."""
     args: dict[str, Any] = Field(default_factory=dict)
+    """The arguments it was called with."""
     result: Any = None
+    """What it returned (any JSON-serialisable value)."""
 
     def content(self) -> str:
         """The episode text this call is stored as (canonical JSON, read back by ``parse``)."""
@@ -43,10 +46,13 @@ class SuggestedProcedure(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     procedure: Procedure
+    """The procedure proposed."""
     score: float
+    """The rank: 0.6 relevance + 0.25 success rate + 0.15 a priority term in 0..1."""
     relevance: float
     success_rate: float
     quarantined: bool = False
+    """True when it awaits validation (only with ``purpose="inform"``)."""
 
 
 def tool_call(item: Any, field: str) -> ToolCall:

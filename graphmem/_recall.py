@@ -29,13 +29,21 @@ class RecallWeights:
     a conversation turn next to a turn that answers (docs/recall-generalisation.md, step E)."""
 
     fused: float = 0.60
+    """Weight of ``ScoreParts.fused``, the main relevance signal."""
     semantic: float = 0.0
+    """Weight of the raw cosine part, added on top of the fusion (0 by default)."""
     lexical: float = 0.0
+    """Weight of the raw full-text part, added on top of the fusion (0 by default)."""
     graph: float = 0.15
+    """Weight of the graph part (records reached one hop from a top hit)."""
     recency: float = 0.10
+    """Weight of recency (halves every ``RecallSettings.half_life``)."""
     importance: float = 0.10
+    """Weight of the record's own ``importance``."""
     trust: float = 0.05
+    """Weight of the provenance's trust."""
     neighbour: float = 0.24
+    """Weight of the best fused score among the conversation turns next to the record."""
 
 
 @dataclass(frozen=True)
@@ -101,20 +109,36 @@ class RecallSettings:
             raise InvalidInputError("weights", f"must be a RecallWeights, got {self.weights!r}")
 
     weights: RecallWeights = field(default_factory=RecallWeights)
+    """How the score's parts add up."""
     half_life: timedelta = timedelta(days=30)
+    """Age at which the recency part halves (from occurred_at, valid_from or created_at); 0 turns it off."""
     exact_scan_limit: int = 256
+    """Up to this many memories in the visible scopes, the semantic side scans them all exactly."""
     strategy: str = "auto"
+    """``auto``, ``exact`` or ``index`` for the semantic side (see above)."""
     over_fetch: float = 1.5
+    """Factor by which the vector index is asked for more neighbours than needed, since filters drop some."""
     max_vector_fetch: int = 10_000
+    """Upper bound on the neighbours asked of the vector index in one query."""
     lexical_open_share: float = 0.8
+    """Share of all memories above which the full-text query is sent open (see above)."""
     rrf_k: int = 60
+    """Constant of the reciprocal rank fusion that picks which hits to expand through the graph."""
     expand_from: int = 5
+    """How many of the best direct hits are expanded one hop through the graph."""
     expand_limit: int = 20
+    """At most this many neighbours are added by the expansion (and never more than 2 k)."""
     semantic_share: float = 0.65
+    """Share of the semantic side in the fusion, between 0 and 1 (see above)."""
     semantic_spread: float = 0.05
+    """Smallest cosine deviation the fusion takes seriously (see above)."""
     lexical_spread: float = 0.5
+    """Smallest BM25 deviation the fusion takes seriously (see above)."""
     session_penalty: float = 0.08
+    """Score taken off per record already ranked from the same session (see above)."""
     min_relevance: float = 0.15
+    """The relevance floor: a record needs a full-text match of a question word or this plain
+    cosine similarity (see above)."""
 
 
 def _is_number(value: Any) -> bool:

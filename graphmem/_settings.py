@@ -20,9 +20,13 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="NEO4J_", extra="ignore", frozen=True)
 
     uri: str = Field(default="bolt://127.0.0.1:7687")
+    """``NEO4J_URI``: where Neo4j listens (default ``bolt://127.0.0.1:7687``)."""
     user: str = Field(default="neo4j")
+    """``NEO4J_USER``: the user to log in as."""
     password: SecretStr = Field(default=SecretStr(""))
+    """``NEO4J_PASSWORD``: read with ``get_secret_value()``."""
     database: str | None = Field(default=None)
+    """``NEO4J_DATABASE``: ``None`` means the server's default database."""
 
     @field_validator("uri")
     @classmethod

@@ -43,9 +43,13 @@ class AsyncFactsMixin(AsyncHost):
     ) -> Fact | None:
         """Store one fact. A single-valued fact supersedes the current value (contract §7.1).
         ``derived_from`` names the episodes it was taken from (DERIVED_FROM edges).
+        ``subject``, ``predicate`` and ``object`` structure the statement; ``single_valued``
+        defaults to whether the predicate is single-valued (``DEFAULT_SINGLE_VALUED``);
         ``valid_from`` is when it became true, if someone said so; without it the fact is
         valid from ``observed_at`` (when it was heard, default now) and a later change
-        with an earlier stated start ends it (contract §4).
+        with an earlier stated start ends it (contract §4); ``valid_to`` defaults to open;
+        ``embedding`` is used instead of the embedder's vector; the other keywords set the
+        record fields of the same name (see ``Fact``).
 
         Returns the stored fact (the existing one, unchanged, if ``id`` was already written),
         or None when an automatic record restates something the user asked to forget.
@@ -244,8 +248,9 @@ class AsyncFactsMixin(AsyncHost):
         include_invalidated: bool = False,
     ) -> list[Fact]:
         """Facts visible in ``scope`` that the memory believed at ``as_of`` and that were
-        true at ``valid_at`` (both default to now). ``subject`` is an entity id, a literal
-        subject, or an entity's name or alias (case and accents ignored)."""
+        true at ``valid_at`` (both default to now), optionally of one ``subject`` (an entity
+        id, a literal subject, or an entity's name or alias; case and accents ignored) and
+        ``predicate``; ``include_invalidated`` adds those no longer believed."""
         as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
         rows = await self._run.read(
             "fact_list", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),

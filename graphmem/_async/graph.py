@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-import networkx as nx
 
 from .. import _graph, _scopes
+from .._graph import MemoryGraph
 from .host import AsyncHost
 
 
@@ -24,7 +24,7 @@ class AsyncGraphMixin(AsyncHost):
         kinds: Iterable[str] | None = None,
         include_invalidated: bool = False,
         history: bool = False,
-    ) -> nx.MultiDiGraph[str]:
+    ) -> MemoryGraph:
         """The memory graph visible in ``scope``, read in one query: memories believed at
         ``as_of`` and true at ``valid_at`` (both default to now; ``include_invalidated``
         keeps records invalidated by then), of every status, as nodes keyed by id with their

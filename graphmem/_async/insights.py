@@ -191,7 +191,8 @@ class AsyncInsightsMixin(AsyncHost):
 
     # -- status -----------------------------------------------------------------------
     async def validate(self, id: str, *, note: str | None = None) -> Record:
-        """Promote a quarantined (or rejected) record to ``active``, recording when."""
+        """Promote a quarantined (or rejected) record to ``active``, recording when (and
+        ``note``) in its ``status_log``; returns the updated record."""
         return await self._set_status(id, Status.ACTIVE, "validated", note)
 
     async def reject(self, id: str, *, note: str | None = None) -> Record:

@@ -47,12 +47,17 @@ class AsyncMemory(
 ):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (asyncio).
 
-    ``uri``/``auth`` default to ``NEO4J_URI``, ``NEO4J_USER`` and ``NEO4J_PASSWORD``;
-    ``embedder`` is any langchain-core ``Embeddings`` (default: the offline
+    ``uri``/``auth``/``database`` default to ``NEO4J_URI``, ``NEO4J_USER``/``NEO4J_PASSWORD``
+    and ``NEO4J_DATABASE`` (see ``Settings``); ``tenant`` is a hard wall: one memory object
+    serves one tenant; ``embedder`` is any langchain-core ``Embeddings`` (default: the offline
     ``WordLlamaEmbedder``, semantic recall with no model download; ``None`` for full-text
     recall only); ``tracer(template, params, seconds)``
     sees every Cypher template run; ``clock`` returns the current UTC time (tests pin it);
-    ``recall_settings`` tunes recall; ``learning`` tunes insights, procedures and model calls.
+    ``single_valued_predicates`` replaces ``DEFAULT_SINGLE_VALUED``; ``contradiction_threshold``
+    is the cosine at or above which ``correct`` retires extraction facts the correction
+    contradicts; ``recall_settings`` tunes recall; ``learning`` tunes insights, procedures and
+    model calls; ``driver`` is an existing driver to use instead of opening one (see
+    ``from_driver``). Use it as a context manager, or call ``close()``.
     """
 
     def __init__(
@@ -99,6 +104,7 @@ class AsyncMemory(
 
     @property
     def tenant(self) -> str:
+        """The tenant this memory serves: a hard wall, nothing of another tenant is ever read or written."""
         return self._core.tenant
 
     async def __aenter__(self) -> AsyncMemory:
@@ -108,6 +114,7 @@ class AsyncMemory(
         await self.close()
 
     async def close(self) -> None:
+        """Close the driver if this memory opened it (one passed in by the caller stays open)."""
         await self._run.close()
 
     async def verify_connectivity(self) -> dict[str, str]:

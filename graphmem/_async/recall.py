@@ -39,7 +39,12 @@ class AsyncRecallMixin(AsyncHost):
         (``min_relevance``, default ``RecallSettings.min_relevance``), so an unrelated
         question gets an empty list. One round trip
         to Neo4j (besides embedding the query); one or two more only when filters or
-        others' documents ate the candidates' over-fetch."""
+        others' documents ate the candidates' over-fetch.
+
+        ``as_of`` and ``valid_at`` look back in transaction and valid time; ``kinds``
+        keeps some kinds only (``fact``, ``episode``, ``entity``, ``insight``,
+        ``procedure``); ``max_sensitivity`` leaves out anything more sensitive;
+        ``include_invalidated`` brings back records no longer believed."""
         text = check.text(query, "query")
         scope = _scopes.check_path(scope)
         k = _recall.check_k(k)
@@ -82,8 +87,11 @@ class AsyncRecallMixin(AsyncHost):
     ) -> str:
         """A prompt-ready block from ``recall``: sections for facts, insights (with their
         citations), procedures and recent episodes, each line with its provenance and
-        validity, trimmed to ``max_tokens`` (estimated as characters / 4) by score. Empty
-        when nothing relevant is found."""
+        validity, trimmed to ``max_tokens`` (estimated as characters / 4) by score, empty when
+        nothing relevant is found. ``sections`` chooses and orders them (``facts``,
+        ``insights``, ``procedures``, ``episodes``, ``entities``; entities are left out by
+        default); ``k`` is how many results are recalled to fill them; the other arguments
+        are ``recall``'s."""
         order = _context.sections(sections)
         results = await self.recall(
             query, scope=scope, k=k, as_of=as_of, valid_at=valid_at, purpose=purpose,

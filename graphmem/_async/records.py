@@ -19,7 +19,8 @@ _ERASE_BATCH = 5_000
 
 class AsyncRecordsMixin(AsyncHost):
     async def get(self, id: str) -> Record | None:
-        """The memory with this id in this tenant, or None."""
+        """The memory of any kind with this id in this tenant, with ``superseded_by`` filled
+        in, or None."""
         check.identifier(id, "id")
         rows = await self._run.read("memory_get", tenant=self._core.tenant, id=id)
         if not rows:

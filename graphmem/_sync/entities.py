@@ -37,10 +37,11 @@ class EntitiesMixin(Host):
         tags: Iterable[str] = (),
     ) -> Episode:
         """Store a raw observation (immutable once written; the same id, or the same scope,
-        session, role, time and content, returns it unchanged). ``content`` may be up to
-        ``MAX_EPISODE_LENGTH`` characters (a pasted document or log): it is stored whole,
-        searchable by its words, and embedded in overlapping windows as well, so a question
-        about its middle finds it."""
+        session, role, time and content, returns it unchanged). ``role`` is one of ``user``,
+        ``assistant``, ``tool``, ``system``, ``event``; ``occurred_at`` (default now) is when
+        it happened. ``content`` may be up to ``MAX_EPISODE_LENGTH`` characters (a pasted
+        document or log): it is stored whole, searchable by its words, and embedded in
+        overlapping windows as well, so a question about its middle finds it."""
         now = self._core.now()
         row = _episodes.row(
             content, tenant=self._core.tenant, scope=scope, role=role, occurred_at=occurred_at, source=source,

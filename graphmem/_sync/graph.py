@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-import networkx as nx
 
 from .. import _graph, _scopes
+from .._graph import MemoryGraph
 from .host import Host
 
 
@@ -26,7 +26,7 @@ class GraphMixin(Host):
         kinds: Iterable[str] | None = None,
         include_invalidated: bool = False,
         history: bool = False,
-    ) -> nx.MultiDiGraph[str]:
+    ) -> MemoryGraph:
         """The memory graph visible in ``scope``, read in one query: memories believed at
         ``as_of`` and true at ``valid_at`` (both default to now; ``include_invalidated``
         keeps records invalidated by then), of every status, as nodes keyed by id with their

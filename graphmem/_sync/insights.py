@@ -193,7 +193,8 @@ class InsightsMixin(Host):
 
     # -- status -----------------------------------------------------------------------
     def validate(self, id: str, *, note: str | None = None) -> Record:
-        """Promote a quarantined (or rejected) record to ``active``, recording when."""
+        """Promote a quarantined (or rejected) record to ``active``, recording when (and
+        ``note``) in its ``status_log``; returns the updated record."""
         return self._set_status(id, Status.ACTIVE, "validated", note)
 
     def reject(self, id: str, *, note: str | None = None) -> Record:
