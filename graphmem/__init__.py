@@ -26,6 +26,8 @@ from ._learning import LearningSettings
 from ._procedures import SuggestedProcedure, ToolCall
 from ._recall import RecallSettings, RecallWeights
 from ._models import (
+    Correction,
+    Decision,
     Entity,
     Episode,
     Fact,
@@ -56,6 +58,8 @@ __all__ = [
     "AsyncMemory",
     "ConfigurationError",
     "ConflictError",
+    "Correction",
+    "Decision",
     "DroppedInsight",
     "Entity",
     "Episode",
