@@ -18,6 +18,9 @@ from ._errors import (
     SchemaError,
     TemplateError,
 )
+from ._corrections import CorrectionStats
+from ._curation import CurationReport, CurationStats
+from ._decisions import DecisionQuality
 from ._facts import DEFAULT_SINGLE_VALUED
 from ._fusion import ScoredMemory, ScoreParts
 from ._ingest import IngestResult, SameAsCandidate, Skipped
@@ -59,7 +62,11 @@ __all__ = [
     "ConfigurationError",
     "ConflictError",
     "Correction",
+    "CorrectionStats",
+    "CurationReport",
+    "CurationStats",
     "Decision",
+    "DecisionQuality",
     "DroppedInsight",
     "Entity",
     "Episode",
