@@ -25,7 +25,7 @@ from .llm import check_llm
 
 _BATCH = 5_000
 _SCAN = 500  # records whose neighbours one consolidation read looks up
-_NEIGHBOURS = 10
+_NEIGHBOURS = 20
 
 
 class CurationMixin(Host):
@@ -38,7 +38,7 @@ class CurationMixin(Host):
 
     def dedupe(self, *, scope: str, batch: int = _BATCH) -> int:
         """Exact duplicates in ``scope`` and below: believed facts, insights and procedures
-        of the same scope with the same normalised text (and steps, and valid time) are one
+        of the same scope with the same normalised text (and steps, and end of valid time) are one
         record. The most trusted (then the oldest) is kept; every other machine-made one is
         invalidated with reason ``duplicate`` and SUPERSEDES from the kept one, keeping its
         own provenance. A person's records are never invalidated. Returns how many were."""
