@@ -3,8 +3,8 @@
 // $after: believed machine-made records ($automatic) of $kinds in the scope subtree
 // ($scope, $prefix = $scope + '/') and, for each, the ids of its $neighbours nearest
 // records by the vector index that are believed, machine-made, of the same kind, scope and
-// valid time, and have exact cosine similarity >= $threshold (scaled to 0..1 like
-// vector.similarity.cosine). A record with no neighbour comes back with an empty list, so
+// end of valid time (both still valid, or ended at the same instant), and have exact
+// cosine similarity >= $threshold (scaled to 0..1 like vector.similarity.cosine). A record with no neighbour comes back with an empty list, so
 // the caller's cursor advances past it.
 MATCH (m:Memory {tenant: $tenant})
 WHERE (m.scope = $scope OR m.scope STARTS WITH $prefix) AND m.kind IN $kinds AND m.provenance IN $automatic
@@ -17,7 +17,6 @@ CALL (m) {
   WITH o
   WHERE o.tenant = $tenant AND o.scope = m.scope AND o.kind = m.kind AND o.id <> m.id
     AND o.provenance IN $automatic AND o.invalidatedAt IS NULL AND o.status <> 'rejected'
-    AND ((o.validFrom IS NULL AND m.validFrom IS NULL) OR o.validFrom = m.validFrom)
     AND ((o.validTo IS NULL AND m.validTo IS NULL) OR o.validTo = m.validTo)
     AND size(o.embedding) = size(m.embedding)
     AND vector.similarity.cosine(o.embedding, m.embedding) >= $threshold

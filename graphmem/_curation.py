@@ -140,7 +140,7 @@ def clusters(rows: Iterable[Mapping[str, Any]], taken: set[str]) -> list[list[st
 def merged_fact(nodes: list[Mapping[str, Any]], text: str, *, tenant: str, now: datetime,
                 single_valued: frozenset[str]) -> _facts.FactRow:
     """The fact a merge writes: the model's text; subject, predicate and object where the
-    originals agree; their valid time; the least trusted provenance among them (all
+    originals agree; the earliest start of their valid time and its (common) end; the least trusted provenance among them (all
     machine-made), the highest importance and sensitivity, their tags; quarantined if any
     of them was."""
 
@@ -157,7 +157,8 @@ def merged_fact(nodes: list[Mapping[str, Any]], text: str, *, tenant: str, now: 
         "text": text, "scope": nodes[0]["scope"], "subject": subject, "predicate": predicate,
         "object": same("object") if subject else None,
         "single_valued": bool(same("singleValued")) if subject else False,
-        "valid_from": nodes[0].get("validFrom"), "valid_to": nodes[0].get("validTo"),
+        "valid_from": min((n["validFrom"] for n in nodes if n.get("validFrom") is not None), default=None),
+        "valid_to": nodes[0].get("validTo"),
         "provenance": min(sources, key=lambda p: p.trust),
         "importance": max(float(n.get("importance") or 0.5) for n in nodes),
         "sensitivity": sensitivity, "tags": sorted({t for n in nodes for t in n.get("tags") or []}),

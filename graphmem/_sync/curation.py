@@ -70,8 +70,8 @@ class CurationMixin(Host):
         max_merges: int = 100,
     ) -> list[Fact]:
         """Near-duplicate facts in ``scope`` and below (believed, machine-made, same scope,
-        kind and valid time, cosine similarity >= ``threshold`` by the vector index) are
-        merged by ``llm`` (any langchain-core chat model; one structured call per group of
+        kind and end of valid time, cosine similarity >= ``threshold`` by the vector index)
+        are merged by ``llm`` (any langchain-core chat model; one structured call per group of
         at most 8) into one fact that DERIVED_FROM and SUPERSEDES the originals (reason
         ``merged``), in one transaction per group. A person's records are never merged.
         At most ``max_merges`` groups per call; returns the merged facts."""

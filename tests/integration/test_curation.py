@@ -32,6 +32,7 @@ def test_dedupe_keeps_the_most_trusted_and_oldest(clocked):
     clock.tick(minutes=1)
     later = m.remember("zorblat prefers invoices by email!", scope=SCOPE, provenance="extraction")
     said = m.remember("Zorblat prefers invoices by email", scope=SCOPE, provenance="user")
+    clock.tick(minutes=1)
     said_again = m.remember("Zorblat prefers invoices by email.", scope=SCOPE, provenance="user")
     below = m.remember("Zorblat prefers invoices by email", scope="crm/eu", provenance="extraction")
     twin_below = m.remember("Zorblat prefers invoices by email", scope="crm/eu", provenance="reflection")
