@@ -47,7 +47,7 @@ class AsyncCurationMixin(AsyncHost):
         while True:
             now = self._core.now()
 
-            async def work(tx: AsyncTx) -> int:
+            async def work(tx: AsyncTx, now: datetime = now) -> int:
                 ids = [r["id"] for r in await tx.run(
                     "curation_dedupe", tenant=tenant, kinds=_curation.CURATED, automatic=AUTOMATIC, limit=limit,
                     now=now, **_curation.subtree(scope))]
@@ -158,7 +158,7 @@ class AsyncCurationMixin(AsyncHost):
         while True:
             now = self._core.now()
 
-            async def work(tx: AsyncTx) -> int:
+            async def work(tx: AsyncTx, now: datetime = now) -> int:
                 ids = [r["id"] for r in await tx.run(
                     "curation_prune", tenant=tenant, kinds=_curation.CURATED, provenances=sources, olderThan=cutoff,
                     limit=limit, now=now, **_curation.subtree(scope))]

@@ -49,7 +49,7 @@ class CurationMixin(Host):
         while True:
             now = self._core.now()
 
-            def work(tx: Tx) -> int:
+            def work(tx: Tx, now: datetime = now) -> int:
                 ids = [r["id"] for r in tx.run(
                     "curation_dedupe", tenant=tenant, kinds=_curation.CURATED, automatic=AUTOMATIC, limit=limit,
                     now=now, **_curation.subtree(scope))]
@@ -160,7 +160,7 @@ class CurationMixin(Host):
         while True:
             now = self._core.now()
 
-            def work(tx: Tx) -> int:
+            def work(tx: Tx, now: datetime = now) -> int:
                 ids = [r["id"] for r in tx.run(
                     "curation_prune", tenant=tenant, kinds=_curation.CURATED, provenances=sources, olderThan=cutoff,
                     limit=limit, now=now, **_curation.subtree(scope))]
