@@ -87,6 +87,12 @@ def outcome_entry(at: datetime, quality: str, outcome: str) -> str:
     return f"{at.isoformat()} {quality}: {outcome}"
 
 
+def limit(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
+        raise InvalidInputError("limit", f"must be an integer from 1 to 10,000, got {value!r}")
+    return value
+
+
 def group(value: Any) -> str:
     if value not in GROUPS:
         raise InvalidInputError("by", f"{value!r} is not one of {', '.join(repr(g) for g in GROUPS)}")

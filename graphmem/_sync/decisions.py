@@ -123,7 +123,7 @@ class DecisionsMixin(Host):
         rows = self._run.read(
             "decision_list", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
             agent=check.identifier(agent, "agent", allow_none=True),
-            sessionId=check.identifier(session_id, "session_id", allow_none=True), limit=_recall.check_k(limit))
+            sessionId=check.identifier(session_id, "session_id", allow_none=True), limit=_decisions.limit(limit))
         return [record_of(Decision, r["node"]) for r in rows]
 
     def search_decisions(

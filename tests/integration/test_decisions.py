@@ -118,6 +118,9 @@ def test_listing_search_tool_calls_and_quality(clocked):
     assert [d.id for d in m.decisions("refund-bot", session_id="s1", scope=SCOPE, limit=1)] == [made[1].id]
     assert [d.id for d in m.decisions(scope=SCOPE, limit=2)] == [call.id, made[3].id]
     assert m.decisions("refund-bot", scope="elsewhere") == []
+    with pytest.raises(InvalidInputError) as info:
+        m.decisions("refund-bot", scope=SCOPE, limit=0)
+    assert info.value.field == "limit"
     found = m.search_decisions("refund for the kettle", scope=SCOPE)
     assert found[0].id == made[0].id
     assert [d.id for d in m.search_decisions("courier", agent="ship-bot", decision_type="shipping", scope=SCOPE)] == [
