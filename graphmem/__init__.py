@@ -39,6 +39,9 @@ from ._errors import (
     SchemaError,
     TemplateError,
 )
+from ._corrections import CorrectionStats
+from ._curation import CurationReport, CurationStats
+from ._decisions import DecisionQuality
 from ._facts import DEFAULT_SINGLE_VALUED
 from ._fusion import ScoredMemory, ScoreParts
 from ._graph import from_json as graph_from_json
@@ -50,6 +53,8 @@ from ._learning import LearningSettings
 from ._procedures import SuggestedProcedure, ToolCall
 from ._recall import RecallSettings, RecallWeights
 from ._models import (
+    Correction,
+    Decision,
     Entity,
     Episode,
     Fact,
@@ -83,6 +88,12 @@ __all__ = [
     "AsyncMemory",
     "ConfigurationError",
     "ConflictError",
+    "Correction",
+    "CorrectionStats",
+    "CurationReport",
+    "CurationStats",
+    "Decision",
+    "DecisionQuality",
     "DroppedInsight",
     "Entity",
     "Episode",

@@ -236,7 +236,7 @@ def _import(memory: Any, args: argparse.Namespace) -> int:
 
 
 def _stats(memory: Any, args: argparse.Namespace) -> int:
-    rows = memory.stats(scope=args.scope)
+    rows = memory.counts(scope=args.scope)
     _emit(args, rows, lambda: _table(rows, ["scope", "kind", "total", "believed", "invalidated", "quarantined"]))
     return OK if rows else EMPTY
 

@@ -7,13 +7,13 @@ from typing import Iterable
 
 from ._errors import InvalidInputError
 from ._fusion import ScoredMemory
-from ._models import Episode, Fact, Record
+from ._models import Correction, Decision, Episode, Fact, Record
 
-SECTIONS = {"facts": "Facts", "insights": "Insights", "procedures": "Procedures", "episodes": "Recent episodes",
-            "entities": "Entities"}
-DEFAULT_SECTIONS = ("facts", "insights", "procedures", "episodes")
+SECTIONS = {"corrections": "Corrections", "facts": "Facts", "insights": "Insights", "procedures": "Procedures",
+            "episodes": "Recent episodes", "entities": "Entities", "decisions": "Decisions"}
+DEFAULT_SECTIONS = ("corrections", "facts", "insights", "procedures", "episodes")
 _SECTION_OF = {"fact": "facts", "insight": "insights", "procedure": "procedures", "episode": "episodes",
-               "entity": "entities"}
+               "entity": "entities", "correction": "corrections", "decision": "decisions"}
 
 
 def estimate_tokens(text: str) -> int:
@@ -37,12 +37,23 @@ def _validity(record: Record) -> str:
     return f" ({occurred.date().isoformat()})" if occurred else ""
 
 
+def _shown(record: Record) -> str:
+    """What a line says: a correction names what was wrong, a decision its outcome."""
+    if isinstance(record, Correction):
+        what = f"{record.field}: " if record.field else ""
+        return f"{what}not {record.original_value!r} but {record.corrected_value!r}" + (
+            f" ({record.reason})" if record.reason else "")
+    if isinstance(record, Decision) and record.outcome is not None:
+        return f"{record.text} -> {record.quality}: {record.outcome}"
+    return record.text
+
+
 def line(result: ScoredMemory) -> str:
     record = result.record
     # an episode is labelled by who spoke (its provenance says user or manual for everyone else)
     source = record.role if isinstance(record, Episode) else record.provenance.value
     marker = source + (", unvalidated" if result.quarantined else "")
-    text = " ".join(record.text.split())
+    text = " ".join(_shown(record).split())
     out = f"- [{marker}] {text}{_validity(record)}"
     if result.citations:
         out += " [cites: " + "; ".join(" ".join(c.text.split())[:80] for c in result.citations) + "]"

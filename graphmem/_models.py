@@ -233,6 +233,36 @@ class Procedure(MemoryRecord):
     """Ids of the episodes it was induced from."""
 
 
+class Correction(MemoryRecord):
+    """A person's correction of something an agent produced (provenance human-correction;
+    ``text`` is the corrected value, ``agent_id`` the agent corrected)."""
+
+    kind: Literal["correction"] = "correction"
+    original_value: str = ""
+    corrected_value: str = ""
+    field: str | None = None
+    reason: str | None = None
+    entity_key: str | None = None
+    original_input: str | None = None
+    run_id: str | None = None
+
+
+class Decision(MemoryRecord):
+    """A decision an agent took, why, and (once recorded) how it turned out."""
+
+    kind: Literal["decision"] = "decision"
+    reasoning: str = ""
+    decision_type: str = ""
+    context: str | None = None
+    alternatives: tuple[str, ...] = ()
+    confidence: float | None = None
+    outcome: str | None = None
+    quality: str | None = None
+    outcome_at: datetime | None = None
+    outcome_log: tuple[str, ...] = ()
+    """Earlier outcomes, each replaced by a later one: when, quality and outcome."""
+
+
 class Scope(BaseModel):
     """A scope path inside a tenant, e.g. ``acme/support/alice``."""
 
@@ -262,4 +292,4 @@ class Scope(BaseModel):
         return Scope(path=head) if sep else None
 
 
-Record = Fact | Episode | Entity | Insight | Procedure
+Record = Fact | Episode | Entity | Insight | Procedure | Correction | Decision

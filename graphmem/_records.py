@@ -7,10 +7,11 @@ from typing import Any, TypeVar
 
 from neo4j.graph import Node
 
-from ._models import Entity, Episode, Fact, Insight, Procedure, Record, Supersession
+from ._models import Correction, Decision, Entity, Episode, Fact, Insight, Procedure, Record, Supersession
 
 _KINDS: dict[str, type[Record]] = {
     "fact": Fact, "episode": Episode, "entity": Entity, "insight": Insight, "procedure": Procedure,
+    "correction": Correction, "decision": Decision,
 }
 
 # Neo4j property -> model field, where the two differ.
@@ -36,6 +37,14 @@ _FIELDS = {
     "statusChangedAt": "status_changed_at",
     "statusLog": "status_log",
     "lastCorroboratedAt": "last_corroborated_at",
+    "originalValue": "original_value",
+    "correctedValue": "corrected_value",
+    "entityKey": "entity_key",
+    "originalInput": "original_input",
+    "runId": "run_id",
+    "decisionType": "decision_type",
+    "outcomeAt": "outcome_at",
+    "outcomeLog": "outcome_log",
 }
 _INTERNAL = {"lexKey", "textKey", "nameKey", "aliasKeys", "closedAt", "propertiesJson", "kind", "stepsKey"}
 _PROPERTY = {field: prop for prop, field in _FIELDS.items()}
@@ -72,7 +81,7 @@ def row(record: Any) -> dict[str, Any]:
     return {key: value if type(value) in _PLAIN else native(value) for key, value in record.items()}
 
 
-R = TypeVar("R", Fact, Episode, Entity, Insight, Procedure)
+R = TypeVar("R", Fact, Episode, Entity, Insight, Procedure, Correction, Decision)
 
 
 def record_of(kind: type[R], node: dict[str, Any], *, superseded_by: list[dict[str, Any]] | None = None) -> R:

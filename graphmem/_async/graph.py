@@ -1,5 +1,5 @@
 """The memory graph for analysis on ``AsyncMemory``: ``graph()`` (networkx) and
-``stats()`` (counts per scope and kind). ``graphmem/_sync/graph.py`` is generated from
+``counts()`` (per scope and kind). ``graphmem/_sync/graph.py`` is generated from
 this file by ``tools/unasync.py``."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class AsyncGraphMixin(AsyncHost):
         return _graph.build(found["nodes"], found["edges"], tenant=self._core.tenant, scope=scope,
                             as_of=as_of_t, valid_at=valid_t)
 
-    async def stats(self, *, scope: str | None = None) -> list[dict[str, Any]]:
+    async def counts(self, *, scope: str | None = None) -> list[dict[str, Any]]:
         """How many memories the tenant holds per scope and kind (within ``scope`` and the
         scopes below it, or everywhere): ``total``, ``believed``, ``invalidated`` and
         ``quarantined``, ordered by scope then kind."""

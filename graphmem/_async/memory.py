@@ -1,6 +1,7 @@
 """``AsyncMemory``: the asyncio front door. It holds the connection and the configuration;
 each group of methods lives in a mixin of its own (facts, entities, records, recall,
-ingest, insights, procedures, schema, sessions, the LangGraph store), all stated against ``AsyncHost``.
+ingest, insights, procedures, corrections, decisions, curation, schema, sessions, the
+LangGraph store), all stated against ``AsyncHost``.
 ``graphmem/_sync/memory.py`` is generated from this file by ``tools/unasync.py``."""
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from .._errors import ConfigurationError
 from .._learning import LearningSettings
 from .._recall import RecallSettings
 from .._settings import Settings
+from .corrections import AsyncCorrectionsMixin
+from .curation import AsyncCurationMixin
+from .decisions import AsyncDecisionsMixin
 from .entities import AsyncEntitiesMixin
 from .executor import AsyncExecutor, Tracer
 from .facts import AsyncFactsMixin
@@ -39,6 +43,9 @@ class AsyncMemory(
     AsyncIngestMixin,
     AsyncInsightsMixin,
     AsyncProceduresMixin,
+    AsyncCorrectionsMixin,
+    AsyncDecisionsMixin,
+    AsyncCurationMixin,
     AsyncSchemaMixin,
     AsyncSessionsMixin,
     AsyncStoreMixin,

@@ -1,7 +1,7 @@
 # Generated from graphmem/_async/graph.py by tools/unasync.py: do not edit.
 # Edit the async source and run `python tools/unasync.py` to regenerate.
 """The memory graph for analysis on ``Memory``: ``graph()`` (networkx) and
-``stats()`` (counts per scope and kind). This file is generated
+``counts()`` (per scope and kind). This file is generated
 from ``graphmem/_async/graph.py`` by ``tools/unasync.py``."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class GraphMixin(Host):
         return _graph.build(found["nodes"], found["edges"], tenant=self._core.tenant, scope=scope,
                             as_of=as_of_t, valid_at=valid_t)
 
-    def stats(self, *, scope: str | None = None) -> list[dict[str, Any]]:
+    def counts(self, *, scope: str | None = None) -> list[dict[str, Any]]:
         """How many memories the tenant holds per scope and kind (within ``scope`` and the
         scopes below it, or everywhere): ``total``, ``believed``, ``invalidated`` and
         ``quarantined``, ordered by scope then kind."""

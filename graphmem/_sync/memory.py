@@ -2,7 +2,8 @@
 # Edit the async source and run `python tools/unasync.py` to regenerate.
 """``Memory``: the synchronous front door. It holds the connection and the configuration;
 each group of methods lives in a mixin of its own (facts, entities, records, recall,
-ingest, insights, procedures, schema, sessions, the LangGraph store), all stated against ``Host``.
+ingest, insights, procedures, corrections, decisions, curation, schema, sessions, the
+LangGraph store), all stated against ``Host``.
 This file is generated from ``graphmem/_async/memory.py`` by ``tools/unasync.py``."""
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from .._errors import ConfigurationError
 from .._learning import LearningSettings
 from .._recall import RecallSettings
 from .._settings import Settings
+from .corrections import CorrectionsMixin
+from .curation import CurationMixin
+from .decisions import DecisionsMixin
 from .entities import EntitiesMixin
 from .executor import Executor, Tracer
 from .facts import FactsMixin
@@ -41,6 +45,9 @@ class Memory(
     IngestMixin,
     InsightsMixin,
     ProceduresMixin,
+    CorrectionsMixin,
+    DecisionsMixin,
+    CurationMixin,
     SchemaMixin,
     SessionsMixin,
     StoreMixin,

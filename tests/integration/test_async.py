@@ -58,3 +58,18 @@ async def test_async_recall_and_context(amem):
     assert results[0].record.id == tea.id and results[0].parts.trust > 0
     block = await amem.context("what does Alice drink", scope=SCOPE, max_tokens=100)
     assert block.startswith("## Facts") and "[user] Alice drinks green tea" in block
+
+
+async def test_async_corrections_decisions_and_curation(amem):
+    wrong = await amem.remember("The refund window for kettles is 30 days", scope=SCOPE, provenance="extraction")
+    fix = await amem.record_correction("bot", "30 days", "The refund window for kettles is 14 days", scope=SCOPE,
+                                       original_input="How long can I return a kettle?")
+    assert (await amem.get(wrong.id)).invalidation_reason == "contradicted"
+    assert [c["correction_id"] for c in await amem.correction_eval_cases(scope=SCOPE)] == [fix.id]
+    decision = await amem.log_decision("bot", "Refund it", reasoning="dented", decision_type="refund", scope=SCOPE)
+    judged = await amem.record_decision_outcome(decision.id, "happy customer", quality="good")
+    assert judged.quality == "good"
+    for _ in range(2):
+        await amem.remember("Kettles ship from Lyon", scope=SCOPE, provenance="extraction")
+    report = await amem.curate(scope=SCOPE)
+    assert report.deduplicated == 1 and report.after.by_reason["duplicate"] == 1

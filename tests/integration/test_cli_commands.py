@@ -141,7 +141,7 @@ def test_export_erase_import_gives_the_same_graph(cli, memory, tmp_path):
 
     refused = cli("erase")  # stdin is not a terminal: --yes is required
     assert refused.returncode == 2 and "--yes" in refused.stderr
-    assert len(memory.stats()) > 0
+    assert len(memory.counts()) > 0
     erased = cli("erase", "--yes", "--json")
     assert erased.returncode == 0 and json.loads(erased.stdout) == {"erased": len(nodes)}
     assert cli("stats").returncode == 1

@@ -51,7 +51,8 @@ def test_constraints_reject_a_duplicate_id_within_a_tenant(driver, schema):
     records, _, _ = driver.execute_query("SHOW CONSTRAINTS YIELD name, type, labelsOrTypes, properties RETURN *")
     memory_id = [r for r in records if r["name"] == "memory_tenant_id"][0]
     assert memory_id["type"] == "UNIQUENESS" and memory_id["properties"] == ["tenant", "id"]
-    assert {"fact_tenant_id", "episode_tenant_id", "entity_tenant_id", "insight_tenant_id", "procedure_tenant_id"} <= {r["name"] for r in records}
+    assert {"fact_tenant_id", "episode_tenant_id", "entity_tenant_id", "insight_tenant_id", "procedure_tenant_id",
+            "correction_tenant_id", "decision_tenant_id"} <= {r["name"] for r in records}
 
 
 @pytest.mark.parametrize("name", _templates.names())

@@ -43,7 +43,7 @@ def test_export_is_one_tenant_and_import_writes_only_the_target(memory, other):
     theirs = other.graph(scope=SCOPE)
     ours = memory.graph(scope=SCOPE)
     assert dict(theirs.nodes(data=True)) == dict(ours.nodes(data=True))
-    assert memory.stats() == other.stats()
+    assert memory.counts() == other.counts()
     other.erase(scope="acme")
     assert memory.graph(scope=SCOPE).number_of_nodes() == 3  # the source tenant is untouched
 
@@ -56,14 +56,14 @@ def test_refused_imports_write_nothing(memory, other):
     with pytest.raises(InvalidInputError) as err:
         other.import_records([*nodes, dangling], batch_size=10)
     assert err.value.field == "records[3]"
-    assert other.stats() != []  # the nodes' batch landed before the edge batch failed ...
+    assert other.counts() != []  # the nodes' batch landed before the edge batch failed ...
     assert other.graph(scope=SCOPE).number_of_edges() == 0  # ... and the edge batch did not
     other.erase(scope="acme")
     odd = [*nodes, {"record": "edge", "type": "IN_SCOPE", "source": fact.id, "target": fact.id, "props": {}}]
     with pytest.raises(InvalidInputError) as err:
         other.import_records(odd)
     assert err.value.field == "records[3].type"
-    assert other.stats() == []  # checked before the first write
+    assert other.counts() == []  # checked before the first write
     tenant_key = dict(nodes[0], props={**nodes[0]["props"], "x-y": 1})
     with pytest.raises(InvalidInputError):
         other.import_records([tenant_key])
@@ -108,7 +108,7 @@ async def test_the_async_front_door_has_them_too(neo4j, schema, embedder, tenant
         assert list(graph) == [fact.id] and graph.nodes[fact.id]["text"] == "Ann likes tea"
         exported = [r async for r in m.export_records()]
         assert [r["record"] for r in exported] == ["header", "scope", "scope", "node"]
-        assert await m.stats() == [{"scope": SCOPE, "kind": "fact", "total": 1, "believed": 1, "invalidated": 0,
+        assert await m.counts() == [{"scope": SCOPE, "kind": "fact", "total": 1, "believed": 1, "invalidated": 0,
                                     "quarantined": 0}]
         await m.erase(scope="acme")
         assert await m.import_records(exported) == {"scopes": 2, "nodes": 1, "edges": 0}

@@ -1,0 +1,16 @@
+// name: correction_collisions
+// The correction $id invalidates every believed machine-made claim ($kinds, provenance in
+// $automatic) visible in its scope chain whose embedding has cosine similarity >=
+// $threshold with the correction's (scaled to 0..1 like vector.similarity.cosine: the
+// caller passes (1 + cosine) / 2), reason 'contradicted', with SUPERSEDES from the
+// correction. A person's records (user, manual, human-correction) are never touched.
+MATCH (c:Correction {tenant: $tenant, id: $id})
+WHERE c.embedding IS NOT NULL
+MATCH (o:Memory {tenant: $tenant})
+WHERE o.scope IN $chain AND o.kind IN $kinds AND o.provenance IN $automatic AND o.invalidatedAt IS NULL
+  AND o.embedding IS NOT NULL AND size(o.embedding) = size(c.embedding)
+WITH c, o, vector.similarity.cosine(c.embedding, o.embedding) AS similarity
+WHERE similarity >= $threshold
+SET o.invalidatedAt = $now, o.invalidationReason = 'contradicted'
+CREATE (c)-[:SUPERSEDES {reason: 'contradicted', at: $now, similarity: similarity}]->(o)
+RETURN o.id AS id

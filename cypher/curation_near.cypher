@@ -1,0 +1,27 @@
+// name: curation_near
+// Near-duplicate candidates for consolidation, $scan records at a time in id order after
+// $after: believed machine-made records ($automatic) of $kinds in the scope subtree
+// ($scope, $prefix = $scope + '/') and, for each, the ids of its $neighbours nearest
+// records by the vector index that are believed, machine-made, of the same kind, scope and
+// end of valid time (both still valid, or ended at the same instant), and have exact
+// cosine similarity >= $threshold (scaled to 0..1 like vector.similarity.cosine). A record with no neighbour comes back with an empty list, so
+// the caller's cursor advances past it.
+MATCH (m:Memory {tenant: $tenant})
+WHERE (m.scope = $scope OR m.scope STARTS WITH $prefix) AND m.kind IN $kinds AND m.provenance IN $automatic
+  AND m.invalidatedAt IS NULL AND m.status <> 'rejected' AND m.embedding IS NOT NULL AND m.id > $after
+WITH m
+ORDER BY m.id
+LIMIT $scan
+CALL (m) {
+  CALL db.index.vector.queryNodes('memory_embedding', $neighbours, m.embedding) YIELD node AS o
+  WITH o
+  WHERE o.tenant = $tenant AND o.scope = m.scope AND o.kind = m.kind AND o.id <> m.id
+    AND o.provenance IN $automatic AND o.invalidatedAt IS NULL AND o.status <> 'rejected'
+    AND ((o.validTo IS NULL AND m.validTo IS NULL) OR o.validTo = m.validTo)
+    AND size(o.embedding) = size(m.embedding)
+    AND vector.similarity.cosine(o.embedding, m.embedding) >= $threshold
+  WITH o ORDER BY vector.similarity.cosine(o.embedding, m.embedding) DESC, o.id
+  RETURN collect(o.id) AS near
+}
+RETURN m.id AS id, near
+ORDER BY id

@@ -1,0 +1,3 @@
+// name: schema_correction_id
+// Unique (tenant, id) for :Correction nodes.
+CREATE CONSTRAINT correction_tenant_id IF NOT EXISTS FOR (n:Correction) REQUIRE (n.tenant, n.id) IS UNIQUE

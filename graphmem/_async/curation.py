@@ -1,0 +1,226 @@
+"""The curator on ``AsyncMemory`` (contract §10): exact duplicates, near-duplicates merged
+by a chat model, pruning stale machine-made records, statistics, and ``curate`` running
+them in order. Every step works in batches, each its own transaction, so an interrupted
+run is finished by running it again; a finished run changes nothing the second time.
+``graphmem/_sync/curation.py`` is generated from this file by ``tools/unasync.py``."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from typing import Any, Iterable
+
+from .. import _curation, _scopes
+from .. import _validate as check
+from .._curation import CurationReport, CurationStats, MergedMemory
+from .._errors import InvalidInputError
+from .._facts import AUTOMATIC
+from .._models import Fact
+from .._records import record_of
+from .executor import AsyncTx
+from .host import AsyncHost
+from .llm import check_llm
+
+_BATCH = 5_000
+_SCAN = 500  # records whose neighbours one consolidation read looks up
+_NEIGHBOURS = 20
+
+
+class AsyncCurationMixin(AsyncHost):
+    async def stats(self, *, scope: str) -> CurationStats:
+        """What ``scope`` and the scopes below it hold: memories by kind, believed ones by
+        provenance, invalidated ones by reason."""
+        scope = _scopes.check_path(scope)
+        rows = await self._run.read("curation_stats", tenant=self._core.tenant, **_curation.subtree(scope))
+        return _curation.stats(rows)
+
+    async def dedupe(self, *, scope: str, batch: int = _BATCH) -> int:
+        """Exact duplicates in ``scope`` and below: believed facts, insights and procedures
+        of the same scope with the same normalised text (and steps, and end of valid time) are one
+        record. The most trusted (then the oldest) is kept; every other machine-made one is
+        invalidated with reason ``duplicate`` and SUPERSEDES from the kept one, keeping its
+        own provenance. A person's records are never invalidated. Returns how many were."""
+        scope = _scopes.check_path(scope)
+        limit = _curation.positive(batch, "batch")
+        tenant = self._core.tenant
+        total = 0
+        while True:
+            now = self._core.now()
+
+            async def work(tx: AsyncTx, now: datetime = now) -> int:
+                ids = [r["id"] for r in await tx.run(
+                    "curation_dedupe", tenant=tenant, kinds=_curation.CURATED, automatic=AUTOMATIC, limit=limit,
+                    now=now, **_curation.subtree(scope))]
+                await self._after_invalidation(tx, ids, ids, now)
+                return len(ids)
+
+            done = await self._run.write(work)
+            total += done
+            if done == 0:
+                return total
+
+    async def consolidate(
+        self,
+        *,
+        scope: str,
+        llm: Any,
+        threshold: float = 0.92,
+        max_merges: int = 100,
+    ) -> list[Fact]:
+        """Near-duplicate facts in ``scope`` and below (believed, machine-made, same scope,
+        kind and end of valid time, cosine similarity >= ``threshold`` by the vector index)
+        are merged by ``llm`` (any langchain-core chat model; one structured call per group of
+        at most 8) into one fact that DERIVED_FROM and SUPERSEDES the originals (reason
+        ``merged``), in one transaction per group. A person's records are never merged.
+        At most ``max_merges`` groups per call; returns the merged facts."""
+        facts, _ = await self._consolidate(scope, llm, threshold, max_merges)
+        return facts
+
+    async def _consolidate(self, scope: str, llm: Any, threshold: Any, max_merges: Any) -> tuple[list[Fact], int]:
+        """``consolidate``, also saying how many originals were merged away."""
+        scope = _scopes.check_path(scope)
+        check_llm(llm)
+        cosine = _curation.similarity(threshold)
+        merges = _curation.positive(max_merges, "max_merges")
+        tenant = self._core.tenant
+        out: list[Fact] = []
+        originals = 0
+        taken: set[str] = set()
+        after = ""
+        while len(out) < merges:
+            rows = await self._run.read(
+                "curation_near", tenant=tenant, kinds=_curation.MERGEABLE, automatic=AUTOMATIC, after=after,
+                scan=_SCAN, neighbours=_NEIGHBOURS, threshold=self._core.neo4j_similarity(cosine),
+                **_curation.subtree(scope))
+            if not rows:
+                return out, originals
+            after = rows[-1]["id"]
+            for group in _curation.clusters(rows, taken):
+                merged = await self._merge(group, llm)
+                if merged is not None:
+                    out.append(merged[0])
+                    originals += merged[1]
+                if len(out) >= merges:
+                    break
+        return out, originals
+
+    async def _merge(self, ids: list[str], llm: Any) -> tuple[Fact, int] | None:
+        tenant = self._core.tenant
+        nodes = [r["node"] for r in await self._run.read("memory_existing", tenant=tenant, ids=ids)]
+        if len(nodes) < 2:
+            return None
+        draft = await self._llm.ask(llm, MergedMemory, _curation.merge_messages(nodes), purpose="consolidate",
+                                    check=_curation.check_merged)
+        now = self._core.now()
+        row = _curation.merged_fact(nodes, draft.text, tenant=tenant, now=now,
+                                    single_valued=self._core.single_valued_predicates)
+        await self._embed([row], ["text"])
+        props = row["props"]
+
+        async def work(tx: AsyncTx) -> tuple[Fact, int] | None:
+            live = await tx.run("memory_existing", tenant=tenant, ids=ids)
+            if len(live) != len(ids) or any(n["node"].get("invalidatedAt") is not None or
+                                            n["node"]["provenance"] not in AUTOMATIC for n in live):
+                return None  # changed since it was read: left for the next run
+            await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
+            await tx.run("fact_create", tenant=tenant, rows=[row], now=now)
+            merged = [r["id"] for r in await tx.run("curation_merge", tenant=tenant, by=props["id"], ids=ids, now=now)]
+            await self._after_invalidation(tx, merged, merged, now)
+            fresh = await tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
+            return record_of(Fact, fresh[0]["node"]), len(merged)
+
+        return await self._run.write(work)
+
+    async def prune(
+        self,
+        *,
+        scope: str,
+        older_than: datetime,
+        provenance: Iterable[str] | str | None = None,
+        purge: bool = False,
+        batch: int = _BATCH,
+    ) -> dict[str, int]:
+        """Stale machine-made records in ``scope`` and below: believed facts, insights and
+        procedures with a provenance in ``provenance`` (default: extraction, reflection,
+        induction; a person's provenance is refused) last touched (corroborated, used, else
+        created) before ``older_than`` and never validated by a person are invalidated with
+        reason ``pruned``. With ``purge``, such records invalidated before ``older_than``
+        (for any reason but ``forgotten``: tombstones stay) are then hard-deleted.
+        Returns ``{"pruned": n, "purged": m}``."""
+        scope = _scopes.check_path(scope)
+        cutoff = check.instant(older_than, "older_than", allow_none=False)
+        sources = _curation.provenances(provenance)
+        if not isinstance(purge, bool):
+            raise InvalidInputError("purge", "must be True or False")
+        limit = _curation.positive(batch, "batch")
+        tenant = self._core.tenant
+        pruned = purged = 0
+        while True:
+            now = self._core.now()
+
+            async def work(tx: AsyncTx, now: datetime = now) -> int:
+                ids = [r["id"] for r in await tx.run(
+                    "curation_prune", tenant=tenant, kinds=_curation.CURATED, provenances=sources, olderThan=cutoff,
+                    limit=limit, now=now, **_curation.subtree(scope))]
+                await self._after_invalidation(tx, ids, ids, now)
+                return len(ids)
+
+            done = await self._run.write(work)
+            pruned += done
+            if done < limit:
+                break
+        while purge:
+            rows = await self._run.write_one("curation_purge", tenant=tenant, kinds=_curation.CURATED,
+                                             provenances=sources, olderThan=cutoff, limit=limit,
+                                             **_curation.subtree(scope))
+            done = int(rows[0]["purged"]) if rows else 0
+            purged += done
+            if done < limit:
+                break
+        return {"pruned": pruned, "purged": purged}
+
+    async def curate(
+        self,
+        *,
+        scope: str,
+        llm: Any = None,
+        older_than: datetime | None = None,
+        purge: bool = False,
+        threshold: float = 0.92,
+        max_merges: int = 100,
+        batch: int = _BATCH,
+    ) -> CurationReport:
+        """Curate ``scope`` and below, in order: ``dedupe``; ``consolidate`` when ``llm`` is
+        given; ``prune`` (and purge, with ``purge``) when ``older_than`` is given; then
+        ``stats``. Returns a ``CurationReport`` of what changed. Each step is
+        batched and resumable; running it again on a curated scope changes nothing."""
+        scope = _scopes.check_path(scope)
+        check_llm(llm, allow_none=True)
+        if older_than is not None:
+            check.instant(older_than, "older_than")
+        seconds: dict[str, float] = {}
+        started = time.perf_counter()
+        before = await self.stats(scope=scope)
+        seconds["stats"] = time.perf_counter() - started
+        mark = time.perf_counter()
+        deduplicated = await self.dedupe(scope=scope, batch=batch)
+        seconds["dedupe"] = time.perf_counter() - mark
+        merged: list[Fact] = []
+        originals = 0
+        calls = self._llm.calls
+        if llm is not None:
+            mark = time.perf_counter()
+            merged, originals = await self._consolidate(scope, llm, threshold, max_merges)
+            seconds["consolidate"] = time.perf_counter() - mark
+        pruning = {"pruned": 0, "purged": 0}
+        if older_than is not None:
+            mark = time.perf_counter()
+            pruning = await self.prune(scope=scope, older_than=older_than, purge=purge, batch=batch)
+            seconds["prune"] = time.perf_counter() - mark
+        after = await self.stats(scope=scope)
+        seconds["total"] = time.perf_counter() - started
+        return CurationReport(
+            scope=scope, deduplicated=deduplicated, consolidated=len(merged), merged=originals,
+            pruned=pruning["pruned"], purged=pruning["purged"], model_calls=self._llm.calls - calls,
+            before=before, after=after, seconds=seconds,
+        )

@@ -1,0 +1,134 @@
+# Generated from graphmem/_async/corrections.py by tools/unasync.py: do not edit.
+# Edit the async source and run `python tools/unasync.py` to regenerate.
+"""Corrections of agent output on ``Memory`` (contract §10): record one, find the
+relevant ones for a new input, turn them into regression cases, count them.
+This file is generated from ``graphmem/_async/corrections.py`` by ``tools/unasync.py``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from .. import _corrections, _recall, _scopes
+from .. import _validate as check
+from .._corrections import CorrectionStats
+from .._errors import InvalidInputError
+from .._facts import AUTOMATIC
+from .._models import Correction
+from .._records import record_of
+from .executor import Tx
+from .host import Host
+
+_ALL = 100_000  # corrections read for regression cases: every one, within reason
+
+
+class CorrectionsMixin(Host):
+    def record_correction(
+        self,
+        agent: str,
+        original_value: str,
+        corrected_value: str,
+        *,
+        scope: str,
+        field: str | None = None,
+        reason: str | None = None,
+        entity_key: str | None = None,
+        original_input: str | None = None,
+        run_id: str | None = None,
+        session_id: str | None = None,
+        user_id: str | None = None,
+    ) -> Correction:
+        """A person corrected what ``agent`` produced: ``original_value`` was wrong,
+        ``corrected_value`` is right. Stored as a ``Correction`` (provenance
+        human-correction, embedded as the corrected value), ABOUT the run's episode when
+        ``run_id`` names one (an episode visible in ``scope``). In the same transaction,
+        believed machine-made facts, insights and procedures visible in ``scope`` whose
+        embedding has cosine similarity >= the contradiction threshold with it are
+        invalidated (reason ``contradicted``, SUPERSEDES from the correction); a person's
+        records never are."""
+        tenant = self._core.tenant
+        props = _corrections.correction_props(
+            tenant, agent, original_value, corrected_value, field=field, reason=reason, entity_key=entity_key,
+            original_input=original_input, run_id=run_id, session_id=session_id, user_id=user_id, scope=scope,
+        )
+        chain = _scopes.chain(props["scope"])
+        row = {"props": props}
+        self._embed([row], ["corrected_value"])
+        now = self._core.now()
+        run = props["runId"]
+
+        def work(tx: Tx) -> Correction:
+            if run is not None:
+                found = tx.run("memory_existing", tenant=tenant, ids=[run])
+                if not found or found[0]["node"]["kind"] != "episode":
+                    raise InvalidInputError("run_id", f"{run!r} names no episode in this tenant")
+                if found[0]["node"]["scope"] not in chain:
+                    raise InvalidInputError("run_id", f"{run!r} lives in scope {found[0]['node']['scope']!r}, not visible here")
+            tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
+            created = tx.run("correction_create", tenant=tenant, props=props, runId=run, now=now)
+            invalidated = [r["id"] for r in tx.run(
+                "correction_collisions", tenant=tenant, id=props["id"], chain=chain,
+                kinds=_corrections.CONTRADICTABLE, automatic=AUTOMATIC,
+                threshold=self._core.neo4j_similarity(), now=now)]
+            self._after_invalidation(tx, invalidated, invalidated, now)
+            return record_of(Correction, created[0]["node"])
+
+        return self._run.write(work)
+
+    def corrections(
+        self,
+        query: str | None = None,
+        *,
+        scope: str,
+        agent: str | None = None,
+        entity_key: str | None = None,
+        since: datetime | None = None,
+        k: int = 10,
+    ) -> list[Correction]:
+        """The believed corrections visible in ``scope`` (of ``agent``, about ``entity_key``,
+        recorded since ``since``, when given). With ``query`` (a new input), the ``k`` most
+        relevant by recall, keeping only those with a full-text match or cosine similarity
+        >= ``_corrections.MIN_RELEVANCE`` (0.35); without one, the ``k`` newest."""
+        scope = _scopes.check_path(scope)
+        k = _recall.check_k(k)
+        agent = check.identifier(agent, "agent", allow_none=True)
+        key = None if entity_key is None else check.text(entity_key, "entity_key")
+        since_t = _corrections.since(since)
+        if query is None:
+            rows = self._run.read("correction_list", tenant=self._core.tenant, chain=_scopes.chain(scope),
+                                        agent=agent, entityKey=key, since=since_t, withInput=False, limit=k)
+            return [record_of(Correction, r["node"]) for r in rows]
+        results = self.recall(query, scope=scope, k=min(1000, max(50, 4 * k)), kinds=["correction"])
+        return _corrections.relevant(results, agent=agent, entity_key=key, since_t=since_t, k=k)
+
+    def correction_eval_cases(
+        self,
+        *,
+        scope: str,
+        agent: str | None = None,
+        entity_key: str | None = None,
+        since: datetime | None = None,
+    ) -> list[dict[str, Any]]:
+        """Regression cases for the agent: ``{input, expected, field, correction_id}`` for
+        every believed correction visible in ``scope`` that has an original input, newest
+        first."""
+        rows = self._run.read(
+            "correction_list", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
+            agent=check.identifier(agent, "agent", allow_none=True),
+            entityKey=None if entity_key is None else check.text(entity_key, "entity_key"),
+            since=_corrections.since(since), withInput=True, limit=_ALL)
+        return _corrections.eval_cases(record_of(Correction, r["node"]) for r in rows)
+
+    def correction_stats(
+        self,
+        *,
+        scope: str,
+        agent: str | None = None,
+        since: datetime | None = None,
+    ) -> CorrectionStats:
+        """How many believed corrections visible in ``scope`` (of ``agent``, since ``since``)
+        there are, by entity key and by field."""
+        rows = self._run.read(
+            "correction_stats", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
+            agent=check.identifier(agent, "agent", allow_none=True), since=_corrections.since(since))
+        return _corrections.stats(rows)
