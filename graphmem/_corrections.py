@@ -29,8 +29,11 @@ class CorrectionStats(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     total: int = 0
+    """Corrections counted."""
     by_entity_key: dict[str | None, int] = {}
+    """Counts per entity key."""
     by_field: dict[str | None, int] = {}
+    """Counts per corrected field."""
 
 
 class EvalCase(BaseModel):

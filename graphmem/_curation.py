@@ -36,11 +36,17 @@ class CurationStats(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     total: int = 0
+    """Memories in the subtree."""
     believed: int = 0
+    """Of them, currently believed."""
     invalidated: int = 0
+    """Of them, invalidated."""
     by_kind: dict[str, int] = Field(default_factory=dict)
+    """Memories per kind."""
     by_provenance: dict[str, int] = Field(default_factory=dict)
+    """Believed memories per provenance."""
     by_reason: dict[str, int] = Field(default_factory=dict)
+    """Invalidated memories per reason."""
 
 
 class CurationReport(BaseModel):
@@ -52,15 +58,20 @@ class CurationReport(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     scope: str
+    """The scope curated (with everything below it)."""
     deduplicated: int = 0
     merged: int = 0
     consolidated: int = 0
     pruned: int = 0
     purged: int = 0
     model_calls: int = 0
+    """Chat-model calls made by ``consolidate``."""
     before: CurationStats
+    """Statistics before the run."""
     after: CurationStats
+    """Statistics after the run."""
     seconds: dict[str, float] = Field(default_factory=dict)
+    """Seconds each step took, by step name."""
 
 
 class MergedMemory(BaseModel):

@@ -27,11 +27,17 @@ class DecisionQuality(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     key: str | None
+    """The group: a decision type or an agent (None: not given)."""
     decisions: int
+    """Decisions in the group."""
     with_outcome: int
+    """Of them, with an outcome recorded."""
     good: int
+    """Outcomes judged good."""
     bad: int
+    """Outcomes judged bad."""
     neutral: int
+    """Outcomes judged neutral."""
     bad_share: float | None
 
 

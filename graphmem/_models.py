@@ -239,12 +239,19 @@ class Correction(MemoryRecord):
 
     kind: Literal["correction"] = "correction"
     original_value: str = ""
+    """What the agent produced."""
     corrected_value: str = ""
+    """What a person said it should have been."""
     field: str | None = None
+    """The part of the output that was wrong, if named (e.g. ``amount``)."""
     reason: str | None = None
+    """Why, in the person's words."""
     entity_key: str | None = None
+    """What the output was about (e.g. ``invoice:42``), for statistics and regression cases."""
     original_input: str | None = None
+    """The input the agent answered, which turns the correction into a regression case."""
     run_id: str | None = None
+    """The episode of the run that produced the output (an ``ABOUT`` edge points to it)."""
 
 
 class Decision(MemoryRecord):
@@ -252,13 +259,21 @@ class Decision(MemoryRecord):
 
     kind: Literal["decision"] = "decision"
     reasoning: str = ""
+    """Why the agent decided so."""
     decision_type: str = ""
+    """A category to compare decisions by (e.g. ``refund``)."""
     context: str | None = None
+    """What the agent knew when deciding."""
     alternatives: tuple[str, ...] = ()
+    """The options it did not take."""
     confidence: float | None = None
+    """The agent's confidence, 0..1, if given."""
     outcome: str | None = None
+    """What happened, once recorded."""
     quality: str | None = None
+    """``good``, ``bad`` or ``neutral``, once an outcome is recorded."""
     outcome_at: datetime | None = None
+    """When the outcome was recorded."""
     outcome_log: tuple[str, ...] = ()
     """Earlier outcomes, each replaced by a later one: when, quality and outcome."""
 
