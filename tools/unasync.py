@@ -34,6 +34,7 @@ WORDS = [
     ("__aenter__", "__enter__"),
     ("__aexit__", "__exit__"),
     ("Awaitable", "Callable"),
+    ("async_pause", "pause"),
 ]
 PATTERNS = [
     (re.compile(r"\basync def\b"), "def"),
