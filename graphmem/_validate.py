@@ -20,7 +20,6 @@ MAX_TEXT_LENGTH = 32_000
 MAX_ID_LENGTH = 256
 _E = TypeVar("_E", bound=Enum)
 _PREDICATE_JUNK = re.compile(r"[^0-9a-z]+")
-_TEXT_KEY_JUNK = re.compile(r"[^\w]+", re.UNICODE)
 
 
 def new_id() -> str:
@@ -50,16 +49,46 @@ def text(value: Any, field: str = "text") -> str:
 
 
 _KEY_HEAD = 960
+_KEPT_PUNCTUATION = frozenset("#&@%_\u200d")  # C#, AT&T, @handle, 100%, snake_case, emoji joiner
+
+
+def _kept(ch: str) -> bool:
+    """Letters, digits, marks and symbols of every script (``+``, ``$``, emoji) are kept."""
+    return unicodedata.category(ch)[0] in "LNMS" or ch in _KEPT_PUNCTUATION
+
+
+def _key_token(token: str) -> str:
+    """One whitespace-separated token: ordinary punctuation around and inside it becomes a
+    space, except a dot that joins two alphanumerics (``node.js``, ``3.14``) or opens a
+    name (``.net``)."""
+    out: list[str] = []
+    opened = False  # a kept character was seen
+    for i, ch in enumerate(token):
+        if _kept(ch):
+            out.append(ch)
+            opened = True
+        elif ch == "." and i + 1 < len(token) and token[i + 1].isalnum() and (
+                out[-1].isalnum() if opened else i == 0 or token[i - 1] != "."):
+            out.append(ch)
+        else:
+            out.append(" ")
+    return "".join(out)
 
 
 def text_key(value: str) -> str:
     """Normalised form of a statement or name, for tombstones and entity resolution.
 
+    Case (``casefold``), Unicode compatibility forms (NFKC), spacing and ordinary
+    punctuation are folded, so ``"Bob codes in C++."`` and ``"bob  codes in c++"`` share a
+    key; what tells names apart is kept: symbols (``C``, ``C++``, ``C#``, ``F#``, ``.NET``,
+    ``AT&T``), letters and marks of every script, and emoji. (Keys before this rule folded
+    every non-word character; see docs/limits.md for stored keys.)
+
     Range indexes hold values of at most ~8 KB, so a long key keeps its first 960
     characters and replaces the rest with a hash of the whole: equal texts still have
     equal keys, and any text up to ``MAX_TEXT_LENGTH`` can be stored."""
     folded = unicodedata.normalize("NFKC", value).casefold()
-    key = " ".join(_TEXT_KEY_JUNK.sub(" ", folded).split())
+    key = " ".join(" ".join(_key_token(token) for token in folded.split()).split())
     if len(key) > _KEY_HEAD + 64:
         key = f"{key[:_KEY_HEAD]} #{hashlib.blake2b(key.encode(), digest_size=16).hexdigest()}"
     return key

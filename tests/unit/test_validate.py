@@ -221,3 +221,44 @@ def test_embedding_accepts_float_subclasses_and_rejects_other_number_types():
     for bad in ([0.5, True], [0.5, "1.0"], [0.5, 1 + 2j]):
         with pytest.raises(InvalidInputError, match="only numbers"):
             check.embedding(bad, "embedding", None)
+
+
+# -- text_key keeps what tells names apart (issue 23.7) ----------------------------------
+
+@pytest.mark.parametrize("names", [
+    ["C", "C++", "C#"], ["F", "F#"], ["NET", ".NET"], ["Node.js", "Node js"], ["AT&T", "AT T"],
+    ["R", "R#"], ["$5", "5"], ["Go", "Go!"[:2] + "#"],
+])
+def test_text_key_keeps_programming_languages_and_brands_apart(names):
+    from graphmem._validate import text_key
+
+    assert len({text_key(n) for n in names}) == len(names), [text_key(n) for n in names]
+
+
+@pytest.mark.parametrize("names", [
+    ["東京", "京都"], ["Москва", "Moskva"], ["हिन्दी", "हिन्द"], ["👍", "👎"], ["😀", "😃", "☕"],
+    ["👨\u200d👩\u200d👧", "👨👩👧"], ["αβγ", "abc"],
+])
+def test_text_key_keeps_scripts_and_emoji_apart(names):
+    from graphmem._validate import text_key
+
+    keys = [text_key(n) for n in names]
+    assert len(set(keys)) == len(names), keys
+    assert all(keys), keys  # nothing folds to an empty key
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Bob codes in C++.", "bob  codes in c++"),
+    ("Bob codes in C#!", "bob codes in c#"),
+    ("Hello,  World!", "hello world"),
+    ("“Quoted”, she said — fine.", "quoted she said fine"),
+    ("He uses .NET.", "he uses .net"),
+    ("(.NET)", ".NET"),
+    ("ＭＯＳＣＯＷ", "moscow"),  # full-width letters fold (NFKC)
+    ("Straße", "STRASSE"),  # casefold, not lower
+    ("...so it goes", "so it goes"),
+])
+def test_text_key_folds_case_spacing_and_sentence_punctuation(a, b):
+    from graphmem._validate import text_key
+
+    assert text_key(a) == text_key(b)
