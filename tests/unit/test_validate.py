@@ -282,7 +282,7 @@ def test_embedding_accepts_ordinary_norms(vector):
 
 def test_object_is_limited_and_plain():
     assert check.literal(None) is None and check.literal("Berlin") == "Berlin"
-    for bad, words in [("x" * 1_000_000, "limit"), ("a\x00b", "U+0000"), ("\ud800", "surrogate"), (3, "string")]:
+    for bad, words in [("x" * 1_000_000, "limit"), ("a\x00b", r"U\+0000"), ("\ud800", "surrogate"), (3, "string")]:
         with pytest.raises(InvalidInputError, match=words) as info:
             check.literal(bad, "items[0].object")
         assert info.value.field == "items[0].object"
