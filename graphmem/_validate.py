@@ -102,10 +102,13 @@ def properties_json(value: Any, field: str = "properties") -> str:
         raise InvalidInputError(field, "must be a mapping of JSON values")
     try:
         encoded = json.dumps(dict(value or {}), sort_keys=True, allow_nan=False)
+        # the stored form escapes everything; this one shows lone surrogates (no UTF-8 form)
+        plain(json.dumps(dict(value or {}), ensure_ascii=False), field)
     except (TypeError, ValueError) as exc:
+        if isinstance(exc, InvalidInputError):
+            raise
         raise InvalidInputError(field, f"must be JSON-serialisable: {exc}") from None
-    plain(encoded, field)  # json.dumps escapes control characters, but not lone surrogates
-    size = len(encoded.encode("utf-8", "surrogatepass"))
+    size = len(encoded)  # ASCII: one byte a character
     if size > MAX_PROPERTIES_BYTES:
         raise InvalidInputError(field, f"is {size:,} bytes as JSON; the limit is {MAX_PROPERTIES_BYTES:,}")
     return encoded
