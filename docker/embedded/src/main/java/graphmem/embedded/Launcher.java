@@ -56,6 +56,10 @@ public final class Launcher {
                         ByteUnit.parse(envOr("GRAPHMEM_NEO4J_PAGECACHE", "1g")))
                 .setConfig(GraphDatabaseSettings.memory_transaction_global_max_size,
                         ByteUnit.parse(envOr("GRAPHMEM_NEO4J_TX_MEMORY", "4g")))
+                // a lock wait ends in a retryable LockAcquisitionTimeout instead of outlasting the
+                // driver's 120 s read timeout; an abandoned transaction is killed (docs/reliability.md)
+                .setConfig(GraphDatabaseSettings.lock_acquisition_timeout, Duration.ofSeconds(10))
+                .setConfig(GraphDatabaseSettings.transaction_timeout, Duration.ofMinutes(10))
                 .build();
 
         CountDownLatch stopped = new CountDownLatch(1);
