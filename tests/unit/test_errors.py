@@ -96,3 +96,21 @@ def test_a_uniqueness_conflict_is_retried_on_writes_only_and_a_bounded_number_of
     with pytest.raises(ConflictError):
         executor(conflict_retries=2)._retrying(script, write=True)
     assert script.calls == 3
+
+
+def test_an_async_embedder_failure_is_a_model_error_naming_it():
+    import asyncio
+
+    from graphmem import HashingEmbedder, ModelError
+    from graphmem._embeddings import check_embedder
+
+    class Down(HashingEmbedder):
+        def embed_query(self, text):
+            raise ConnectionError("embedding service down")
+
+    checked = check_embedder(Down(64))
+    with pytest.raises(ModelError, match="embedder Down") as info:
+        asyncio.run(checked.aembed_query("x"))
+    assert isinstance(info.value.__cause__, ConnectionError)
+    assert len(asyncio.run(checked.aembed_documents(["fine"]))[0]) == 64  # what works still works
+    assert check_embedder(checked) is checked and check_embedder(None) is None
