@@ -24,7 +24,7 @@ MAX_OBJECT_LENGTH = 4_096
 """The longest fact ``object`` (an entity id or a literal value), in characters."""
 
 MAX_PROPERTIES_BYTES = 65_536
-"""The largest entity ``properties``, as UTF-8 JSON, in bytes."""
+"""The largest entity ``properties``, as JSON (non-ASCII characters escaped), in bytes."""
 
 # (most items, longest item in characters) of each list field, by the field's last name;
 # any other list of strings gets the default
