@@ -22,7 +22,13 @@ FUZZ = settings(max_examples=40, deadline=None, derandomize=True, database=None,
                                        HealthCheck.data_too_large])
 
 # texts: ordinary, hostile (controls, surrogates, RTL overrides, emoji), empty, at and past the limits
-hostile = st.text(st.characters(codec=None, categories=None), max_size=40)
+# any code point, lone surrogates included (hypothesis leaves them out unless told), and
+# ordinary text with one control character or surrogate spliced in
+hostile = st.one_of(
+    st.text(st.characters(exclude_categories=()), max_size=40),
+    st.builds(lambda a, bad, b: a + bad + b, st.text(max_size=12),
+              st.sampled_from(["\ud800", "\udfff", "\x00", "\x1b[2J", "\x07", "\x9b"]), st.text(max_size=12)),
+)
 texts = st.one_of(
     st.sampled_from(["Ada codes in C++", "Bob lives in Paris", "", "   ", "東京 is big", "👍", "a\x00b",
                      "esc \x1b[31mred", "lone \ud800", "\u202egnp.exe", "x" * 32_000, "x" * 32_001]),
@@ -34,6 +40,8 @@ offsets = st.builds(lambda m: timezone(timedelta(minutes=m)), st.integers(-23 * 
 times = st.one_of(
     st.none(),
     st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31), timezones=offsets),
+    st.sampled_from([datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=23, minutes=59))),  # no UTC form
+                     datetime(9999, 12, 31, 23, tzinfo=timezone(timedelta(hours=-23)))]),
     st.datetimes(),  # naive
     st.sampled_from(["2024-01-01", 0]),
 )
