@@ -12,7 +12,7 @@ from graphmem._embeddings import check_embedder
 
 from .helpers import footprint
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.reliability]
 
 EARLY = datetime(1, 1, 1, 0, 0, tzinfo=timezone(timedelta(hours=23, minutes=59)))
 

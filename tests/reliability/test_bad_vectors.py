@@ -8,7 +8,7 @@ import pytest
 from graphmem import GraphMemError, _templates
 from graphmem._validate import MAX_VECTOR_NORM, MIN_VECTOR_NORM
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.reliability]
 
 
 def test_repair_removes_vectors_cosine_refuses_and_recall_works_again(memory, driver):

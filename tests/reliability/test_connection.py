@@ -9,7 +9,7 @@ import pytest
 
 from graphmem import Memory, Neo4jUnavailableError, Settings, connect
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.reliability]
 
 
 def closed_port() -> int:

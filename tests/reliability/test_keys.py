@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.reliability]
 
 
 def test_c_cpp_and_csharp_are_three_entities(memory):
