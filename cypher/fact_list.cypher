@@ -5,8 +5,11 @@
 // Optional filters: $subject (an id, a literal or an entity's name or alias: fragment
 // subject_match), $predicate; $includeInvalidated keeps invalidated records.
 // Each fact is returned as it was believed at $asOf: a validTo or an invalidation recorded
-// later is not shown.
+// later is not shown. The index hint keeps the lookup on (tenant, scope): with a chain of
+// two or more scopes Neo4j chose the createdAt range index and read every memory (0.1-0.2 s
+// at 50k memories).
 MATCH (m:Memory {tenant: $tenant})
+USING INDEX m:Memory(tenant, scope)
 WHERE m.scope IN $chain AND m:Fact
   AND {{subject_match(m)}}
   AND ($predicate IS NULL OR m.predicate = $predicate)

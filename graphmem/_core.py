@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
 from . import _validate as check
+from ._embeddings import check_embedder
 from ._errors import InvalidInputError
 from ._facts import DEFAULT_RULE, SingleValued
 
@@ -59,7 +60,7 @@ class Core:
         contradiction_threshold: float,
     ) -> None:
         self.tenant: str = check.identifier(tenant, "tenant")
-        self.embedder = resolve_embedder(embedder)
+        self.embedder = check_embedder(resolve_embedder(embedder))
         self._clock = clock or utc_now
         self.single_valued_predicates: SingleValued = DEFAULT_RULE if single_valued_predicates is None else (
             SingleValued(frozenset(str(check.predicate(p, "single_valued_predicates")) for p in single_valued_predicates)))

@@ -7,10 +7,11 @@ import math
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from ._errors import ConfigurationError, InvalidInputError
+from ._errors import ConfigurationError, GraphMemError, InvalidInputError, ModelError
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -96,6 +97,73 @@ class WordLlamaEmbedder(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]
+
+
+_EMBEDDER_METHODS = ("embed_documents", "embed_query", "aembed_documents", "aembed_query")
+
+
+class CheckedEmbedder(Embeddings):
+    """Wraps a caller's embedder so that whatever it raises comes out as a ``ModelError``
+    naming it (``purpose`` is ``"embedder <class name>"``), from the original error;
+    graphmem's own errors pass through. Other attributes (``dimensions``...) are the
+    wrapped embedder's."""
+
+    def __init__(self, embedder: Embeddings) -> None:
+        self.wrapped = embedder
+        self.label = f"embedder {type(embedder).__name__}"
+
+    def __getattr__(self, name: str) -> Any:  # only called for names not found here
+        return getattr(self.wrapped, name)
+
+    def _failed(self, exc: Exception) -> ModelError:
+        return ModelError(self.label, [f"{type(exc).__name__}: {exc}"])
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        try:
+            return self.wrapped.embed_documents(texts)
+        except GraphMemError:
+            raise
+        except Exception as exc:
+            raise self._failed(exc) from exc
+
+    def embed_query(self, text: str) -> list[float]:
+        try:
+            return self.wrapped.embed_query(text)
+        except GraphMemError:
+            raise
+        except Exception as exc:
+            raise self._failed(exc) from exc
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        try:
+            return await self.wrapped.aembed_documents(texts)
+        except GraphMemError:
+            raise
+        except Exception as exc:
+            raise self._failed(exc) from exc
+
+    async def aembed_query(self, text: str) -> list[float]:
+        try:
+            return await self.wrapped.aembed_query(text)
+        except GraphMemError:
+            raise
+        except Exception as exc:
+            raise self._failed(exc) from exc
+
+
+def check_embedder(embedder: Any) -> CheckedEmbedder | None:
+    """``embedder`` ready for graphmem: None stays None (lexical recall only); anything
+    else must be a langchain-core ``Embeddings`` (or offer its four methods), else a
+    ``ConfigurationError`` at construction rather than an ``AttributeError`` at the first
+    write. The result turns the embedder's own failures into ``ModelError``."""
+    if embedder is None or isinstance(embedder, CheckedEmbedder):
+        return embedder
+    missing = [m for m in _EMBEDDER_METHODS if not callable(getattr(embedder, m, None))]
+    if not isinstance(embedder, Embeddings) and missing:
+        raise ConfigurationError(
+            f"embedder must be a langchain-core Embeddings (e.g. graphmem.WordLlamaEmbedder()), got "
+            f"{type(embedder).__name__}, which lacks {', '.join(missing)}")
+    return CheckedEmbedder(embedder)
 
 
 @lru_cache(maxsize=1)

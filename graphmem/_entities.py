@@ -23,12 +23,7 @@ def props(name: Any, *, tenant: str, type: Any, scope: Any, aliases: Any, proper
         raise InvalidInputError("name", f"is longer than {MAX_NAME_LENGTH} characters")
     etype = check.identifier(type, "type")
     alias_list = [check.text(a, f"aliases[{i}]") for i, a in enumerate(check.tags(aliases or (), "aliases"))]
-    if properties is not None and not isinstance(properties, Mapping):
-        raise InvalidInputError("properties", "must be a mapping of JSON values")
-    try:
-        properties_json = json.dumps(dict(properties or {}), sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError("properties", f"must be JSON-serialisable: {exc}") from None
+    properties_json = check.properties_json(properties)
     out = _props.shared(tenant, id=id, scope=scope, text=name, text_field="name", provenance=provenance,
                         status=Status.ACTIVE, sensitivity=sensitivity, importance=importance)
     for owner in ("userId", "agentId", "sessionId"):
@@ -77,7 +72,7 @@ def merged(existing: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any
         "aliases": aliases,
         "aliasKeys": sorted(keys - {existing["nameKey"]}),
         "foldKeys": fold_keys([existing.get("name") or existing["text"], *aliases]),
-        "propertiesJson": json.dumps(properties, sort_keys=True),
+        "propertiesJson": check.properties_json(properties),
     }
     unchanged = (out["aliases"] == list(existing.get("aliases") or [])
                  and out["propertiesJson"] == (existing.get("propertiesJson") or "{}"))

@@ -11,11 +11,19 @@
     ├── NotFoundError             an id names no visible record
     └── ModelError                a chat model failed on every attempt (bounded retries)
 
-Driver and pydantic errors are translated at the boundary and re-raised ``from`` the
-original, so the cause is never lost.
+Driver errors are translated here, in ``translated_errors()``, and re-raised ``from``
+the original, so the cause is never lost. Messages never carry a password: user info in
+a URI is redacted (``redact()``) before it reaches a message.
 """
 
 from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from typing import Iterator
+
+from neo4j.exceptions import AuthError, ConstraintError, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import ConfigurationError as DriverConfigurationError
 
 
 class GraphMemError(Exception):
@@ -78,3 +86,43 @@ class ModelError(GraphMemError):
         """Each attempt's error, in order."""
         last = attempts[-1] if attempts else "no attempt made"
         super().__init__(f"{purpose}: the model failed {len(attempts)} time(s); last error: {last}")
+
+
+_USER_INFO = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@\s'\"]*@", re.IGNORECASE)
+
+NEO4J_HOW_TO = (
+    "start one with `eval \"$(graphmem neo4j start)\"`, or set NEO4J_URI, NEO4J_USER and "
+    "NEO4J_PASSWORD to a running server, or run `docker compose -f docker/compose.yml up`"
+)
+"""What to do when Neo4j does not answer (appended to every "unreachable" message)."""
+
+
+def redact(text: str) -> str:
+    """``text`` with the user info of every URI in it (``bolt://user:secret@host``) masked."""
+    return _USER_INFO.sub(r"\g<scheme>***@", text)
+
+
+@contextmanager
+def translated_errors(*, user: str | None = None) -> Iterator[None]:
+    """Re-raise driver errors as graphmem errors (the one place this mapping lives).
+
+    ``user`` names the login in an authentication failure; the password never appears.
+    """
+    try:
+        yield
+    except GraphMemError:
+        raise
+    except AuthError as exc:
+        who = f"user {user!r}" if user else "the configured user"
+        raise Neo4jUnavailableError(
+            f"authentication failed for {who}: check NEO4J_USER and NEO4J_PASSWORD (or auth=)") from exc
+    except (ServiceUnavailable, SessionExpired) as exc:
+        raise Neo4jUnavailableError(f"Neo4j is unreachable ({redact(str(exc))}); {NEO4J_HOW_TO}") from exc
+    except ConstraintError as exc:
+        raise ConflictError(f"write conflicts with an existing record: {redact(exc.message or '')}") from exc
+    except Neo4jError as exc:
+        raise GraphMemError(f"Neo4j error {exc.code}: {redact(exc.message or '')}") from exc
+    except DriverConfigurationError as exc:
+        raise ConfigurationError(f"the Neo4j driver refused its configuration: {redact(str(exc))}") from exc
+    except (DriverError, OSError) as exc:
+        raise Neo4jUnavailableError(f"Neo4j driver error: {redact(str(exc))}; {NEO4J_HOW_TO}") from exc

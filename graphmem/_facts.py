@@ -119,9 +119,7 @@ def row(item: Mapping[str, Any], *, tenant: str, now: datetime, single_valued: C
     )
     subject = check.identifier(item.get("subject"), field("subject"), allow_none=True)
     predicate = check.predicate(item.get("predicate"), field("predicate"))
-    obj = item.get("object")
-    if obj is not None and not isinstance(obj, str):
-        raise InvalidInputError(field("object"), f"must be a string (an entity id or a literal), got {type(obj).__name__}")
+    obj = check.literal(item.get("object"), field("object"))
     if (subject is None) != (predicate is None):
         raise InvalidInputError(field("predicate" if subject else "subject"), "subject and predicate go together: give both or neither")
     stated_from = check.instant(item.get("valid_from"), field("valid_from"))

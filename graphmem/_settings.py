@@ -15,9 +15,17 @@ class Settings(BaseSettings):
     ``NEO4J_USER``      user name (default ``neo4j``)
     ``NEO4J_PASSWORD``  password (kept as a secret: never printed, never in ``repr``)
     ``NEO4J_DATABASE``  database name (default: the server's default database)
+    ``NEO4J_CONNECTION_TIMEOUT``  seconds to keep trying while Neo4j cannot be reached
+                        (connection refused, no route) before ``Neo4jUnavailableError``; default 5
+    ``NEO4J_MAX_RETRY_TIME``  seconds to keep retrying transient errors of a live server
+                        (deadlocks, lock timeouts, a leader switch); default 30
+
+    A URI must not carry user info (``bolt://user:secret@host``): the user and password go
+    in ``NEO4J_USER``/``NEO4J_PASSWORD`` (or ``auth=``), so no message ever repeats them.
     """
 
-    model_config = SettingsConfigDict(env_prefix="NEO4J_", extra="ignore", frozen=True)
+    # hide_input_in_errors: a rejected URI may hold a password; the error must not echo it
+    model_config = SettingsConfigDict(env_prefix="NEO4J_", extra="ignore", frozen=True, hide_input_in_errors=True)
 
     uri: str = Field(default="bolt://127.0.0.1:7687")
     """``NEO4J_URI``: where Neo4j listens (default ``bolt://127.0.0.1:7687``)."""
@@ -27,6 +35,10 @@ class Settings(BaseSettings):
     """``NEO4J_PASSWORD``: read with ``get_secret_value()``."""
     database: str | None = Field(default=None)
     """``NEO4J_DATABASE``: ``None`` means the server's default database."""
+    connection_timeout: float = Field(default=5.0, gt=0, le=3600)
+    """``NEO4J_CONNECTION_TIMEOUT``: seconds to keep trying an unreachable server."""
+    max_retry_time: float = Field(default=30.0, ge=0, le=3600)
+    """``NEO4J_MAX_RETRY_TIME``: seconds to retry transient errors on a live server."""
 
     @field_validator("uri")
     @classmethod
@@ -34,9 +46,18 @@ class Settings(BaseSettings):
         scheme = value.split("://", 1)[0] if "://" in value else ""
         if scheme not in _SCHEMES:
             raise ValueError(f"NEO4J_URI must start with one of {', '.join(s + '://' for s in _SCHEMES)}")
+        if "@" in value.split("://", 1)[1].split("/", 1)[0]:
+            raise ValueError("NEO4J_URI must not contain a user name or password (user info before '@'); "
+                             "set NEO4J_USER and NEO4J_PASSWORD (or pass auth=) instead")
         return value
 
     @field_validator("database")
     @classmethod
     def _empty_database_is_default(cls, value: str | None) -> str | None:
         return value or None
+
+
+def driver_options(settings: Settings) -> dict[str, float]:
+    """Keyword arguments for ``GraphDatabase.driver``/``AsyncGraphDatabase.driver``: a TCP
+    connect that hangs (a firewalled host) ends within ``connection_timeout`` as well."""
+    return {"connection_timeout": settings.connection_timeout}

@@ -64,6 +64,7 @@ NAMES = {
     "StopAsyncIteration": "StopIteration",
     "asynccontextmanager": "contextmanager",
     "aclosing": "closing",
+    "async_pause": "pause",
 }
 # Code-only renames: ``_async`` is a package name in code but a path segment in prose.
 CODE_NAMES = {**NAMES, "_async": "_sync"}

@@ -1,46 +1,36 @@
-"""Runs named Cypher templates on a Neo4j driver: tracing, transactions, error translation."""
+"""Runs named Cypher templates on a Neo4j driver: tracing, transactions, retries, error translation.
+
+Retries are graphmem's, not the driver's (the driver's own loop is switched off per
+session), so that each kind of failure gets the patience it deserves:
+
+- Neo4j cannot be reached (refused, reset, no route): retried for ``connection_timeout``
+  seconds (5 by default), then ``Neo4jUnavailableError`` saying how to start one;
+- a transient error of a live server (deadlock, lock timeout, leader switch): retried for
+  ``max_retry_time`` seconds (30 by default), the driver's own rule;
+- a write that trips a uniqueness constraint: retried ``conflict_retries`` times (2), since
+  every write unit reads the records it would create first, the loser of a race between
+  two idempotent writes (same entity name, same explicit id) finds the winner's record
+  on its retry and returns it; a conflict that persists is a ``ConflictError``.
+"""
 
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
-from typing import Any, Awaitable, Callable, Iterator, TypeVar
+from typing import Any, Awaitable, Callable, TypeVar
 
 from neo4j import AsyncDriver, AsyncManagedTransaction
-from neo4j.exceptions import (
-    AuthError,
-    ConstraintError,
-    DriverError,
-    Neo4jError,
-    ServiceUnavailable,
-    SessionExpired,
-)
+from neo4j.exceptions import ConstraintError, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from .. import _templates
-from .._errors import ConflictError, GraphMemError, Neo4jUnavailableError
+from .._errors import translated_errors
 from .._records import row
+from .._retry import async_pause
 
 T = TypeVar("T")
 Tracer = Callable[[str, dict[str, Any], float], None]
 
-
-@contextmanager
-def translated_errors() -> Iterator[None]:
-    """Re-raise driver errors as graphmem errors (the one place this mapping lives)."""
-    try:
-        yield
-    except GraphMemError:
-        raise
-    except AuthError as exc:
-        raise Neo4jUnavailableError(f"Neo4j rejected the credentials: {exc.message}") from exc
-    except (ServiceUnavailable, SessionExpired) as exc:
-        raise Neo4jUnavailableError(f"Neo4j is unreachable: {exc}") from exc
-    except ConstraintError as exc:
-        raise ConflictError(f"write conflicts with an existing record: {exc.message}") from exc
-    except Neo4jError as exc:
-        raise GraphMemError(f"Neo4j error {exc.code}: {exc.message}") from exc
-    except (DriverError, OSError) as exc:
-        raise Neo4jUnavailableError(f"Neo4j driver error: {exc}") from exc
+_FIRST_DELAY = 0.05
+_MAX_DELAY = 1.0
 
 
 class AsyncTx:
@@ -64,10 +54,25 @@ class AsyncTx:
 class AsyncExecutor:
     """Runs templates against one database of one driver."""
 
-    def __init__(self, driver: AsyncDriver, *, database: str | None, tracer: Tracer | None, owns_driver: bool) -> None:
+    def __init__(
+        self,
+        driver: AsyncDriver,
+        *,
+        database: str | None,
+        tracer: Tracer | None,
+        owns_driver: bool,
+        user: str | None = None,
+        connection_timeout: float = 5.0,
+        max_retry_time: float = 30.0,
+        conflict_retries: int = 2,
+    ) -> None:
         self.driver = driver
         self.database = database
         self.tracer = tracer
+        self.user = user
+        self.connection_timeout = connection_timeout
+        self.max_retry_time = max_retry_time
+        self.conflict_retries = conflict_retries
         self._owns_driver = owns_driver
 
     def _session(self):
@@ -75,34 +80,72 @@ class AsyncExecutor:
             database=self.database,
             bookmark_manager=self.driver.execute_query_bookmark_manager,
             notifications_min_severity="OFF",
+            # one attempt per call: _retrying below decides what is tried again
+            max_transaction_retry_time=-1.0,
         )
+
+    async def _retrying(self, attempt: Callable[[], Awaitable[T]], *, write: bool) -> T:
+        """Call ``attempt`` until it succeeds or its failure's retry budget is spent."""
+        started = time.monotonic()
+        delay = _FIRST_DELAY
+        conflicts = 0
+        with translated_errors(user=self.user):
+            while True:
+                try:
+                    return await attempt()
+                except ConstraintError:
+                    if not write or conflicts >= self.conflict_retries:
+                        raise
+                    conflicts += 1
+                    continue  # at once: the winner has committed, its record is there to read
+                except (ServiceUnavailable, SessionExpired) as exc:
+                    failure, budget = exc, self.connection_timeout
+                except (Neo4jError, DriverError) as exc:
+                    if not exc.is_retryable():
+                        raise
+                    failure, budget = exc, self.max_retry_time
+                if time.monotonic() - started + delay > budget:
+                    raise failure
+                await async_pause(delay)
+                delay = min(delay * 2, _MAX_DELAY)
 
     async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run one template in a read transaction (routable to a cluster's readers)."""
-        with translated_errors():
+
+        async def attempt() -> list[dict[str, Any]]:
             async with self._session() as session:
                 return await session.execute_read(self._one, name, params)
 
+        return await self._retrying(attempt, write=False)
+
     async def write(self, work: Callable[[AsyncTx], Awaitable[T]]) -> T:
-        """Run ``work`` in one write transaction: everything it runs lands, or nothing does."""
+        """Run ``work`` in one write transaction: everything it runs lands, or nothing does.
+
+        ``work`` may run more than once (see the module docstring): it must read before
+        it creates, and keep no state of its own between attempts."""
 
         async def unit(tx: AsyncManagedTransaction) -> T:
             return await work(AsyncTx(tx, self.tracer))
 
-        with translated_errors():
+        async def attempt() -> T:
             async with self._session() as session:
                 return await session.execute_write(unit)
 
+        return await self._retrying(attempt, write=True)
+
     async def write_one(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        with translated_errors():
+        async def attempt() -> list[dict[str, Any]]:
             async with self._session() as session:
                 return await session.execute_write(self._one, name, params)
+
+        return await self._retrying(attempt, write=True)
 
     async def auto(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a template in an auto-commit transaction (schema statements need one)."""
         template = _templates.get(name)
         template.check(params)
-        with translated_errors():
+
+        async def attempt() -> list[dict[str, Any]]:
             async with self._session() as session:
                 started = time.perf_counter()
                 result = await session.run(template.text, params)
@@ -111,12 +154,16 @@ class AsyncExecutor:
                     self.tracer(name, params, time.perf_counter() - started)
                 return rows
 
+        return await self._retrying(attempt, write=False)
+
     async def _one(self, tx: AsyncManagedTransaction, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         return await AsyncTx(tx, self.tracer).run(name, **params)
 
     async def verify(self) -> None:
-        with translated_errors():
+        async def attempt() -> None:
             await self.driver.verify_connectivity()
+
+        await self._retrying(attempt, write=False)
 
     async def close(self) -> None:
         if self._owns_driver:

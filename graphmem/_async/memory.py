@@ -15,7 +15,7 @@ from .._core import DEFAULT_EMBEDDER, Core
 from .._errors import ConfigurationError
 from .._learning import LearningSettings
 from .._recall import RecallSettings
-from .._settings import Settings
+from .._settings import Settings, driver_options
 from .corrections import AsyncCorrectionsMixin
 from .curation import AsyncCurationMixin
 from .decisions import AsyncDecisionsMixin
@@ -93,6 +93,7 @@ class AsyncMemory(
         self._llm = AsyncLlmCaller(retries=self._learning.model_retries,
                                    concurrency=self._learning.max_concurrent_model_calls)
         owns = driver is None
+        limits: dict[str, Any] = {}
         if driver is None:
             try:
                 settings = Settings(uri=uri) if uri else Settings()
@@ -101,8 +102,10 @@ class AsyncMemory(
             if auth is None:
                 auth = (settings.user, settings.password.get_secret_value())
             database = database or settings.database
-            driver = AsyncGraphDatabase.driver(settings.uri, auth=auth)
-        self._run = AsyncExecutor(driver, database=database, tracer=tracer, owns_driver=owns)
+            driver = AsyncGraphDatabase.driver(settings.uri, auth=auth, **driver_options(settings))
+            limits = {"user": auth[0], "connection_timeout": settings.connection_timeout,
+                      "max_retry_time": settings.max_retry_time}
+        self._run = AsyncExecutor(driver, database=database, tracer=tracer, owns_driver=owns, **limits)
 
     @classmethod
     def from_driver(cls, driver: AsyncDriver, **kwargs: Any) -> AsyncMemory:

@@ -75,4 +75,5 @@ class AsyncSchemaMixin(AsyncHost):
             return None
         if getattr(embedder, "bag_of_words", False):
             text = _fulltext.content_words(text)
-        return check.embedding(await embedder.aembed_query(text), "embedder output", None)
+        # checked against the index: an embedder of another dimension gets a clear error
+        return check.embedding(await embedder.aembed_query(text), "embedder output", await self._known_dimension())

@@ -17,7 +17,7 @@ from .._core import DEFAULT_EMBEDDER, Core
 from .._errors import ConfigurationError
 from .._learning import LearningSettings
 from .._recall import RecallSettings
-from .._settings import Settings
+from .._settings import Settings, driver_options
 from .corrections import CorrectionsMixin
 from .curation import CurationMixin
 from .decisions import DecisionsMixin
@@ -95,6 +95,7 @@ class Memory(
         self._llm = LlmCaller(retries=self._learning.model_retries,
                                    concurrency=self._learning.max_concurrent_model_calls)
         owns = driver is None
+        limits: dict[str, Any] = {}
         if driver is None:
             try:
                 settings = Settings(uri=uri) if uri else Settings()
@@ -103,8 +104,10 @@ class Memory(
             if auth is None:
                 auth = (settings.user, settings.password.get_secret_value())
             database = database or settings.database
-            driver = GraphDatabase.driver(settings.uri, auth=auth)
-        self._run = Executor(driver, database=database, tracer=tracer, owns_driver=owns)
+            driver = GraphDatabase.driver(settings.uri, auth=auth, **driver_options(settings))
+            limits = {"user": auth[0], "connection_timeout": settings.connection_timeout,
+                      "max_retry_time": settings.max_retry_time}
+        self._run = Executor(driver, database=database, tracer=tracer, owns_driver=owns, **limits)
 
     @classmethod
     def from_driver(cls, driver: Driver, **kwargs: Any) -> Memory:

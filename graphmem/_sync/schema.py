@@ -77,4 +77,5 @@ class SchemaMixin(Host):
             return None
         if getattr(embedder, "bag_of_words", False):
             text = _fulltext.content_words(text)
-        return check.embedding(embedder.embed_query(text), "embedder output", None)
+        # checked against the index: an embedder of another dimension gets a clear error
+        return check.embedding(embedder.embed_query(text), "embedder output", self._known_dimension())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graphmem import HashingEmbedder, Memory, Neo4jUnavailableError, SchemaError, _templates
-from graphmem._async.executor import translated_errors
+from graphmem._errors import translated_errors
 
 
 def test_setup_is_idempotent_and_every_index_is_online(neo4j, schema, embedder, driver):
@@ -78,7 +78,7 @@ def test_unreachable_neo4j_is_a_clear_error_without_the_password():
 
 def test_wrong_password_is_a_clear_error(neo4j):
     with Memory(neo4j.uri, (neo4j.user, "not-the-password")) as m:
-        with pytest.raises(Neo4jUnavailableError, match="credentials"):
+        with pytest.raises(Neo4jUnavailableError, match="authentication failed"):
             m.verify_connectivity()
 
 

@@ -221,3 +221,93 @@ def test_embedding_accepts_float_subclasses_and_rejects_other_number_types():
     for bad in ([0.5, True], [0.5, "1.0"], [0.5, 1 + 2j]):
         with pytest.raises(InvalidInputError, match="only numbers"):
             check.embedding(bad, "embedding", None)
+
+
+# -- text_key keeps what tells names apart (issue 23.7) ----------------------------------
+
+@pytest.mark.parametrize("names", [
+    ["C", "C++", "C#"], ["F", "F#"], ["NET", ".NET"], ["Node.js", "Node js"], ["AT&T", "AT T"],
+    ["R", "R#"], ["$5", "5"], ["Go", "Go!"[:2] + "#"],
+])
+def test_text_key_keeps_programming_languages_and_brands_apart(names):
+    from graphmem._validate import text_key
+
+    assert len({text_key(n) for n in names}) == len(names), [text_key(n) for n in names]
+
+
+@pytest.mark.parametrize("names", [
+    ["東京", "京都"], ["Москва", "Moskva"], ["हिन्दी", "हिन्द"], ["👍", "👎"], ["😀", "😃", "☕"],
+    ["👨\u200d👩\u200d👧", "👨👩👧"], ["αβγ", "abc"],
+])
+def test_text_key_keeps_scripts_and_emoji_apart(names):
+    from graphmem._validate import text_key
+
+    keys = [text_key(n) for n in names]
+    assert len(set(keys)) == len(names), keys
+    assert all(keys), keys  # nothing folds to an empty key
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Bob codes in C++.", "bob  codes in c++"),
+    ("Bob codes in C#!", "bob codes in c#"),
+    ("Hello,  World!", "hello world"),
+    ("“Quoted”, she said — fine.", "quoted she said fine"),
+    ("He uses .NET.", "he uses .net"),
+    ("(.NET)", ".NET"),
+    ("ＭＯＳＣＯＷ", "moscow"),  # full-width letters fold (NFKC)
+    ("Straße", "STRASSE"),  # casefold, not lower
+    ("...so it goes", "so it goes"),
+])
+def test_text_key_folds_case_spacing_and_sentence_punctuation(a, b):
+    from graphmem._validate import text_key
+
+    assert text_key(a) == text_key(b)
+
+
+# -- vectors Neo4j could not compare (issue 23.1) -----------------------------------------
+
+@pytest.mark.parametrize("element", [1e308, 1e200, 1e20, 1e-200, 1e-320, 5e-324])
+def test_embedding_rejects_vectors_whose_norm_overflows_or_vanishes(element):
+    with pytest.raises(InvalidInputError) as info:
+        check.embedding([element] * 256, "items[2].embedding", 256)
+    assert info.value.field == "items[2].embedding" and "norm" in info.value.message
+
+
+@pytest.mark.parametrize("vector", [[1.0] + [0.0] * 255, [1e-3] * 256, [100.0] * 256, [1e-320] + [1.0] * 255])
+def test_embedding_accepts_ordinary_norms(vector):
+    assert len(check.embedding(vector, "embedding", 256)) == 256
+
+
+# -- limits on every field (issue 23.5) -------------------------------------------------
+
+def test_object_is_limited_and_plain():
+    assert check.literal(None) is None and check.literal("Berlin") == "Berlin"
+    for bad, words in [("x" * 1_000_000, "limit"), ("a\x00b", r"U\+0000"), ("\ud800", "surrogate"), (3, "string")]:
+        with pytest.raises(InvalidInputError, match=words) as info:
+            check.literal(bad, "items[0].object")
+        assert info.value.field == "items[0].object"
+
+
+def test_properties_are_limited_json():
+    assert check.properties_json({"b": 1, "a": [1, "x"]}) == '{"a": [1, "x"], "b": 1}'
+    assert check.properties_json(None) == "{}"
+    for bad, words in [({"blob": "x" * 1_000_000}, "bytes"), ({"k": "\udc80"}, "surrogate"),
+                       ({"k": float("nan")}, "JSON"), (["not", "a", "mapping"], "mapping")]:
+        with pytest.raises(InvalidInputError, match=words) as info:
+            check.properties_json(bad)
+        assert info.value.field == "properties"
+
+
+def test_list_limits_follow_the_field_name():
+    assert len(check.tags([f"t{i}" for i in range(64)], "items[3].tags")) == 64
+    with pytest.raises(InvalidInputError, match="more than 64") as info:
+        check.tags([f"t{i}" for i in range(65)], "items[3].tags")
+    assert info.value.field == "items[3].tags"
+    assert len(check.tags([f"e{i}" for i in range(500)], "derived_from")) == 500
+
+
+def test_instant_without_a_utc_form_is_an_input_error():
+    early = datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=23, minutes=59)))
+    with pytest.raises(InvalidInputError) as info:
+        check.instant(early, "valid_from")
+    assert info.value.field == "valid_from"

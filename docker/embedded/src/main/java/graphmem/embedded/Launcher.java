@@ -64,7 +64,11 @@ public final class Launcher {
                 .setConfig(GraphDatabaseSettings.pagecache_memory,
                         ByteUnit.parse(envOr("GRAPHMEM_NEO4J_PAGECACHE", "1g")))
                 .setConfig(GraphDatabaseSettings.memory_transaction_global_max_size,
-                        ByteUnit.parse(envOr("GRAPHMEM_NEO4J_TX_MEMORY", "4g")));
+                        ByteUnit.parse(envOr("GRAPHMEM_NEO4J_TX_MEMORY", "4g")))
+                // a lock wait ends in a retryable LockAcquisitionTimeout instead of outlasting the
+                // driver's 120 s read timeout; an abandoned transaction is killed (docs/reliability.md)
+                .setConfig(GraphDatabaseSettings.lock_acquisition_timeout, Duration.ofSeconds(10))
+                .setConfig(GraphDatabaseSettings.transaction_timeout, Duration.ofMinutes(10));
         if (httpPort > 0) {
             // The embedded DBMS starts Neo4j's web server (Jetty, from neo4j-server) whenever the
             // HTTP connector is on; its browser module serves the neo4j-browser jar's browser/

@@ -1,0 +1,116 @@
+"""Unit tests for error translation and redaction (graphmem/_errors.py) and the executor's
+retry rules (graphmem/_async/executor.py via its generated twin), without a database."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from neo4j.exceptions import ConstraintError, ServiceUnavailable, TransientError
+
+from graphmem import ConfigurationError, ConflictError, Memory, Neo4jUnavailableError, Settings
+from graphmem._errors import NEO4J_HOW_TO, redact, translated_errors
+from graphmem._sync.executor import Executor
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("bolt://neo4j:secret@host:7687", "bolt://***@host:7687"),
+    ("Given URI: 'neo4j+s://u:p%40ss@db.example'.", "Given URI: 'neo4j+s://***@db.example'."),
+    ("bolt://host:7687/x@y", "bolt://host:7687/x@y"),  # an @ after the host is not user info
+    ("no uri here", "no uri here"),
+])
+def test_redact_masks_user_info(text, expected):
+    assert redact(text) == expected
+
+
+@pytest.mark.parametrize("uri", ["bolt://neo4j:secret-pw@localhost:7687", "neo4j+s://admin:secret-pw@db.example"])
+def test_a_uri_with_a_password_is_refused_without_echoing_it(uri):
+    with pytest.raises(ConfigurationError) as info:
+        Memory(uri)
+    message = "".join(str(e) for e in (info.value, info.value.__cause__))
+    assert "secret-pw" not in message and "secret-pw" not in repr(info.value)
+    assert "NEO4J_USER" in str(info.value)
+
+
+def test_a_uri_with_a_password_from_the_environment_is_refused_without_echoing_it(monkeypatch):
+    monkeypatch.setenv("NEO4J_URI", "bolt://neo4j:env-secret-pw@localhost:7687")
+    from graphmem import connect
+
+    with pytest.raises(ConfigurationError) as info:
+        connect()
+    assert "env-secret-pw" not in str(info.value) and "env-secret-pw" not in str(info.value.__cause__)
+
+
+def test_driver_errors_carrying_a_uri_are_redacted():
+    with pytest.raises(Neo4jUnavailableError) as info:
+        with translated_errors():
+            raise ServiceUnavailable("Couldn't connect to bolt://neo4j:hunter2@10.0.0.1:7687")
+    assert "hunter2" not in str(info.value) and NEO4J_HOW_TO in str(info.value)
+
+
+def test_settings_carry_the_timeouts(monkeypatch):
+    monkeypatch.setenv("NEO4J_CONNECTION_TIMEOUT", "1.5")
+    settings = Settings()
+    assert settings.connection_timeout == 1.5 and settings.max_retry_time == 30.0
+    with pytest.raises(ValueError):
+        Settings(connection_timeout=0)
+
+
+class Script:
+    """An attempt that fails with the given errors, then returns 'done'."""
+
+    def __init__(self, *errors: Exception) -> None:
+        self.errors = list(errors)
+        self.calls = 0
+
+    def __call__(self):
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+        return "done"
+
+
+def executor(**kwargs) -> Executor:
+    return Executor(None, database=None, tracer=None, owns_driver=False, **kwargs)
+
+
+def test_transient_errors_of_a_live_server_are_retried():
+    script = Script(TransientError("deadlock"), TransientError("lock timeout"))
+    assert executor()._retrying(script, write=False) == "done"
+    assert script.calls == 3
+
+
+def test_an_unreachable_server_is_given_up_after_connection_timeout():
+    script = Script(*[ServiceUnavailable("refused")] * 1000)
+    started = time.monotonic()
+    with pytest.raises(Neo4jUnavailableError, match="graphmem neo4j start"):
+        executor(connection_timeout=0.5)._retrying(script, write=False)
+    assert time.monotonic() - started < 1.0 and script.calls > 1
+
+
+def test_a_uniqueness_conflict_is_retried_on_writes_only_and_a_bounded_number_of_times():
+    assert executor()._retrying(Script(ConstraintError("taken")), write=True) == "done"
+    with pytest.raises(ConflictError):
+        executor()._retrying(Script(ConstraintError("taken")), write=False)
+    script = Script(*[ConstraintError("taken")] * 10)
+    with pytest.raises(ConflictError):
+        executor(conflict_retries=2)._retrying(script, write=True)
+    assert script.calls == 3
+
+
+def test_an_async_embedder_failure_is_a_model_error_naming_it():
+    import asyncio
+
+    from graphmem import HashingEmbedder, ModelError
+    from graphmem._embeddings import check_embedder
+
+    class Down(HashingEmbedder):
+        def embed_query(self, text):
+            raise ConnectionError("embedding service down")
+
+    checked = check_embedder(Down(64))
+    with pytest.raises(ModelError, match="embedder Down") as info:
+        asyncio.run(checked.aembed_query("x"))
+    assert isinstance(info.value.__cause__, ConnectionError)
+    assert len(asyncio.run(checked.aembed_documents(["fine"]))[0]) == 64  # what works still works
+    assert check_embedder(checked) is checked and check_embedder(None) is None
