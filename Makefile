@@ -48,6 +48,8 @@ test: $(VENV)/.bench-installed
 	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver)
 	$(PY) tools/unasync.py --check
+	$(VENV)/bin/ruff check graphmem tests bench tools
+	$(VENV)/bin/mypy
 	$(PY) tools/apidoc.py --check
 	$(PY) -m pytest
 

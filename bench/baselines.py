@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 # Lucene's English stop words (what graphmem's full-text index drops), so BM25 sees the same words.
 STOP = frozenset("a an and are as at be but by for if in into is it no not of on or such that the their then "

@@ -20,13 +20,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from langchain_core.language_models.chat_models import BaseChatModel  # noqa: E402
-from langchain_core.messages import AIMessage  # noqa: E402
-from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
+import harness
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from recall import sentence
 
-import harness  # noqa: E402
-from graphmem import Memory, WordLlamaEmbedder  # noqa: E402
-from recall import sentence  # noqa: E402
+from graphmem import Memory, WordLlamaEmbedder
 
 ROOT = "t"
 

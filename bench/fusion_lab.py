@@ -26,15 +26,14 @@ import pickle
 import re
 import sys
 from collections import Counter
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import locomo  # noqa: E402
-import longmemeval  # noqa: E402
-from baselines import BM25, STOP  # noqa: E402
+import locomo
+import longmemeval
+from baselines import BM25, STOP
 
 CACHE = Path(os.environ.get("GRAPHMEM_LAB_CACHE", "/tmp/graphmem-fusion-lab"))
 TOKEN = re.compile(r"\d+(?:[.,]\d+)*|\w+(?:['\u2019]\w+)*", re.UNICODE)
@@ -317,7 +316,7 @@ def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
 
 def fused_with_best_side(rows: list[dict], settings, weight: float) -> list[float]:
     """``fused_evidence`` plus ``weight`` x the better of a candidate's two standings."""
-    from graphmem import _fusion, _recall
+    from graphmem import _fusion
 
     sem = [r["semantic"] for r in rows if r["semanticRank"]]
     lex = [r["lexical"] for r in rows if r["lexicalRank"]]

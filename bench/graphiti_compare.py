@@ -49,13 +49,13 @@ try:
     from graphiti_core.search.search_filters import ComparisonOperator, DateFilter, SearchFilters
     from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
 except ImportError as exc:  # pragma: no cover -- installed by make bench only
-    raise SystemExit(f"graphiti-core is not installed ({exc}); run make bench, or pip install -e '.[bench]'")
+    raise SystemExit(f"graphiti-core is not installed ({exc}); run make bench, or pip install -e '.[bench]'") from None
 
+import harness  # noqa: E402
+import temporal_oracle as oracle  # noqa: E402
 from neo4j import GraphDatabase  # noqa: E402
 
 from graphmem import AsyncMemory, WordLlamaEmbedder  # noqa: E402
-import harness  # noqa: E402
-import temporal_oracle as oracle  # noqa: E402
 
 THINGS = ("green tea, the hiking boots, a table for two, the premium plan, pasta, a refund, the blue jacket, "
           "noise-cancelling headphones, a yoga class, sushi, the standing desk, a concert ticket").split(", ")

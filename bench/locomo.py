@@ -35,9 +35,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from graphmem import MAX_TEXT_LENGTH, Memory, WordLlamaEmbedder  # noqa: E402
-import harness  # noqa: E402
-from baselines import BM25, dense_rank, rrf  # noqa: E402
+import harness
+from baselines import BM25, dense_rank, rrf
+
+from graphmem import MAX_TEXT_LENGTH, Memory, WordLlamaEmbedder
 
 DATA = Path(os.environ.get("GRAPHMEM_LOCOMO") or Path(__file__).resolve().parents[2] / "shared" / "data"
             / "locomo" / "locomo_dev3.json")  # ../shared/data next to the repository

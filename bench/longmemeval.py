@@ -34,9 +34,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from graphmem import MAX_TEXT_LENGTH, Memory, WordLlamaEmbedder  # noqa: E402
-import harness  # noqa: E402
-from baselines import BM25, dense_rank  # noqa: E402
+import harness
+from baselines import BM25, dense_rank
+
+from graphmem import MAX_TEXT_LENGTH, Memory, WordLlamaEmbedder
 
 DATA = Path(os.environ.get("GRAPHMEM_LONGMEMEVAL") or Path(__file__).resolve().parents[2] / "shared" / "data"
             / "longmemeval" / "longmemeval_s_dev60.json")  # ../shared/data next to the repository

@@ -17,14 +17,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from neo4j import GraphDatabase  # noqa: E402
+import harness
+from neo4j import GraphDatabase
 
-from graphmem import Memory, RecallSettings, WordLlamaEmbedder  # noqa: E402
-from graphmem._fulltext import lucene_query  # noqa: E402
-from graphmem._recall import params as recall_params  # noqa: E402  (what recall itself sends)
-from graphmem._scopes import chain  # noqa: E402
-from graphmem._vectors import Vector  # noqa: E402  (the floors send what recall sends)
-import harness  # noqa: E402
+from graphmem import Memory, RecallSettings, WordLlamaEmbedder
+from graphmem._fulltext import lucene_query
+from graphmem._recall import params as recall_params
+from graphmem._scopes import chain
+from graphmem._vectors import Vector
 
 PEOPLE = "Alice Bob Carol Dave Erin Frank Grace Heidi Ivan Judy Mallory Niaj Olivia Peggy Rupert Sybil Trent Victor Walter".split()
 VERBS = "likes visited booked ordered reviewed cancelled recommended returned asked about complained about".split()

@@ -17,12 +17,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from neo4j import GraphDatabase  # noqa: E402
+import harness
+from neo4j import GraphDatabase
+from recall import sentence
 
-import harness  # noqa: E402
-from graphmem import Memory, WordLlamaEmbedder  # noqa: E402
-from graphmem._vectors import Vector  # noqa: E402  (the floor sends what remember_many sends)
-from recall import sentence  # noqa: E402
+from graphmem import Memory, WordLlamaEmbedder
+from graphmem._vectors import Vector
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,6 +26,9 @@ from ._async.memory import AsyncMemory
 from ._connection import connect, verify_connectivity
 from ._context import estimate_tokens
 from ._core import DEFAULT_EMBEDDER
+from ._corrections import CorrectionStats
+from ._curation import CurationReport, CurationStats
+from ._decisions import DecisionQuality
 from ._embeddings import HashingEmbedder, WordLlamaEmbedder
 from ._errors import (
     ConfigurationError,
@@ -39,9 +42,6 @@ from ._errors import (
     SchemaError,
     TemplateError,
 )
-from ._corrections import CorrectionStats
-from ._curation import CurationReport, CurationStats
-from ._decisions import DecisionQuality
 from ._facts import DEFAULT_SINGLE_VALUED
 from ._fusion import ScoredMemory, ScoreParts
 from ._graph import from_json as graph_from_json
@@ -50,8 +50,6 @@ from ._graph import to_json as graph_to_json
 from ._ingest import IngestResult, SameAsCandidate, Skipped
 from ._insights import DroppedInsight, MaintenanceReport, ReflectionReport
 from ._learning import LearningSettings
-from ._procedures import SuggestedProcedure, ToolCall
-from ._recall import RecallSettings, RecallWeights
 from ._models import (
     Correction,
     Decision,
@@ -67,6 +65,8 @@ from ._models import (
     Status,
     Supersession,
 )
+from ._procedures import SuggestedProcedure, ToolCall
+from ._recall import RecallSettings, RecallWeights
 from ._settings import Settings
 from ._sync.memory import Memory
 from ._validate import MAX_EPISODE_LENGTH, MAX_TEXT_LENGTH
@@ -100,8 +100,8 @@ __all__ = [
     "Fact",
     "GraphMemError",
     "HashingEmbedder",
-    "Insight",
     "IngestResult",
+    "Insight",
     "InvalidInputError",
     "LauncherError",
     "LearningSettings",
@@ -112,15 +112,15 @@ __all__ = [
     "Neo4jUnavailableError",
     "NotFoundError",
     "Procedure",
+    "Provenance",
     "RecallSettings",
     "RecallWeights",
-    "SameAsCandidate",
     "ReflectionReport",
-    "ScoreParts",
-    "ScoredMemory",
-    "Provenance",
+    "SameAsCandidate",
     "SchemaError",
     "Scope",
+    "ScoreParts",
+    "ScoredMemory",
     "Sensitivity",
     "Settings",
     "Skipped",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from neo4j import Driver, GraphDatabase
 
 from ._errors import ConfigurationError, translated_errors
-from ._settings import Settings, driver_options
+from ._settings import Settings
 
 
 def connect(settings: Settings | None = None, *, verify: bool = True) -> Driver:
@@ -17,7 +17,7 @@ def connect(settings: Settings | None = None, *, verify: bool = True) -> Driver:
             raise ConfigurationError(f"invalid Neo4j settings: {exc}") from exc
     with translated_errors(user=settings.user):
         driver = GraphDatabase.driver(settings.uri, auth=(settings.user, settings.password.get_secret_value()),
-                                      **driver_options(settings))
+                                      connection_timeout=settings.connection_timeout)
     if verify:
         try:
             verify_connectivity(driver, user=settings.user)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 from ._errors import InvalidInputError
 from ._fusion import ScoredMemory

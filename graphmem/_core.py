@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from . import _validate as check
 from ._embeddings import check_embedder

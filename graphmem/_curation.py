@@ -7,8 +7,9 @@ invalidated, merged away, pruned or purged by a curation step; only machine-made
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterable, Mapping
 from datetime import datetime
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -149,7 +150,7 @@ def clusters(rows: Iterable[Mapping[str, Any]], taken: set[str]) -> list[list[st
 
 
 def merged_fact(nodes: list[Mapping[str, Any]], text: str, *, tenant: str, now: datetime,
-                single_valued: frozenset[str]) -> _facts.FactRow:
+                single_valued: Container[str]) -> _facts.FactRow:
     """The fact a merge writes: the model's text; subject, predicate and object where the
     originals agree; the earliest start of their valid time and its (common) end; the least trusted provenance among them (all
     machine-made), the highest importance and sensitivity, their tags; quarantined if any

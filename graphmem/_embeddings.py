@@ -93,7 +93,8 @@ class WordLlamaEmbedder(Embeddings):
         if broken.any():
             vectors[broken] = 0.0
             vectors[broken, 0] = 1.0
-        return vectors.tolist()
+        out: list[list[float]] = vectors.tolist()
+        return out
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]

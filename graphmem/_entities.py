@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from . import _props
 from . import _validate as check

@@ -19,8 +19,8 @@ a URI is redacted (``redact()``) before it reaches a message.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from neo4j.exceptions import AuthError, ConstraintError, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 from neo4j.exceptions import ConfigurationError as DriverConfigurationError

@@ -3,9 +3,10 @@ order in which single-valued facts supersede each other. The I/O is in ``_async/
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Container, Iterable, Mapping, TypedDict
+from typing import Any, TypedDict
 
 from . import _entities, _props, _scopes
 from . import _validate as check

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import Sequence
 
 from . import _dates, _scopes
 

@@ -4,8 +4,9 @@ The I/O (reads, model calls, the one write transaction) is in ``_async/ingest.py
 from __future__ import annotations
 
 import json
+from collections.abc import Container, Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Any, Container, Iterable, Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 

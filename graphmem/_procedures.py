@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from . import _props, _scopes
+from . import _props
 from . import _validate as check
 from ._errors import InvalidInputError
-from ._models import Episode, Procedure, Provenance, Sensitivity, Status
+from ._models import Episode, Procedure, Provenance, Status
 from ._prompts import ProcedureDraft
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")

@@ -5,9 +5,10 @@ prompt block in ``_context.py``, the I/O in ``_async/recall.py``."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Iterable
+from typing import Any
 
 from . import _fulltext, _scopes
 from . import _validate as check

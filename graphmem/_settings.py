@@ -56,8 +56,3 @@ class Settings(BaseSettings):
     def _empty_database_is_default(cls, value: str | None) -> str | None:
         return value or None
 
-
-def driver_options(settings: Settings) -> dict[str, float]:
-    """Keyword arguments for ``GraphDatabase.driver``/``AsyncGraphDatabase.driver``: a TCP
-    connect that hangs (a firewalled host) ends within ``connection_timeout`` as well."""
-    return {"connection_timeout": settings.connection_timeout}

@@ -20,11 +20,12 @@ Layout of the ``cypher/`` folder:
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ._errors import TemplateError
 

@@ -7,9 +7,10 @@ import math
 import re
 import unicodedata
 import uuid
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from enum import Enum
-from typing import Any, Iterable, Mapping, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 from ._errors import InvalidInputError
 from ._vectors import Vector
@@ -52,6 +53,12 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
+@overload
+def identifier(value: Any, field: str) -> str: ...
+@overload
+def identifier(value: Any, field: str, *, allow_none: Literal[False]) -> str: ...
+@overload
+def identifier(value: Any, field: str, *, allow_none: bool) -> str | None: ...
 def identifier(value: Any, field: str, *, allow_none: bool = False) -> str | None:
     if value is None and allow_none:
         return None
@@ -163,6 +170,10 @@ def text_key(value: str) -> str:
     return key
 
 
+@overload
+def instant(value: Any, field: str, *, allow_none: Literal[False]) -> datetime: ...
+@overload
+def instant(value: Any, field: str, *, allow_none: bool = True) -> datetime | None: ...
 def instant(value: Any, field: str, *, allow_none: bool = True) -> datetime | None:
     """A timezone-aware datetime, converted to UTC; naive datetimes are rejected."""
     if value is None:

@@ -12,7 +12,8 @@ has the key the old one is about to get, and the tool stops with a ConflictError
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from graphmem import ConflictError, connect
 from graphmem._sync.executor import Executor, Tx
@@ -42,7 +43,7 @@ def rekey(run: Executor, *, tenant: str | None = None, page: int = 1_000,
             return changed
         stale = [keys for row in rows if (keys := fresh_keys(row)) is not None]
         if stale:
-            def work(tx: Tx) -> int:
+            def work(tx: Tx, stale: list[dict[str, Any]] = stale) -> int:
                 return tx.run("memory_key_update", rows=stale)[0]["updated"]
 
             try:

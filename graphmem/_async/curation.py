@@ -7,8 +7,9 @@ run is finished by running it again; a finished run changes nothing the second t
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any
 
 from .. import _curation, _scopes
 from .. import _validate as check

@@ -4,7 +4,8 @@ outcomes, listing, search and quality by decision type.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .. import _decisions, _recall, _scopes
 from .. import _validate as check

@@ -4,13 +4,14 @@ generated from this file by ``tools/unasync.py``."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from .. import _entities, _episodes, _props, _scopes
 from .. import _validate as check
-from .._facts import FactInput
 from .._errors import InvalidInputError, NotFoundError
+from .._facts import FactInput
 from .._models import Entity, Episode, Fact, Provenance
 from .._records import record_of
 from .executor import AsyncTx

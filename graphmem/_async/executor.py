@@ -16,9 +16,10 @@ session), so that each kind of failure gets the patience it deserves:
 from __future__ import annotations
 
 import time
-from typing import Any, Awaitable, Callable, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import AsyncDriver, AsyncManagedTransaction, AsyncSession
 from neo4j.exceptions import ConstraintError, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from .. import _templates
@@ -75,7 +76,7 @@ class AsyncExecutor:
         self.conflict_retries = conflict_retries
         self._owns_driver = owns_driver
 
-    def _session(self):
+    def _session(self) -> AsyncSession:
         return self.driver.session(
             database=self.database,
             bookmark_manager=self.driver.execute_query_bookmark_manager,
@@ -99,7 +100,8 @@ class AsyncExecutor:
                     conflicts += 1
                     continue  # at once: the winner has committed, its record is there to read
                 except (ServiceUnavailable, SessionExpired) as exc:
-                    failure, budget = exc, self.connection_timeout
+                    failure: Exception = exc
+                    budget = self.connection_timeout
                 except (Neo4jError, DriverError) as exc:
                     if not exc.is_retryable():
                         raise

@@ -8,7 +8,6 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-
 from .. import _graph, _scopes
 from .._graph import MemoryGraph
 from .host import AsyncHost

@@ -4,13 +4,14 @@ resolution and scoped contradiction handling (contract §2-§7).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any
 
 from .. import _dates, _entities, _episodes, _facts, _ingest, _props, _scopes
 from .. import _validate as check
-from .._facts import AUTOMATIC
 from .._errors import ConflictError, InvalidInputError, ModelError
+from .._facts import AUTOMATIC
 from .._models import Entity, Episode, Provenance
 from .._prompts import (
     EXTRACT_SYSTEM,
@@ -294,7 +295,7 @@ class AsyncIngestMixin(AsyncHost):
             if how == "candidate":
                 same_as.append(_ingest.SameAsCandidate(entity=entity.id, candidate=node["id"], similarity=round(cosine, 4)))
         items, kept = [], []
-        for i, (draft, plan) in enumerate(plans):
+        for i, (_draft, plan) in enumerate(plans):
             decision = decisions.get(i)
             if decision and decision[0] == "skip":
                 skipped.append(_ingest.Skipped(kind="fact", text=plan["text"], reason=decision[1]))

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any
 
 from .. import _insights, _scopes
 from .. import _validate as check
@@ -143,7 +144,7 @@ class AsyncInsightsMixin(AsyncHost):
             out, skipped = [], []
             for (row, cites), (draft, _) in zip(rows, kept):
                 try:
-                    insight, how = await self._write_insight(tx, row, cites, now, allow_rejected_twin=False)
+                    insight, _how = await self._write_insight(tx, row, cites, now, allow_rejected_twin=False)
                 except InvalidInputError as exc:  # evidence invalidated since it was read
                     skipped.append(_insights.DroppedInsight(text=draft.text, reason=exc.message))
                     continue

@@ -6,7 +6,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -57,7 +58,7 @@ class AsyncLlmCaller:
                 if check is not None:
                     check(parsed)
                 return parsed
-            except Exception as exc:  # noqa: BLE001 -- any model failure is retried, then reported
+            except Exception as exc:
                 errors.append(f"{type(exc).__name__}: {_short(exc)}")
         raise ModelError(purpose, errors)
 

@@ -6,8 +6,9 @@ LangGraph store), all stated against ``AsyncHost``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from neo4j import AsyncDriver, AsyncGraphDatabase
 
@@ -15,7 +16,7 @@ from .._core import DEFAULT_EMBEDDER, Core
 from .._errors import ConfigurationError
 from .._learning import LearningSettings
 from .._recall import RecallSettings
-from .._settings import Settings, driver_options
+from .._settings import Settings
 from .corrections import AsyncCorrectionsMixin
 from .curation import AsyncCurationMixin
 from .decisions import AsyncDecisionsMixin
@@ -102,7 +103,7 @@ class AsyncMemory(
             if auth is None:
                 auth = (settings.user, settings.password.get_secret_value())
             database = database or settings.database
-            driver = AsyncGraphDatabase.driver(settings.uri, auth=auth, **driver_options(settings))
+            driver = AsyncGraphDatabase.driver(settings.uri, auth=auth, connection_timeout=settings.connection_timeout)
             limits = {"user": auth[0], "connection_timeout": settings.connection_timeout,
                       "max_retry_time": settings.max_retry_time}
         self._run = AsyncExecutor(driver, database=database, tracer=tracer, owns_driver=owns, **limits)

@@ -4,8 +4,9 @@ from them (contract §8). ``graphmem/_sync/recall.py`` is generated from this fi
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any
 
 from .. import _context, _fusion, _recall, _scopes
 from .. import _validate as check

@@ -8,9 +8,9 @@ from typing import Any
 
 from .. import _scopes
 from .. import _validate as check
+from .._context import estimate_tokens
 from .._errors import InvalidInputError
 from .._models import Episode
-from .._context import estimate_tokens
 from .._records import record_of
 from .executor import AsyncTx
 from .host import AsyncHost

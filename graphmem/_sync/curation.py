@@ -9,8 +9,9 @@ This file is generated from ``graphmem/_async/curation.py`` by ``tools/unasync.p
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any
 
 from .. import _curation, _scopes
 from .. import _validate as check

@@ -6,7 +6,8 @@ This file is generated from ``graphmem/_async/decisions.py`` by ``tools/unasync.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .. import _decisions, _recall, _scopes
 from .. import _validate as check

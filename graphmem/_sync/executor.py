@@ -18,9 +18,10 @@ session), so that each kind of failure gets the patience it deserves:
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from neo4j import Driver, ManagedTransaction
+from neo4j import Driver, ManagedTransaction, Session
 from neo4j.exceptions import ConstraintError, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from .. import _templates
@@ -77,7 +78,7 @@ class Executor:
         self.conflict_retries = conflict_retries
         self._owns_driver = owns_driver
 
-    def _session(self):
+    def _session(self) -> Session:
         return self.driver.session(
             database=self.database,
             bookmark_manager=self.driver.execute_query_bookmark_manager,
@@ -101,7 +102,8 @@ class Executor:
                     conflicts += 1
                     continue  # at once: the winner has committed, its record is there to read
                 except (ServiceUnavailable, SessionExpired) as exc:
-                    failure, budget = exc, self.connection_timeout
+                    failure: Exception = exc
+                    budget = self.connection_timeout
                 except (Neo4jError, DriverError) as exc:
                     if not exc.is_retryable():
                         raise

@@ -6,8 +6,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from .. import _entities, _facts, _props, _scopes
 from .. import _validate as check

@@ -6,8 +6,9 @@ method a mixin calls, and that the front door provides all of them)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any, Iterable, Mapping, Protocol
+from typing import Any, Protocol
 
 from .._core import Core
 from .._facts import FactRow

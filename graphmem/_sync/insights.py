@@ -5,8 +5,9 @@ This file is generated from ``graphmem/_async/insights.py`` by ``tools/unasync.p
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any
 
 from .. import _insights, _scopes
 from .. import _validate as check
@@ -145,7 +146,7 @@ class InsightsMixin(Host):
             out, skipped = [], []
             for (row, cites), (draft, _) in zip(rows, kept):
                 try:
-                    insight, how = self._write_insight(tx, row, cites, now, allow_rejected_twin=False)
+                    insight, _how = self._write_insight(tx, row, cites, now, allow_rejected_twin=False)
                 except InvalidInputError as exc:  # evidence invalidated since it was read
                     skipped.append(_insights.DroppedInsight(text=draft.text, reason=exc.message))
                     continue

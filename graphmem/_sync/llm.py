@@ -8,7 +8,8 @@ This file is generated from ``graphmem/_async/llm.py`` by ``tools/unasync.py``.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -59,7 +60,7 @@ class LlmCaller:
                 if check is not None:
                     check(parsed)
                 return parsed
-            except Exception as exc:  # noqa: BLE001 -- any model failure is retried, then reported
+            except Exception as exc:
                 errors.append(f"{type(exc).__name__}: {_short(exc)}")
         raise ModelError(purpose, errors)
 

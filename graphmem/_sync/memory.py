@@ -8,8 +8,9 @@ This file is generated from ``graphmem/_async/memory.py`` by ``tools/unasync.py`
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from neo4j import Driver, GraphDatabase
 
@@ -17,7 +18,7 @@ from .._core import DEFAULT_EMBEDDER, Core
 from .._errors import ConfigurationError
 from .._learning import LearningSettings
 from .._recall import RecallSettings
-from .._settings import Settings, driver_options
+from .._settings import Settings
 from .corrections import CorrectionsMixin
 from .curation import CurationMixin
 from .decisions import DecisionsMixin
@@ -104,7 +105,7 @@ class Memory(
             if auth is None:
                 auth = (settings.user, settings.password.get_secret_value())
             database = database or settings.database
-            driver = GraphDatabase.driver(settings.uri, auth=auth, **driver_options(settings))
+            driver = GraphDatabase.driver(settings.uri, auth=auth, connection_timeout=settings.connection_timeout)
             limits = {"user": auth[0], "connection_timeout": settings.connection_timeout,
                       "max_retry_time": settings.max_retry_time}
         self._run = Executor(driver, database=database, tracer=tracer, owns_driver=owns, **limits)

@@ -6,13 +6,14 @@ This file is generated from ``graphmem/_async/procedures.py`` by ``tools/unasync
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import timedelta
-from typing import Any, Iterable
+from typing import Any
 
 from .. import _episodes, _procedures, _props, _recall, _scopes
 from .. import _validate as check
-from .._facts import AUTOMATIC
 from .._errors import InvalidInputError, NotFoundError
+from .._facts import AUTOMATIC
 from .._insights import status_entry
 from .._models import Episode, Procedure, Provenance, Status
 from .._prompts import INDUCE_SYSTEM, ProcedureDraft, trajectory_block

@@ -6,8 +6,9 @@ from them (contract §8). This file is generated from ``graphmem/_async/recall.p
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any
 
 from .. import _context, _fusion, _recall, _scopes
 from .. import _validate as check

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -16,11 +16,8 @@ from ._bridge import acall, call, check_memory
 __all__ = ["GraphMemChatMessageHistory", "episode_message"]
 
 
-def _iso(value: datetime | None) -> str | None:
-    return None if value is None else value.isoformat()
 
 
-from ._lc_common import _iso  # noqa: F401
 
 # -- chat history -----------------------------------------------------------------------
 _MESSAGE = {"user": HumanMessage, "assistant": AIMessage, "system": SystemMessage, "event": SystemMessage}

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -19,11 +20,8 @@ from ._bridge import acall, call, check_memory
 __all__ = ["memory_tools"]
 
 
-def _iso(value: datetime | None) -> str | None:
-    return None if value is None else value.isoformat()
 
 
-from ._lc_common import _iso  # noqa: F401
 
 
 # -- tools ----------------------------------------------------------------------------

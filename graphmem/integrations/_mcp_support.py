@@ -2,9 +2,10 @@
 who may see what, and how records read to a model. No MCP SDK import here."""
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, time
-from typing import Annotated, Any, Literal, Mapping, Sequence
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 

@@ -20,7 +20,6 @@ from .._errors import InvalidInputError
 from .._fusion import ScoredMemory
 from .._recall import KINDS
 from ._bridge import acall, call, check_memory
-
 from ._lc_common import _iso
 from ._lc_history import GraphMemChatMessageHistory, episode_message
 from ._lc_tools import memory_tools

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphmem import HashingEmbedder, Memory
+from graphmem import Memory
 
 from .helpers import utc
 
@@ -34,7 +34,7 @@ def test_correction_and_collisions_are_one_transaction(neo4j, schema, embedder, 
         m.add_episode("taken id", scope=SCOPE, id="taken")
         try:
             m.correct(old.id, "Alice lives in Rome", object="Rome", id="taken")
-        except Exception as exc:  # noqa: BLE001 -- any graphmem error will do
+        except Exception as exc:
             assert "taken" in str(exc)
         else:
             raise AssertionError("correct() with a used id must fail")

@@ -18,7 +18,6 @@ from graphmem.integrations.langgraph import GraphMemStore
 from .helpers import Clock, utc
 
 
-
 @pytest.fixture
 def store(memory):
     return GraphMemStore(memory, index={"fields": ["text"]})

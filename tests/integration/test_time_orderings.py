@@ -9,10 +9,9 @@ from datetime import timedelta
 import pytest
 from langchain_core.messages import AIMessage
 
+from graphmem import Memory
 from tests.fakes import scripted, tool_answer
 from tests.integration.helpers import Clock, utc
-
-from graphmem import Memory
 
 NOV_1, NOV_20 = utc(2026, 11, 1, 9), utc(2026, 11, 20, 9)
 OCT_1, DEC_1 = utc(2026, 10, 1), utc(2026, 12, 1)

@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import temporal_oracle as oracle  # noqa: E402
+import temporal_oracle as oracle
 
 PROMPT = """Some instructions mentioning <NEW FACT> in prose.
 <EXISTING FACTS>

@@ -8,8 +8,7 @@ import socket
 
 import pytest
 
-from graphmem import LauncherError
-from graphmem import _launcher
+from graphmem import LauncherError, _launcher
 from graphmem._cli import main
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem import InvalidInputError
-from graphmem import _curation, _decisions
+from graphmem import InvalidInputError, _curation, _decisions
 
 
 def test_clusters_join_neighbours_once_and_cap_their_size():

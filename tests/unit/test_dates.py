@@ -6,8 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from graphmem import InvalidInputError
-from graphmem import _dates
+from graphmem import InvalidInputError, _dates
 from graphmem._dates import resolve, zone
 
 NY = zone("America/New_York")

@@ -53,10 +53,10 @@ def test_item_subject_is_stable_and_scoped():
 
 
 def test_an_unreachable_neo4j_is_the_applications_error_not_the_models():
+    from neo4j import GraphDatabase
+
     from graphmem import HashingEmbedder, Memory, Neo4jUnavailableError
     from graphmem.integrations.langchain import memory_tools
-
-    from neo4j import GraphDatabase
 
     driver = GraphDatabase.driver("bolt://127.0.0.1:9", auth=("neo4j", "pw"), max_transaction_retry_time=0)
     with driver, Memory.from_driver(driver, embedder=HashingEmbedder(16)) as memory:

@@ -8,8 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from graphmem import DEFAULT_SINGLE_VALUED, InvalidInputError
-from graphmem import _entities, _facts
+from graphmem import DEFAULT_SINGLE_VALUED, InvalidInputError, _entities, _facts
 from graphmem._core import Core
 
 NOW = datetime(2024, 6, 1, 12, 0, tzinfo=timezone.utc)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem import InvalidInputError
-from graphmem import _scopes
+from graphmem import InvalidInputError, _scopes
 
 
 @pytest.mark.parametrize("path", ["acme", "acme/support/alice", "a-b_c.d/e f", "ünï/cødé"])

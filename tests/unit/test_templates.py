@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import TemplateError
-from graphmem import _fulltext, _templates
+from graphmem import TemplateError, _fulltext, _templates
 
 CYPHER_DIR = Path(__file__).resolve().parents[2] / "cypher"
 

@@ -7,9 +7,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from graphmem import InvalidInputError, MAX_TEXT_LENGTH, Provenance, Sensitivity
+from graphmem import MAX_TEXT_LENGTH, InvalidInputError, Provenance, Sensitivity
 from graphmem import _validate as check
-
 
 # -- instant / interval -----------------------------------------------------------------
 
