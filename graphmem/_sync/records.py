@@ -71,7 +71,8 @@ class RecordsMixin(Host):
         """Hard delete (data-protection requests): memories matching every given selector
         -- ``scope`` means that scope and all below it -- with their edges and embeddings.
         Large erases run in transactions of 5,000 memories; calling again after an
-        interruption finishes the job. Returns how many memories were deleted."""
+        interruption finishes the job. Scopes left empty are deleted as well. Returns how
+        many memories were deleted."""
         if id is None and user_id is None and scope is None:
             raise InvalidInputError("id", "erase() needs at least one of id, user_id, scope")
         params = {
@@ -85,4 +86,6 @@ class RecordsMixin(Host):
             erased = int(rows[0]["erased"]) if rows else 0
             total += erased
             if erased < _ERASE_BATCH:
+                # scopes left empty go too: a path can carry a person's name
+                self._run.write_one("scope_prune", tenant=self._core.tenant)
                 return total

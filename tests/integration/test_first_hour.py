@@ -245,3 +245,16 @@ def test_episodes_take_a_megabyte_and_other_records_keep_their_limit(memory):
     assert info.value.field == "text"
     result = memory.ingest([{"role": "user", "content": "z " * 30_000}], scope="s", llm=None)
     assert len(result.episodes[0].text) == 60_000
+
+
+def test_erase_leaves_no_empty_scope_and_takes_an_episodes_windows(memory, driver):
+    memory.remember("Maria banks in Portugal", scope="crm/maria-silva", user_id="maria")
+    memory.add_episode(_pasted_log("Maria's account number is on line 350"), scope="crm/maria-silva",
+                       user_id="maria")
+    memory.remember("Bob likes jazz", scope="crm/bob")
+    assert memory.erase(user_id="maria") == 2
+    count = lambda q: driver.execute_query(q, t=memory.tenant).records[0]["n"]  # noqa: E731
+    assert count("MATCH (s:Scope {tenant: $t}) WHERE s.path CONTAINS 'maria' RETURN count(s) AS n") == 0
+    assert count("MATCH (c:Chunk {tenant: $t}) RETURN count(c) AS n") == 0
+    assert [s["path"] for s in memory.scopes()] == ["crm", "crm/bob"]
+    assert memory.erase(scope="crm") == 1 and memory.scopes() == []
