@@ -15,4 +15,6 @@ FOREACH (_ IN CASE WHEN row.type = 'MENTIONS' THEN [1] ELSE [] END | CREATE (a)-
 FOREACH (_ IN CASE WHEN row.type = 'SAME_AS' THEN [1] ELSE [] END | CREATE (a)-[r:SAME_AS]->(b) SET r = row.props)
 FOREACH (_ IN CASE WHEN row.type = 'CORROBORATES' THEN [1] ELSE [] END | CREATE (a)-[r:CORROBORATES]->(b) SET r = row.props)
 FOREACH (_ IN CASE WHEN row.type = 'OUTCOME' THEN [1] ELSE [] END | CREATE (a)-[r:OUTCOME]->(b) SET r = row.props)
+FOREACH (_ IN CASE WHEN row.type = 'NEXT' THEN [1] ELSE [] END | CREATE (a)-[r:NEXT]->(b) SET r = row.props)
+FOREACH (_ IN CASE WHEN row.type = 'PART_OF' THEN [1] ELSE [] END | CREATE (a)-[r:PART_OF]->(b) SET r = row.props)
 RETURN count(*) AS created

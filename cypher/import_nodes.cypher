@@ -1,7 +1,7 @@
 // name: import_nodes
 // Recreates exported memories in this tenant with their ids and every stored property,
 // timestamps included (nothing is recomputed), the kind label named by row.kind (one of
-// the five fixed labels below), and IN_SCOPE to their scope (which scope_ensure created,
+// the fixed labels below), and IN_SCOPE to their scope (which scope_ensure created,
 // counting them, in the same transaction). $rows: [{kind, props}]; props has no tenant.
 // Returns how many nodes were created.
 UNWIND $rows AS row
@@ -12,7 +12,14 @@ FOREACH (_ IN CASE WHEN row.kind = 'episode' THEN [1] ELSE [] END | SET m:Episod
 FOREACH (_ IN CASE WHEN row.kind = 'entity' THEN [1] ELSE [] END | SET m:Entity)
 FOREACH (_ IN CASE WHEN row.kind = 'insight' THEN [1] ELSE [] END | SET m:Insight)
 FOREACH (_ IN CASE WHEN row.kind = 'procedure' THEN [1] ELSE [] END | SET m:Procedure)
+FOREACH (_ IN CASE WHEN row.kind = 'correction' THEN [1] ELSE [] END | SET m:Correction)
+FOREACH (_ IN CASE WHEN row.kind = 'decision' THEN [1] ELSE [] END | SET m:Decision)
+FOREACH (_ IN CASE WHEN row.kind = 'chunk' THEN [1] ELSE [] END | SET m:Chunk)
 WITH m
-MATCH (scope:Scope {tenant: $tenant, path: m.scope})
-CREATE (m)-[:IN_SCOPE]->(scope)
+CALL (m) {
+  // a long episode's window is not a memory of its scope (no IN_SCOPE, not counted)
+  WITH m WHERE NOT m:Chunk
+  MATCH (scope:Scope {tenant: $tenant, path: m.scope})
+  CREATE (m)-[:IN_SCOPE]->(scope)
+}
 RETURN count(*) AS created

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
+from . import _recall
 from ._errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -25,8 +26,8 @@ if TYPE_CHECKING:
 else:  # networkx's classes are generic only to type checkers
     MemoryGraph = nx.MultiDiGraph
 
-KINDS = ("fact", "episode", "entity", "insight", "procedure")
-EDGE_TYPES = ("CITES", "SUPERSEDES", "RELATES", "ABOUT", "DERIVED_FROM", "MENTIONS", "SAME_AS",
+KINDS = _recall.KINDS
+EDGE_TYPES = ("CITES", "SUPERSEDES", "RELATES", "ABOUT", "DERIVED_FROM", "MENTIONS", "SAME_AS", "NEXT", "PART_OF",
               "CORROBORATES", "OUTCOME")
 # lookup keys and locks that only the templates use; the embedding is left to recall
 _HIDDEN = frozenset({"embedding", "tenant", "lexKey", "textKey", "nameKey", "aliasKeys", "stepsKey", "_lock"})

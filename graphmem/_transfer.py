@@ -99,8 +99,8 @@ def parse(record: Any, field: str) -> tuple[str, dict[str, Any]]:
     if kind == "node":
         props = decode_props(record.get("props"), f"{field}.props")
         node_kind = props.get("kind", record.get("kind"))
-        if node_kind not in KINDS:
-            raise InvalidInputError(f"{field}.kind", f"{node_kind!r} is not one of {', '.join(KINDS)}")
+        if node_kind not in (*KINDS, "chunk"):
+            raise InvalidInputError(f"{field}.kind", f"{node_kind!r} is not one of {', '.join((*KINDS, 'chunk'))}")
         check.identifier(props.get("id"), f"{field}.props.id")
         _scopes.check_path(props.get("scope"), f"{field}.props.scope")
         if not isinstance(props.get("createdAt"), datetime):

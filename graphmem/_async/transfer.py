@@ -107,7 +107,8 @@ class AsyncTransferMixin(AsyncHost):
             if taken:
                 raise ConflictError(f"tenant {tenant!r} already holds memory {taken[0]['node']['id']!r}; "
                                     "import into an empty tenant or erase it first")
-            await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([row["props"]["scope"] for row in rows]))
+            await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([row["props"]["scope"] for row in rows
+                                                        if row["kind"] != "chunk"]))
             created = await tx.run("import_nodes", tenant=tenant, rows=rows)
             return int(created[0]["created"]) if created else 0
 

@@ -109,7 +109,8 @@ class TransferMixin(Host):
             if taken:
                 raise ConflictError(f"tenant {tenant!r} already holds memory {taken[0]['node']['id']!r}; "
                                     "import into an empty tenant or erase it first")
-            tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([row["props"]["scope"] for row in rows]))
+            tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([row["props"]["scope"] for row in rows
+                                                        if row["kind"] != "chunk"]))
             created = tx.run("import_nodes", tenant=tenant, rows=rows)
             return int(created[0]["created"]) if created else 0
 

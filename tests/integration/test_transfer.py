@@ -114,3 +114,28 @@ async def test_the_async_front_door_has_them_too(neo4j, schema, embedder, tenant
         assert await m.import_records(exported) == {"scopes": 2, "nodes": 1, "edges": 0}
         assert (await m.get(fact.id)).created_at == fact.created_at
         await m.erase(scope="acme")
+
+
+def test_long_episodes_conversations_and_corrections_survive_a_round_trip(memory, other, driver):
+    """Every kind and edge graphmem writes imports back: a long episode's windows (PART_OF),
+    conversation turns (NEXT), a correction and a decision."""
+    memory.ingest([{"role": "user", "content": "which lens for portraits?"},
+                   {"role": "assistant", "content": "an 85 mm prime " + "is classic. " * 400}],
+                  scope=SCOPE, llm=None, session_id="chat-1")
+    memory.record_correction("helper", "12 EUR", "21 EUR", field="amount", scope=SCOPE)
+    memory.log_decision("helper", "refund", reasoning="damaged", decision_type="refund", scope=SCOPE)
+    exported = list(memory.export_records())
+    other.erase(scope="acme")
+    other.import_records(exported)
+
+    def shape(tenant: str) -> tuple:
+        nodes = driver.execute_query("MATCH (m:Memory {tenant: $t}) RETURN m.kind AS kind, count(*) AS n ORDER BY kind",
+                                     t=tenant).records
+        edges = driver.execute_query("MATCH (a:Memory {tenant: $t})-[r]->(b:Memory) RETURN type(r) AS type, count(*) AS n "
+                                     "ORDER BY type", t=tenant).records
+        return [tuple(r) for r in nodes], [tuple(r) for r in edges]
+
+    ours, theirs = shape(memory.tenant), shape(other.tenant)
+    assert ours == theirs
+    assert ("chunk", 4) in ours[0] and ("NEXT", 1) in ours[1] and ("PART_OF", 4) in ours[1]
+    assert memory.scopes() == other.scopes()  # windows are not counted as memories
