@@ -9,6 +9,7 @@ with a deterministic local chat model, and a second ``curate`` that must change 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import sys
@@ -88,9 +89,14 @@ def plan(size: int, dup_share: float, stale_share: float, near: int, rng: random
     return rows, copies, expected
 
 
+_IDS = itertools.count()
+
+
 def write(memory: Memory, rows: list[dict], batch: int) -> None:
+    # explicit ids: the planted copies must land as copies (remember without an id would
+    # return the record already there, which is what curation cleans up after)
     for start in range(0, len(rows), batch):
-        memory.remember_many(rows[start:start + batch])
+        memory.remember_many([{**row, "id": f"row-{next(_IDS)}"} for row in rows[start:start + batch]])
 
 
 def main(argv: list[str] | None = None) -> int:

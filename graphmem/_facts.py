@@ -92,6 +92,7 @@ class FactRow(TypedDict):
     chain: list[str]
     derivedFrom: list[str]
     embedText: str
+    explicitId: bool
 
 
 class Wave(TypedDict):
@@ -154,7 +155,8 @@ def row(item: Mapping[str, Any], *, tenant: str, now: datetime, single_valued: C
     # a structured fact is embedded with its predicate in words, so a question about the
     # attribute ("where does Carol live?") meets "Carol moved to Denver" (lives_in)
     embed_text = props["text"] if predicate is None else f"{props['text']} ({predicate.replace('_', ' ')})"
-    return {"props": props, "chain": _scopes.chain(props["scope"]), "derivedFrom": derived, "embedText": embed_text}
+    return {"props": props, "chain": _scopes.chain(props["scope"]), "derivedFrom": derived, "embedText": embed_text,
+            "explicitId": item.get("id") is not None}
 
 
 def rows(items: Any, *, tenant: str, now: datetime, single_valued: Container[str],
@@ -202,11 +204,14 @@ def supersede_waves(fresh: list[FactRow]) -> list[list[Wave]]:
 def duplicate_probe(new: list[FactRow]) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """What ``fact_duplicates`` checks for new facts, and the rows of this batch that repeat
     an earlier row of it (id -> the earlier row's id): the same text, scope, provenance,
-    triple and validity. A start that was only observed matches any start."""
+    triple and validity. A start that was only observed matches any start. A fact whose id
+    the caller chose is never a duplicate: the caller decides what is one record."""
     probe: list[dict[str, Any]] = []
     repeats: dict[str, str] = {}
     first: dict[tuple[Any, ...], str] = {}
     for fact in new:
+        if fact["explicitId"]:
+            continue
         p = fact["props"]
         stated = p["validFrom"] if p["validFromStated"] else None
         key = (p["scope"], p["textKey"], p["provenance"], p["subject"], p["predicate"], p["object"], p["validTo"])

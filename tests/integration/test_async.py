@@ -69,7 +69,7 @@ async def test_async_corrections_decisions_and_curation(amem):
     decision = await amem.log_decision("bot", "Refund it", reasoning="dented", decision_type="refund", scope=SCOPE)
     judged = await amem.record_decision_outcome(decision.id, "happy customer", quality="good")
     assert judged.quality == "good"
-    for _ in range(2):
-        await amem.remember("Kettles ship from Lyon", scope=SCOPE, provenance="extraction")
+    for n in range(2):  # explicit ids: without them the second write returns the first
+        await amem.remember("Kettles ship from Lyon", scope=SCOPE, provenance="extraction", id=f"kettle-{n}")
     report = await amem.curate(scope=SCOPE)
     assert report.deduplicated == 1 and report.after.by_reason["duplicate"] == 1

@@ -4,6 +4,7 @@ and the trust rule: nothing a person said is merged away, pruned or invalidated.
 
 from __future__ import annotations
 
+import itertools
 from datetime import timedelta
 
 import pytest
@@ -12,6 +13,7 @@ from graphmem import CurationReport, InvalidInputError, Memory, ModelError
 from tests.fakes import scripted, tool_answer
 from tests.integration.helpers import Clock, utc
 
+PLANTED = itertools.count()  # explicit ids: remember() would return the first copy instead
 SCOPE = "crm"
 
 
@@ -28,17 +30,17 @@ def merged(text: str):
 
 def test_dedupe_keeps_the_most_trusted_and_oldest(clocked):
     m, clock = clocked
-    first = m.remember("Zorblat prefers invoices by email", scope=SCOPE, provenance="extraction")
+    first = m.remember("Zorblat prefers invoices by email", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="extraction")
     clock.tick(minutes=1)
-    later = m.remember("zorblat prefers invoices by email!", scope=SCOPE, provenance="extraction")
-    said = m.remember("Zorblat prefers invoices by email", scope=SCOPE, provenance="user")
+    later = m.remember("zorblat prefers invoices by email!", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="extraction")
+    said = m.remember("Zorblat prefers invoices by email", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="user")
     clock.tick(minutes=1)
-    said_again = m.remember("Zorblat prefers invoices by email.", scope=SCOPE, provenance="user")
-    below = m.remember("Zorblat prefers invoices by email", scope="crm/eu", provenance="extraction")
-    twin_below = m.remember("Zorblat prefers invoices by email", scope="crm/eu", provenance="reflection")
-    other_time = m.remember("Zorblat prefers invoices by email", scope=SCOPE, provenance="extraction",
+    said_again = m.remember("Zorblat prefers invoices by email.", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="user")
+    below = m.remember("Zorblat prefers invoices by email", id=f"planted-{next(PLANTED)}", scope="crm/eu", provenance="extraction")
+    twin_below = m.remember("Zorblat prefers invoices by email", id=f"planted-{next(PLANTED)}", scope="crm/eu", provenance="reflection")
+    other_time = m.remember("Zorblat prefers invoices by email", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="extraction",
                             valid_from=utc(2020), valid_to=utc(2021))
-    elsewhere = m.remember("Zorblat prefers invoices by email", scope="hr", provenance="extraction")
+    elsewhere = m.remember("Zorblat prefers invoices by email", id=f"planted-{next(PLANTED)}", scope="hr", provenance="extraction")
     assert m.dedupe(scope=SCOPE) == 3  # a later restatement is a duplicate: same text, both still valid
     for gone, by in ((first, said), (later, said), (twin_below, below)):
         record = m.get(gone.id)
@@ -55,7 +57,7 @@ def test_dedupe_in_small_batches_finishes_the_same_work(clocked):
     m, _ = clocked
     for i in range(5):
         for _ in range(3):
-            m.remember(f"Quuxbot item {i} is on the shelf", scope=SCOPE, provenance="extraction")
+            m.remember(f"Quuxbot item {i} is on the shelf", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="extraction")
     assert m.dedupe(scope=SCOPE, batch=2) == 10
     assert m.stats(scope=SCOPE).believed == 5
     with pytest.raises(InvalidInputError) as info:
@@ -65,14 +67,14 @@ def test_dedupe_in_small_batches_finishes_the_same_work(clocked):
 
 def test_consolidate_merges_machine_near_duplicates_with_the_model(clocked, driver):
     m, _ = clocked
-    a = m.remember("Florbix ordered twelve blue widgets for the Lyon depot", scope=SCOPE, provenance="extraction",
+    a = m.remember("Florbix ordered twelve blue widgets for the Lyon depot", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="extraction",
                    subject="florbix", predicate="ordered", object="widgets", tags=["orders"])
-    b = m.remember("Florbix ordered twelve blue widgets for the Lyon depot today", scope=SCOPE,
+    b = m.remember("Florbix ordered twelve blue widgets for the Lyon depot today", id=f"planted-{next(PLANTED)}", scope=SCOPE,
                    provenance="extraction", subject="florbix", predicate="ordered", object="widgets",
                    importance=0.9)
-    said = m.remember("Florbix ordered twelve blue widgets for the Lyon depot, confirmed", scope=SCOPE,
+    said = m.remember("Florbix ordered twelve blue widgets for the Lyon depot, confirmed", id=f"planted-{next(PLANTED)}", scope=SCOPE,
                       provenance="user")
-    far = m.remember("The Lyon depot closes in August", scope=SCOPE, provenance="extraction")
+    far = m.remember("The Lyon depot closes in August", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="extraction")
     llm = scripted(merged("Florbix ordered twelve blue widgets for the Lyon depot"))
     facts = m.consolidate(scope=SCOPE, llm=llm, threshold=0.8)
     assert len(facts) == 1 and llm.calls == 1
@@ -93,8 +95,8 @@ def test_consolidate_merges_machine_near_duplicates_with_the_model(clocked, driv
 
 def test_consolidate_refuses_bad_input_and_writes_nothing_when_the_model_fails(clocked):
     m, _ = clocked
-    a = m.remember("Grumwald ships pallets from Bremen every Monday", scope=SCOPE, provenance="extraction")
-    b = m.remember("Grumwald ships pallets from Bremen every Monday morning", scope=SCOPE, provenance="extraction")
+    a = m.remember("Grumwald ships pallets from Bremen every Monday", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="extraction")
+    b = m.remember("Grumwald ships pallets from Bremen every Monday morning", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="extraction")
     for kwargs, field in (({"llm": None}, "llm"), ({"llm": "gpt"}, "llm"), ({"threshold": 1.5}, "threshold"),
                           ({"max_merges": 0}, "max_merges"), ({"scope": "a//b"}, "scope")):
         with pytest.raises(InvalidInputError) as info:
@@ -108,19 +110,19 @@ def test_consolidate_refuses_bad_input_and_writes_nothing_when_the_model_fails(c
 
 def test_prune_and_purge_touch_old_machine_records_only(clocked):
     m, clock = clocked
-    old = m.remember("Old extracted note about Plimsoll", scope=SCOPE, provenance="extraction")
-    old_user = m.remember("Old note the user gave about Plimsoll", scope=SCOPE, provenance="user")
-    old_manual = m.remember("Old note typed in about Plimsoll", scope="crm/eu", provenance="manual")
-    forgotten = m.remember("Plimsoll's old phone number", scope=SCOPE, provenance="extraction")
+    old = m.remember("Old extracted note about Plimsoll", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="extraction")
+    old_user = m.remember("Old note the user gave about Plimsoll", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="user")
+    old_manual = m.remember("Old note typed in about Plimsoll", id=f"planted-{next(PLANTED)}", scope="crm/eu", provenance="manual")
+    forgotten = m.remember("Plimsoll's old phone number", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="extraction")
     m.forget(scope=SCOPE, id=forgotten.id)
-    superseded = m.remember("A duplicate Plimsoll note", scope=SCOPE, provenance="extraction")
-    m.remember("A duplicate Plimsoll note", scope=SCOPE, provenance="user")
+    superseded = m.remember("A duplicate Plimsoll note", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="extraction")
+    m.remember("A duplicate Plimsoll note", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="user")
     m.dedupe(scope=SCOPE)
     insight = m.add_insight("Plimsoll keeps old notes", cites=[old_user], scope=SCOPE)
     validated = m.add_insight("Plimsoll is a long-time customer", cites=[old_user], scope=SCOPE)
     m.validate(validated.id)
     clock.tick(days=100)
-    recent = m.remember("Recent extracted note about Plimsoll", scope=SCOPE, provenance="extraction")
+    recent = m.remember("Recent extracted note about Plimsoll", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="extraction")
     counters = {s["path"]: s["memories"] for s in m.scopes()}
     result = m.prune(scope=SCOPE, older_than=clock.now - timedelta(days=30))
     assert result == {"pruned": 2, "purged": 0}
@@ -148,11 +150,11 @@ def test_prune_and_purge_touch_old_machine_records_only(clocked):
 def test_stats_and_curate_report_are_idempotent(clocked):
     m, clock = clocked
     for _ in range(3):
-        m.remember("Wibblecorp renews in March", scope=SCOPE, provenance="extraction")
-    m.remember("Wibblecorp renews in March", scope=SCOPE, provenance="user")
-    m.remember("Snorkelco pays late most months now", scope="crm/eu", provenance="extraction")
-    m.remember("Snorkelco pays late most months now, again", scope="crm/eu", provenance="extraction")
-    stale = m.remember("Stale Wibblecorp rumour", scope=SCOPE, provenance="extraction")
+        m.remember("Wibblecorp renews in March", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="extraction")
+    m.remember("Wibblecorp renews in March", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="user")
+    m.remember("Snorkelco pays late most months now", id=f"planted-{next(PLANTED)}", scope="crm/eu", provenance="extraction")
+    m.remember("Snorkelco pays late most months now, again", id=f"planted-{next(PLANTED)}", scope="crm/eu", provenance="extraction")
+    stale = m.remember("Stale Wibblecorp rumour", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="extraction")
     clock.tick(days=10)
     before = m.stats(scope=SCOPE)
     assert (before.total, before.believed, before.by_kind, before.by_provenance) == (
@@ -175,16 +177,16 @@ def test_stats_and_curate_report_are_idempotent(clocked):
 def test_no_curation_step_touches_what_a_person_said(clocked):
     m, clock = clocked
     people = [
-        m.remember("Yonder Ltd wants paper invoices", scope=SCOPE, provenance="user"),
-        m.remember("Yonder Ltd wants paper invoices", scope=SCOPE, provenance="user"),
-        m.remember("Yonder Ltd wants paper invoices please", scope=SCOPE, provenance="manual"),
-        m.remember("Yonder Ltd wants paper invoices", scope=SCOPE, provenance="human-correction"),
+        m.remember("Yonder Ltd wants paper invoices", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="user"),
+        m.remember("Yonder Ltd wants paper invoices", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="user"),
+        m.remember("Yonder Ltd wants paper invoices please", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="manual"),
+        m.remember("Yonder Ltd wants paper invoices", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="human-correction"),
         m.record_correction("bot", "email", "Yonder Ltd wants paper invoices, not email", scope=SCOPE),
         m.log_decision("bot", "Send paper invoices to Yonder Ltd", reasoning="asked", decision_type="billing",
                        scope=SCOPE),
         m.add_episode("Yonder Ltd: we want paper invoices", scope=SCOPE),
     ]
-    machine = m.remember("Yonder Ltd wants paper invoices", scope=SCOPE, provenance="extraction")
+    machine = m.remember("Yonder Ltd wants paper invoices", id=f"planted-{next(PLANTED)}", scope=SCOPE, provenance="extraction")
     clock.tick(days=400)
     llm = scripted(*[merged("Yonder Ltd wants paper invoices")] * 5)
     m.curate(scope=SCOPE, llm=llm, older_than=clock.now, purge=True, threshold=0.5)
