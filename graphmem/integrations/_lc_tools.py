@@ -135,7 +135,7 @@ class _Tools:
     @staticmethod
     def recalled(query: str, results: list[ScoredMemory]) -> str:
         if not results:
-            return f"No memories match {query!r}."
+            return "No memories match that."
         return "\n".join(_line(r.record, r.score) for r in results)
 
     @staticmethod

@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def ids(text: str, kind: str = "fact") -> list[str]:
-    return re.findall(rf"\[{kind} ([0-9a-f]+)\]", text)
+    return re.findall(rf"\[{kind} ([0-9a-z-]+)\]", text)
 
 
 def text_of(result) -> str:
