@@ -80,7 +80,9 @@ def test_bad_input_names_the_field_and_writes_nothing(memory, driver, kwargs, fi
 
 
 def test_a_wrong_dimension_from_the_embedder_is_refused(neo4j, schema, tenant, driver):
-    class Short:
+    from langchain_core.embeddings import Embeddings
+
+    class Short(Embeddings):
         def embed_documents(self, texts):
             return [[1.0, 0.0, 0.0] for _ in texts]
 
@@ -107,8 +109,8 @@ def test_the_tracer_sees_every_template_and_never_the_password(neo4j, schema, em
         m.get(fact.id)
     names = [name for name, _, _ in seen]
     # the first embedding write looks up the vector index dimension once per Memory
-    assert names == ["schema_vector_info", "memory_existing", "scope_ensure", "fact_create", "fact_supersede",
-                     "fact_list", "memory_get"]
+    assert names == ["schema_vector_info", "memory_existing", "fact_duplicates", "scope_ensure", "fact_create",
+                     "fact_supersede", "fact_list", "memory_get"]
     create = {name: params for name, params, _ in seen}["fact_create"]
     assert create["tenant"] == tenant and create["rows"][0]["props"]["text"] == "Alice lives in Paris"
     assert all(seconds >= 0 for _, _, seconds in seen)
