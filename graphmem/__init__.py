@@ -25,6 +25,7 @@ from ._ingest import IngestResult, SameAsCandidate, Skipped
 from ._insights import DroppedInsight, MaintenanceReport, ReflectionReport
 from ._learning import LearningSettings
 from ._procedures import SuggestedProcedure, ToolCall
+from ._profile import Profile
 from ._recall import RecallSettings, RecallWeights
 from ._models import (
     Entity,
@@ -78,6 +79,7 @@ __all__ = [
     "Neo4jUnavailableError",
     "NotFoundError",
     "Procedure",
+    "Profile",
     "RecallSettings",
     "RecallWeights",
     "SameAsCandidate",

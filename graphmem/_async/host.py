@@ -46,6 +46,14 @@ class AsyncHost(Protocol):
 
     async def get(self, id: str) -> Record | None: ...
 
+    async def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Fact]: ...
+
+    async def facts(self, *, scope: str, as_of: datetime | None = None, valid_at: datetime | None = None,
+                    subject: str | None = None, predicate: str | None = None,
+                    include_invalidated: bool = False) -> list[Fact]: ...
+
+    async def history(self, *, subject: str, predicate: str | None = None, scope: str) -> list[Fact]: ...
+
     async def recall(self, query: str, *, scope: str, k: int = 10, as_of: datetime | None = None,
                      valid_at: datetime | None = None, kinds: Iterable[str] | None = None,
                      purpose: str = "inform", max_sensitivity: str | None = None,

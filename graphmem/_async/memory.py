@@ -22,6 +22,7 @@ from .ingest import AsyncIngestMixin
 from .insights import AsyncInsightsMixin
 from .llm import AsyncLlmCaller
 from .procedures import AsyncProceduresMixin
+from .profile import AsyncProfileMixin
 from .recall import AsyncRecallMixin
 from .records import AsyncRecordsMixin
 from .schema import AsyncSchemaMixin
@@ -37,6 +38,7 @@ class AsyncMemory(
     AsyncIngestMixin,
     AsyncInsightsMixin,
     AsyncProceduresMixin,
+    AsyncProfileMixin,
     AsyncSchemaMixin,
     AsyncSessionsMixin,
     AsyncStoreMixin,

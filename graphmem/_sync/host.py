@@ -48,6 +48,14 @@ class Host(Protocol):
 
     def get(self, id: str) -> Record | None: ...
 
+    def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Fact]: ...
+
+    def facts(self, *, scope: str, as_of: datetime | None = None, valid_at: datetime | None = None,
+                    subject: str | None = None, predicate: str | None = None,
+                    include_invalidated: bool = False) -> list[Fact]: ...
+
+    def history(self, *, subject: str, predicate: str | None = None, scope: str) -> list[Fact]: ...
+
     def recall(self, query: str, *, scope: str, k: int = 10, as_of: datetime | None = None,
                      valid_at: datetime | None = None, kinds: Iterable[str] | None = None,
                      purpose: str = "inform", max_sensitivity: str | None = None,

@@ -24,6 +24,7 @@ from .ingest import IngestMixin
 from .insights import InsightsMixin
 from .llm import LlmCaller
 from .procedures import ProceduresMixin
+from .profile import ProfileMixin
 from .recall import RecallMixin
 from .records import RecordsMixin
 from .schema import SchemaMixin
@@ -39,6 +40,7 @@ class Memory(
     IngestMixin,
     InsightsMixin,
     ProceduresMixin,
+    ProfileMixin,
     SchemaMixin,
     SessionsMixin,
     StoreMixin,
