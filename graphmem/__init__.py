@@ -25,6 +25,7 @@ from ._ingest import IngestResult, SameAsCandidate, Skipped
 from ._insights import DroppedInsight, MaintenanceReport, ReflectionReport
 from ._learning import LearningSettings
 from ._procedures import SuggestedProcedure, ToolCall
+from ._notes import NoteEdit
 from ._profile import Profile
 from ._recall import RecallSettings, RecallWeights
 from ._models import (
@@ -33,6 +34,7 @@ from ._models import (
     Fact,
     Insight,
     MemoryRecord,
+    Note,
     Procedure,
     Provenance,
     Scope,
@@ -75,6 +77,8 @@ __all__ = [
     "MaintenanceReport",
     "Memory",
     "MemoryRecord",
+    "Note",
+    "NoteEdit",
     "ModelError",
     "Neo4jUnavailableError",
     "NotFoundError",

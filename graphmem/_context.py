@@ -10,10 +10,10 @@ from ._fusion import ScoredMemory
 from ._models import Episode, Fact, Record
 
 SECTIONS = {"facts": "Facts", "insights": "Insights", "procedures": "Procedures", "episodes": "Recent episodes",
-            "entities": "Entities"}
+            "entities": "Entities", "notes": "Core notes"}
 DEFAULT_SECTIONS = ("facts", "insights", "procedures", "episodes")
 _SECTION_OF = {"fact": "facts", "insight": "insights", "procedure": "procedures", "episode": "episodes",
-               "entity": "entities"}
+               "entity": "entities", "note": "notes"}
 
 
 def estimate_tokens(text: str) -> int:

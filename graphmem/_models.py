@@ -166,6 +166,15 @@ class Procedure(MemoryRecord):
     cites: tuple[str, ...] = ()
 
 
+class Note(MemoryRecord):
+    """A core note: a short entry an agent keeps in its prompt, per ``owner`` and ``label``
+    (contract §10); an edit is a new version that supersedes this one."""
+
+    kind: Literal["note"] = "note"
+    owner: str = ""
+    label: str = "default"
+
+
 class Scope(BaseModel):
     """A scope path inside a tenant, e.g. ``acme/support/alice``."""
 
@@ -193,4 +202,4 @@ class Scope(BaseModel):
         return Scope(path=head) if sep else None
 
 
-Record = Fact | Episode | Entity | Insight | Procedure
+Record = Fact | Episode | Entity | Insight | Procedure | Note

@@ -7,10 +7,11 @@ from typing import Any, TypeVar
 
 from neo4j.graph import Node
 
-from ._models import Entity, Episode, Fact, Insight, Procedure, Record, Supersession
+from ._models import Entity, Episode, Fact, Insight, Note, Procedure, Record, Supersession
 
 _KINDS: dict[str, type[Record]] = {
     "fact": Fact, "episode": Episode, "entity": Entity, "insight": Insight, "procedure": Procedure,
+    "note": Note,
 }
 
 # Neo4j property -> model field, where the two differ.
@@ -72,7 +73,7 @@ def row(record: Any) -> dict[str, Any]:
     return {key: value if type(value) in _PLAIN else native(value) for key, value in record.items()}
 
 
-R = TypeVar("R", Fact, Episode, Entity, Insight, Procedure)
+R = TypeVar("R", Fact, Episode, Entity, Insight, Procedure, Note)
 
 
 def record_of(kind: type[R], node: dict[str, Any], *, superseded_by: list[dict[str, Any]] | None = None) -> R:

@@ -6,7 +6,7 @@ __node__ {.id, .kind, .tenant, .scope, .text, .provenance, .status, .sensitivity
   .agentId, .sessionId, .invalidationReason, .statusLog, .subject, .subjectName, .predicate, .object, .objectName, .singleValued,
   .validFromStated,
   .role, .source, .name, .type, .aliases, .propertiesJson, .salience, .cites, .trigger, .condition,
-  .priority, .steps, .variables, .successCriteria, .successCount, .failureCount,
+  .priority, .steps, .variables, .successCriteria, .successCount, .failureCount, .owner, .label,
   createdAt: toString(__node__.createdAt), invalidatedAt: toString(__node__.invalidatedAt),
   statusChangedAt: toString(__node__.statusChangedAt), validFrom: toString(__node__.validFrom),
   validTo: toString(__node__.validTo), occurredAt: toString(__node__.occurredAt),

@@ -21,6 +21,7 @@ from .facts import AsyncFactsMixin
 from .ingest import AsyncIngestMixin
 from .insights import AsyncInsightsMixin
 from .llm import AsyncLlmCaller
+from .notes import AsyncNotesMixin
 from .procedures import AsyncProceduresMixin
 from .profile import AsyncProfileMixin
 from .recall import AsyncRecallMixin
@@ -39,6 +40,7 @@ class AsyncMemory(
     AsyncInsightsMixin,
     AsyncProceduresMixin,
     AsyncProfileMixin,
+    AsyncNotesMixin,
     AsyncSchemaMixin,
     AsyncSessionsMixin,
     AsyncStoreMixin,

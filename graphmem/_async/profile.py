@@ -5,7 +5,6 @@ user, so each has a history and can be read at any point of either time axis (co
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from .. import _profile, _scopes
 from .. import _validate as check

@@ -23,6 +23,7 @@ from .facts import FactsMixin
 from .ingest import IngestMixin
 from .insights import InsightsMixin
 from .llm import LlmCaller
+from .notes import NotesMixin
 from .procedures import ProceduresMixin
 from .profile import ProfileMixin
 from .recall import RecallMixin
@@ -41,6 +42,7 @@ class Memory(
     InsightsMixin,
     ProceduresMixin,
     ProfileMixin,
+    NotesMixin,
     SchemaMixin,
     SessionsMixin,
     StoreMixin,
