@@ -40,6 +40,7 @@ from ._models import (
     Scope,
     Sensitivity,
     Status,
+    Summary,
     Supersession,
 )
 from ._settings import Settings
@@ -98,6 +99,7 @@ __all__ = [
     "Skipped",
     "Status",
     "SuggestedProcedure",
+    "Summary",
     "Supersession",
     "TemplateError",
     "ToolCall",

@@ -10,10 +10,11 @@ from ._fusion import ScoredMemory
 from ._models import Episode, Fact, Record
 
 SECTIONS = {"facts": "Facts", "insights": "Insights", "procedures": "Procedures", "episodes": "Recent episodes",
-            "entities": "Entities", "notes": "Core notes"}
+            "entities": "Entities", "notes": "Core notes",
+            "summaries": "Summaries"}
 DEFAULT_SECTIONS = ("facts", "insights", "procedures", "episodes")
 _SECTION_OF = {"fact": "facts", "insight": "insights", "procedure": "procedures", "episode": "episodes",
-               "entity": "entities", "note": "notes"}
+               "entity": "entities", "note": "notes", "summary": "summaries"}
 
 
 def estimate_tokens(text: str) -> int:

@@ -175,6 +175,17 @@ class Note(MemoryRecord):
     label: str = "default"
 
 
+class Summary(MemoryRecord):
+    """A summary of a session's older messages; ``cites`` the episodes it covers (contract §10)."""
+
+    kind: Literal["summary"] = "summary"
+    cites: tuple[str, ...] = ()
+    covers_from: datetime | None = None
+    """When the first message it covers happened."""
+    covers_to: datetime | None = None
+    """When the last message it covers happened."""
+
+
 class Scope(BaseModel):
     """A scope path inside a tenant, e.g. ``acme/support/alice``."""
 
@@ -202,4 +213,4 @@ class Scope(BaseModel):
         return Scope(path=head) if sep else None
 
 
-Record = Fact | Episode | Entity | Insight | Procedure | Note
+Record = Fact | Episode | Entity | Insight | Procedure | Note | Summary

@@ -14,7 +14,7 @@ from . import _validate as check
 from ._errors import InvalidInputError
 from ._models import Sensitivity, Status
 
-KINDS = ("fact", "episode", "entity", "insight", "procedure", "note")
+KINDS = ("fact", "episode", "entity", "insight", "procedure", "note", "summary")
 PURPOSES = ("inform", "act")
 # an index neighbour costs Neo4j about twice a row of the exact in-scope scan
 # (docs/design-notes.md#recall-exact-or-index)

@@ -7,11 +7,11 @@ from typing import Any, TypeVar
 
 from neo4j.graph import Node
 
-from ._models import Entity, Episode, Fact, Insight, Note, Procedure, Record, Supersession
+from ._models import Entity, Episode, Fact, Insight, Note, Procedure, Record, Summary, Supersession
 
 _KINDS: dict[str, type[Record]] = {
     "fact": Fact, "episode": Episode, "entity": Entity, "insight": Insight, "procedure": Procedure,
-    "note": Note,
+    "note": Note, "summary": Summary,
 }
 
 # Neo4j property -> model field, where the two differ.
@@ -37,6 +37,8 @@ _FIELDS = {
     "statusChangedAt": "status_changed_at",
     "statusLog": "status_log",
     "lastCorroboratedAt": "last_corroborated_at",
+    "coversFrom": "covers_from",
+    "coversTo": "covers_to",
 }
 _INTERNAL = {"lexKey", "textKey", "nameKey", "aliasKeys", "closedAt", "propertiesJson", "kind", "stepsKey"}
 _PROPERTY = {field: prop for prop, field in _FIELDS.items()}
@@ -73,7 +75,7 @@ def row(record: Any) -> dict[str, Any]:
     return {key: value if type(value) in _PLAIN else native(value) for key, value in record.items()}
 
 
-R = TypeVar("R", Fact, Episode, Entity, Insight, Procedure, Note)
+R = TypeVar("R", Fact, Episode, Entity, Insight, Procedure, Note, Summary)
 
 
 def record_of(kind: type[R], node: dict[str, Any], *, superseded_by: list[dict[str, Any]] | None = None) -> R:

@@ -11,4 +11,5 @@ __node__ {.id, .kind, .tenant, .scope, .text, .provenance, .status, .sensitivity
   statusChangedAt: toString(__node__.statusChangedAt), validFrom: toString(__node__.validFrom),
   validTo: toString(__node__.validTo), occurredAt: toString(__node__.occurredAt),
   observedFrom: toString(__node__.observedFrom),
-  lastCorroboratedAt: toString(__node__.lastCorroboratedAt), lastUsedAt: toString(__node__.lastUsedAt)}
+  lastCorroboratedAt: toString(__node__.lastCorroboratedAt), lastUsedAt: toString(__node__.lastUsedAt),
+  coversFrom: toString(__node__.coversFrom), coversTo: toString(__node__.coversTo)}

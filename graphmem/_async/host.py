@@ -11,7 +11,7 @@ from .._core import Core
 from .._facts import FactRow
 from .._fusion import ScoredMemory
 from .._learning import LearningSettings
-from .._models import Entity, Fact, Record
+from .._models import Entity, Episode, Fact, Record
 from .._recall import RecallSettings
 from .._vectors import Vector
 from .executor import AsyncExecutor, AsyncTx
@@ -45,6 +45,9 @@ class AsyncHost(Protocol):
     async def _merge_entity(self, tx: AsyncTx, node: dict[str, Any], props: dict[str, Any]) -> Entity: ...
 
     async def get(self, id: str) -> Record | None: ...
+
+    async def messages(self, session_id: str, *, scope: str, max_messages: int = 50,
+                       max_tokens: int | None = None) -> list[Episode]: ...
 
     async def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Fact]: ...
 

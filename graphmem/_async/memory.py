@@ -29,6 +29,7 @@ from .records import AsyncRecordsMixin
 from .schema import AsyncSchemaMixin
 from .sessions import AsyncSessionsMixin
 from .store import AsyncStoreMixin
+from .summaries import AsyncSummariesMixin
 
 
 class AsyncMemory(
@@ -41,6 +42,7 @@ class AsyncMemory(
     AsyncProceduresMixin,
     AsyncProfileMixin,
     AsyncNotesMixin,
+    AsyncSummariesMixin,
     AsyncSchemaMixin,
     AsyncSessionsMixin,
     AsyncStoreMixin,

@@ -13,7 +13,7 @@ from .._core import Core
 from .._facts import FactRow
 from .._fusion import ScoredMemory
 from .._learning import LearningSettings
-from .._models import Entity, Fact, Record
+from .._models import Entity, Episode, Fact, Record
 from .._recall import RecallSettings
 from .._vectors import Vector
 from .executor import Executor, Tx
@@ -47,6 +47,9 @@ class Host(Protocol):
     def _merge_entity(self, tx: Tx, node: dict[str, Any], props: dict[str, Any]) -> Entity: ...
 
     def get(self, id: str) -> Record | None: ...
+
+    def messages(self, session_id: str, *, scope: str, max_messages: int = 50,
+                       max_tokens: int | None = None) -> list[Episode]: ...
 
     def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Fact]: ...
 

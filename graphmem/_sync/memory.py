@@ -31,6 +31,7 @@ from .records import RecordsMixin
 from .schema import SchemaMixin
 from .sessions import SessionsMixin
 from .store import StoreMixin
+from .summaries import SummariesMixin
 
 
 class Memory(
@@ -43,6 +44,7 @@ class Memory(
     ProceduresMixin,
     ProfileMixin,
     NotesMixin,
+    SummariesMixin,
     SchemaMixin,
     SessionsMixin,
     StoreMixin,
