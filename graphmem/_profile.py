@@ -86,14 +86,7 @@ def build(user_id: str, facts: Iterable[Fact]) -> Profile:
     for one field (a person's value and a later extracted one: extraction never ends a
     person's record), the more trusted provenance wins, then the narrower scope, then the
     later start."""
-    best: dict[str, Fact] = {}
-    for fact in facts:
-        if not fact.predicate or not fact.predicate.startswith(PREFIX) or fact.object is None:
-            continue
-        name = fact.predicate[len(PREFIX):]
-        held = best.get(name)
-        if held is None or _rank(fact) > _rank(held):
-            best[name] = fact
+    best = chosen(facts)
     values: dict[str, Any] = {"user_id": user_id, "custom": {}, "facts": {}}
     for name, fact in sorted(best.items()):
         if name in STANDARD:
@@ -102,6 +95,19 @@ def build(user_id: str, facts: Iterable[Fact]) -> Profile:
             values["custom"][name] = fact.object
         values["facts"][name] = fact.id
     return Profile.model_validate(values)
+
+
+def chosen(facts: Iterable[Fact]) -> dict[str, Fact]:
+    """Each profile field's winning fact among ``facts`` (the rule ``build`` states)."""
+    best: dict[str, Fact] = {}
+    for fact in facts:
+        if not fact.predicate or not fact.predicate.startswith(PREFIX) or fact.object is None:
+            continue
+        name = fact.predicate[len(PREFIX):]
+        held = best.get(name)
+        if held is None or _rank(fact) > _rank(held):
+            best[name] = fact
+    return best
 
 
 def _rank(fact: Fact) -> tuple[int, int, datetime, datetime]:

@@ -30,6 +30,7 @@ from .schema import AsyncSchemaMixin
 from .sessions import AsyncSessionsMixin
 from .store import AsyncStoreMixin
 from .summaries import AsyncSummariesMixin
+from .turn import AsyncTurnMixin
 
 
 class AsyncMemory(
@@ -43,6 +44,7 @@ class AsyncMemory(
     AsyncProfileMixin,
     AsyncNotesMixin,
     AsyncSummariesMixin,
+    AsyncTurnMixin,
     AsyncSchemaMixin,
     AsyncSessionsMixin,
     AsyncStoreMixin,

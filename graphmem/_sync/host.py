@@ -13,7 +13,7 @@ from .._core import Core
 from .._facts import FactRow
 from .._fusion import ScoredMemory
 from .._learning import LearningSettings
-from .._models import Entity, Episode, Fact, Record
+from .._models import Entity, Episode, Fact, Note, Record, Summary
 from .._recall import RecallSettings
 from .._vectors import Vector
 from .executor import Executor, Tx
@@ -50,6 +50,18 @@ class Host(Protocol):
 
     def messages(self, session_id: str, *, scope: str, max_messages: int = 50,
                        max_tokens: int | None = None) -> list[Episode]: ...
+
+    def notes(self, *, scope: str, owner: str, label: str | None = None,
+                    as_of: datetime | None = None) -> list[Note]: ...
+
+    def summaries(self, session_id: str, *, scope: str, include_folded: bool = False) -> list[Summary]: ...
+
+    def context(self, query: str, *, scope: str, max_tokens: int = 2000,
+                      sections: Iterable[str] | None = None, k: int = 50, as_of: datetime | None = None,
+                      valid_at: datetime | None = None, purpose: str = "inform",
+                      max_sensitivity: str | None = None, min_relevance: float | None = None,
+                      user_id: str | None = None, agent_id: str | None = None,
+                      session_id: str | None = None) -> str: ...
 
     def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Fact]: ...
 

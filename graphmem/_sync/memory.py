@@ -32,6 +32,7 @@ from .schema import SchemaMixin
 from .sessions import SessionsMixin
 from .store import StoreMixin
 from .summaries import SummariesMixin
+from .turn import TurnMixin
 
 
 class Memory(
@@ -45,6 +46,7 @@ class Memory(
     ProfileMixin,
     NotesMixin,
     SummariesMixin,
+    TurnMixin,
     SchemaMixin,
     SessionsMixin,
     StoreMixin,
