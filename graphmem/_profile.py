@@ -59,7 +59,7 @@ def predicate(name: Any, field: str = "field") -> str:
 
 
 def items(user_id: str, fields: Mapping[str, Any], *, scope: str, provenance: Any,
-          valid_from: datetime | None) -> list[dict[str, Any]]:
+          valid_from: datetime | None, derived_from: Iterable[str] = ()) -> list[dict[str, Any]]:
     """The ``remember_many`` items that set ``fields`` (checked here, so a bad value names
     its field before anything is written)."""
     if not fields:
@@ -77,7 +77,45 @@ def items(user_id: str, fields: Mapping[str, Any], *, scope: str, provenance: An
             "text": f"{user_id}'s {label} is {value.strip()}", "scope": scope, "subject": about,
             "predicate": predicate(name), "object": value.strip(), "single_valued": True,
             "provenance": provenance, "user_id": user_id, "valid_from": valid_from,
+            "derived_from": list(derived_from),
         })
+    return out
+
+
+class ProfileDraft(BaseModel):
+    """What a conversation says about the user: leave out anything it does not state."""
+
+    name: str | None = Field(default=None, description="the user's name, if they said it")
+    role: str | None = Field(default=None, description="their job or role")
+    timezone: str | None = Field(default=None, description="an IANA time zone such as Europe/Paris")
+    language: str | None = Field(default=None, description="the language they prefer to be answered in")
+    location: str | None = Field(default=None, description="where they live or are based")
+    custom: dict[str, str] = Field(default_factory=dict, description="other lasting facts about the user, "
+                                   "keyed by a short snake_case name (e.g. diet: vegetarian)")
+
+
+LEARN_SYSTEM = (
+    "You keep the profile of the user of an AI assistant. From the conversation below, "
+    "report only what the user states about themself (name, role, time zone, preferred "
+    "language, location and other lasting facts). Leave a field empty when the "
+    "conversation does not say it; never guess."
+)
+
+
+def learned(draft: ProfileDraft, current: Mapping[str, Fact]) -> dict[str, str]:
+    """The fields a model found that are worth writing: well-formed, not already the
+    current value, and not a field whose value a person gave (extraction never replaces
+    that)."""
+    found = {name: getattr(draft, name) for name in STANDARD}
+    found.update({k: v for k, v in draft.custom.items() if isinstance(k, str) and _FIELD.match(k)})
+    out = {}
+    for name, value in found.items():
+        if not isinstance(value, str) or not value.strip() or len(value) > MAX_VALUE_LENGTH:
+            continue
+        held = current.get(name)
+        if held is not None and (held.object == value.strip() or not Provenance(held.provenance).automatic):
+            continue
+        out[name] = value.strip()
     return out
 
 

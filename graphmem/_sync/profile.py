@@ -7,12 +7,15 @@ user, so each has a history and can be read at any point of either time axis (co
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from .. import _profile, _scopes
 from .. import _validate as check
 from .._models import Fact, Provenance
 from .._profile import Profile
+from .._prompts import messages_block
 from .host import Host
+from .llm import check_llm
 
 
 class ProfileMixin(Host):
@@ -38,6 +41,31 @@ class ProfileMixin(Host):
         path = _scopes.check_path(scope)
         self.remember_many(_profile.items(user_id, fields, scope=path, provenance=provenance,
                                                 valid_from=valid_from))
+        return self.profile(user_id, scope=path)
+
+    def learn_profile(self, user_id: str, *, scope: str, session_id: str, llm: Any,
+                            window: int = 50) -> Profile:
+        """Fill the profile of ``user_id`` from the newest ``window`` messages of
+        ``session_id``: one structured call to ``llm`` (any langchain-core chat model);
+        each field it reports is written with provenance ``extraction``, derived from
+        those messages, unless it is already the current value or a person gave the
+        field's value (a person's value is never replaced by extraction). Returns the
+        profile as it now reads."""
+        about = _profile.subject(user_id)
+        path = _scopes.check_path(scope)
+        check_llm(llm)
+        messages = self.messages(session_id, scope=path, max_messages=window)
+        if not messages:
+            return self.profile(user_id, scope=path)
+        current = _profile.chosen(self.facts(scope=path, subject=about))
+        conversation = messages_block([(m.role, m.text) for m in messages])
+        draft = self._llm.ask(llm, _profile.ProfileDraft,
+                                    [("system", _profile.LEARN_SYSTEM), ("human", conversation)],
+                                    purpose="learn_profile")
+        fields = _profile.learned(draft, current)
+        if fields:
+            self.remember_many(_profile.items(user_id, fields, scope=path, provenance=Provenance.EXTRACTION,
+                                                    valid_from=None, derived_from=[m.id for m in messages]))
         return self.profile(user_id, scope=path)
 
     def profile_history(self, user_id: str, field: str, *, scope: str) -> list[Fact]:

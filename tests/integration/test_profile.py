@@ -94,3 +94,33 @@ def test_one_bad_field_writes_nothing(memory):
     with pytest.raises(InvalidInputError) as info:
         memory.profile_history("ann", "Not A Field", scope=SCOPE)
     assert info.value.field == "field"
+
+
+def test_learn_profile_fills_fields_from_a_conversation_but_never_replaces_a_persons(memory):
+    from ..fakes import scripted, tool_answer
+
+    memory.set_profile("ann", scope=SCOPE, name="Ann Lee")
+    memory.ingest([{"role": "user", "content": "Hi, I'm Annie, I moved to Porto and I'm vegetarian."},
+                   {"role": "assistant", "content": "Noted!"}], scope=SCOPE, llm=None, session_id="s1", user_id="ann")
+    model = scripted(tool_answer("ProfileDraft", {"name": "Annie", "location": "Porto", "custom": {"diet": "vegetarian",
+                                                                                                  "Bad Key": "x"}}))
+    profile = memory.learn_profile("ann", scope=SCOPE, session_id="s1", llm=model)
+    assert model.calls == 1
+    assert (profile.name, profile.location, profile.custom) == ("Ann Lee", "Porto", {"diet": "vegetarian"})
+    location = memory.get(profile.facts["location"])
+    assert location.provenance.value == "extraction"
+    assert [f.object for f in memory.profile_history("ann", "name", scope=SCOPE)] == ["Ann Lee"]  # not even written
+    # the extracted value cites the messages it came from
+    sources = {e.id for e in memory.messages("s1", scope=SCOPE)}
+    trail = memory.evidence(location.id)
+    derived = {b for _, b, data in trail.out_edges(location.id, data=True) if data["type"] == "DERIVED_FROM"}
+    assert derived == sources and len(sources) == 2
+    # a later extraction replaces an extracted value; a session without messages asks no model
+    memory.ingest([{"role": "user", "content": "Actually I now live in Braga."}], scope=SCOPE, llm=None,
+                  session_id="s1", user_id="ann")
+    again = scripted(tool_answer("ProfileDraft", {"location": "Braga"}))
+    assert memory.learn_profile("ann", scope=SCOPE, session_id="s1", llm=again).location == "Braga"
+    assert [f.object for f in memory.profile_history("ann", "location", scope=SCOPE)] == ["Porto", "Braga"]
+    idle = scripted()
+    assert memory.learn_profile("ann", scope=SCOPE, session_id="empty", llm=idle).location == "Braga"
+    assert idle.calls == 0
