@@ -58,14 +58,18 @@ from ._models import (
     Fact,
     Insight,
     MemoryRecord,
+    Note,
     Procedure,
     Provenance,
     Scope,
     Sensitivity,
     Status,
+    Summary,
     Supersession,
 )
+from ._notes import NoteEdit
 from ._procedures import SuggestedProcedure, ToolCall
+from ._profile import Profile
 from ._recall import RecallSettings, RecallWeights
 from ._settings import Settings
 from ._sync.memory import Memory
@@ -111,7 +115,10 @@ __all__ = [
     "ModelError",
     "Neo4jUnavailableError",
     "NotFoundError",
+    "Note",
+    "NoteEdit",
     "Procedure",
+    "Profile",
     "Provenance",
     "RecallSettings",
     "RecallWeights",
@@ -126,6 +133,7 @@ __all__ = [
     "Skipped",
     "Status",
     "SuggestedProcedure",
+    "Summary",
     "Supersession",
     "TemplateError",
     "ToolCall",

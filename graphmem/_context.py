@@ -10,10 +10,12 @@ from ._fusion import ScoredMemory
 from ._models import Correction, Decision, Episode, Fact, Record
 
 SECTIONS = {"corrections": "Corrections", "facts": "Facts", "insights": "Insights", "procedures": "Procedures",
-            "episodes": "Recent episodes", "entities": "Entities", "decisions": "Decisions"}
+            "episodes": "Recent episodes", "entities": "Entities", "decisions": "Decisions", "notes": "Core notes",
+            "summaries": "Summaries"}
 DEFAULT_SECTIONS = ("corrections", "facts", "insights", "procedures", "episodes")
 _SECTION_OF = {"fact": "facts", "insight": "insights", "procedure": "procedures", "episode": "episodes",
-               "entity": "entities", "correction": "corrections", "decision": "decisions"}
+               "entity": "entities", "correction": "corrections", "decision": "decisions", "note": "notes",
+               "summary": "summaries"}
 
 
 def estimate_tokens(text: str) -> int:

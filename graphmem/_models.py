@@ -278,6 +278,26 @@ class Decision(MemoryRecord):
     """Earlier outcomes, each replaced by a later one: when, quality and outcome."""
 
 
+class Note(MemoryRecord):
+    """A core note: a short entry an agent keeps in its prompt, per ``owner`` and ``label``
+    (contract §10); an edit is a new version that supersedes this one."""
+
+    kind: Literal["note"] = "note"
+    owner: str = ""
+    label: str = "default"
+
+
+class Summary(MemoryRecord):
+    """A summary of a session's older messages; ``cites`` the episodes it covers (contract §10)."""
+
+    kind: Literal["summary"] = "summary"
+    cites: tuple[str, ...] = ()
+    covers_from: datetime | None = None
+    """When the first message it covers happened."""
+    covers_to: datetime | None = None
+    """When the last message it covers happened."""
+
+
 class Scope(BaseModel):
     """A scope path inside a tenant, e.g. ``acme/support/alice``."""
 
@@ -307,4 +327,4 @@ class Scope(BaseModel):
         return Scope(path=head) if sep else None
 
 
-Record = Fact | Episode | Entity | Insight | Procedure | Correction | Decision
+Record = Fact | Episode | Entity | Insight | Procedure | Correction | Decision | Note | Summary

@@ -7,11 +7,23 @@ from typing import Any, TypeVar
 
 from neo4j.graph import Node
 
-from ._models import Correction, Decision, Entity, Episode, Fact, Insight, Procedure, Record, Supersession
+from ._models import (
+    Correction,
+    Decision,
+    Entity,
+    Episode,
+    Fact,
+    Insight,
+    Note,
+    Procedure,
+    Record,
+    Summary,
+    Supersession,
+)
 
 _KINDS: dict[str, type[Record]] = {
     "fact": Fact, "episode": Episode, "entity": Entity, "insight": Insight, "procedure": Procedure,
-    "correction": Correction, "decision": Decision,
+    "correction": Correction, "decision": Decision, "note": Note, "summary": Summary,
 }
 
 # Neo4j property -> model field, where the two differ.
@@ -45,6 +57,8 @@ _FIELDS = {
     "decisionType": "decision_type",
     "outcomeAt": "outcome_at",
     "outcomeLog": "outcome_log",
+    "coversFrom": "covers_from",
+    "coversTo": "covers_to",
 }
 _INTERNAL = {"lexKey", "textKey", "nameKey", "aliasKeys", "closedAt", "propertiesJson", "kind", "stepsKey"}
 _PROPERTY = {field: prop for prop, field in _FIELDS.items()}
@@ -81,7 +95,7 @@ def row(record: Any) -> dict[str, Any]:
     return {key: value if type(value) in _PLAIN else native(value) for key, value in record.items()}
 
 
-R = TypeVar("R", Fact, Episode, Entity, Insight, Procedure, Correction, Decision)
+R = TypeVar("R", Fact, Episode, Entity, Insight, Procedure, Correction, Decision, Note, Summary)
 
 
 def record_of(kind: type[R], node: dict[str, Any], *, superseded_by: list[dict[str, Any]] | None = None) -> R:

@@ -8,10 +8,11 @@ __node__ {.id, .kind, .tenant, .scope, .text, .provenance, .status, .sensitivity
   .role, .source, .name, .type, .aliases, .propertiesJson, .salience, .cites, .trigger, .condition,
   .priority, .steps, .variables, .successCriteria, .successCount, .failureCount, .originalValue,
   .correctedValue, .field, .reason, .entityKey, .originalInput, .runId, .reasoning, .decisionType,
-  .context, .alternatives, .confidence, .outcome, .quality, .outcomeLog,
+  .context, .alternatives, .confidence, .outcome, .quality, .outcomeLog, .owner, .label,
   createdAt: toString(__node__.createdAt), invalidatedAt: toString(__node__.invalidatedAt),
   statusChangedAt: toString(__node__.statusChangedAt), validFrom: toString(__node__.validFrom),
   validTo: toString(__node__.validTo), occurredAt: toString(__node__.occurredAt),
   observedFrom: toString(__node__.observedFrom),
   lastCorroboratedAt: toString(__node__.lastCorroboratedAt), lastUsedAt: toString(__node__.lastUsedAt),
-  outcomeAt: toString(__node__.outcomeAt)}
+  outcomeAt: toString(__node__.outcomeAt),
+  coversFrom: toString(__node__.coversFrom), coversTo: toString(__node__.coversTo)}

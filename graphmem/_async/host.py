@@ -12,7 +12,7 @@ from .._core import Core
 from .._facts import FactRow
 from .._fusion import ScoredMemory
 from .._learning import LearningSettings
-from .._models import Entity, Fact, Record
+from .._models import Entity, Episode, Fact, Note, Record, Summary
 from .._recall import RecallSettings
 from .._vectors import Vector
 from .executor import AsyncExecutor, AsyncTx
@@ -46,6 +46,29 @@ class AsyncHost(Protocol):
     async def _merge_entity(self, tx: AsyncTx, node: dict[str, Any], props: dict[str, Any]) -> Entity: ...
 
     async def get(self, id: str) -> Record | None: ...
+
+    async def messages(self, session_id: str, *, scope: str, max_messages: int = 50,
+                       max_tokens: int | None = None) -> list[Episode]: ...
+
+    async def notes(self, *, scope: str, owner: str, label: str | None = None,
+                    as_of: datetime | None = None) -> list[Note]: ...
+
+    async def summaries(self, session_id: str, *, scope: str, include_folded: bool = False) -> list[Summary]: ...
+
+    async def context(self, query: str, *, scope: str, max_tokens: int = 2000,
+                      sections: Iterable[str] | None = None, k: int = 50, as_of: datetime | None = None,
+                      valid_at: datetime | None = None, purpose: str = "inform",
+                      max_sensitivity: str | None = None, min_relevance: float | None = None,
+                      user_id: str | None = None, agent_id: str | None = None,
+                      session_id: str | None = None) -> str: ...
+
+    async def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Fact]: ...
+
+    async def facts(self, *, scope: str, as_of: datetime | None = None, valid_at: datetime | None = None,
+                    subject: str | None = None, predicate: str | None = None,
+                    include_invalidated: bool = False) -> list[Fact]: ...
+
+    async def history(self, *, subject: str, predicate: str | None = None, scope: str) -> list[Fact]: ...
 
     async def recall(self, query: str, *, scope: str, k: int = 10, as_of: datetime | None = None,
                      valid_at: datetime | None = None, kinds: Iterable[str] | None = None,

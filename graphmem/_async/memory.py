@@ -27,13 +27,17 @@ from .graph import AsyncGraphMixin
 from .ingest import AsyncIngestMixin
 from .insights import AsyncInsightsMixin
 from .llm import AsyncLlmCaller
+from .notes import AsyncNotesMixin
 from .procedures import AsyncProceduresMixin
+from .profile import AsyncProfileMixin
 from .recall import AsyncRecallMixin
 from .records import AsyncRecordsMixin
 from .schema import AsyncSchemaMixin
 from .sessions import AsyncSessionsMixin
 from .store import AsyncStoreMixin
+from .summaries import AsyncSummariesMixin
 from .transfer import AsyncTransferMixin
+from .turn import AsyncTurnMixin
 
 
 class AsyncMemory(
@@ -47,6 +51,10 @@ class AsyncMemory(
     AsyncCorrectionsMixin,
     AsyncDecisionsMixin,
     AsyncCurationMixin,
+    AsyncProfileMixin,
+    AsyncNotesMixin,
+    AsyncSummariesMixin,
+    AsyncTurnMixin,
     AsyncSchemaMixin,
     AsyncSessionsMixin,
     AsyncStoreMixin,

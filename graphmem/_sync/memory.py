@@ -29,13 +29,17 @@ from .graph import GraphMixin
 from .ingest import IngestMixin
 from .insights import InsightsMixin
 from .llm import LlmCaller
+from .notes import NotesMixin
 from .procedures import ProceduresMixin
+from .profile import ProfileMixin
 from .recall import RecallMixin
 from .records import RecordsMixin
 from .schema import SchemaMixin
 from .sessions import SessionsMixin
 from .store import StoreMixin
+from .summaries import SummariesMixin
 from .transfer import TransferMixin
+from .turn import TurnMixin
 
 
 class Memory(
@@ -49,6 +53,10 @@ class Memory(
     CorrectionsMixin,
     DecisionsMixin,
     CurationMixin,
+    ProfileMixin,
+    NotesMixin,
+    SummariesMixin,
+    TurnMixin,
     SchemaMixin,
     SessionsMixin,
     StoreMixin,

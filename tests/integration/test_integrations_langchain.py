@@ -101,7 +101,7 @@ def test_retriever_rejects_bad_settings(memory):
     with pytest.raises(ValueError):
         GraphMemRetriever(memory=memory, scope="a//b")
     with pytest.raises(ValueError):
-        GraphMemRetriever(memory=memory, scope=SCOPE, kinds=["note"])
+        GraphMemRetriever(memory=memory, scope=SCOPE, kinds=["gossip"])
     with pytest.raises(ConfigurationError, match="Memory or AsyncMemory"):
         GraphMemRetriever(memory="not a memory", scope=SCOPE)
 

@@ -1,0 +1,3 @@
+// name: schema_note_id
+// Unique (tenant, id) for :Note nodes.
+CREATE CONSTRAINT note_tenant_id IF NOT EXISTS FOR (n:Note) REQUIRE (n.tenant, n.id) IS UNIQUE

@@ -1,0 +1,3 @@
+// name: schema_summary_id
+// Unique (tenant, id) for :Summary nodes.
+CREATE CONSTRAINT summary_tenant_id IF NOT EXISTS FOR (n:Summary) REQUIRE (n.tenant, n.id) IS UNIQUE

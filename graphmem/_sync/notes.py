@@ -1,0 +1,115 @@
+# Generated from graphmem/_async/notes.py by tools/unasync.py: do not edit.
+# Edit the async source and run `python tools/unasync.py` to regenerate.
+"""Core notes on ``Memory``: short entries an agent keeps in every prompt, per owner
+and label, under a hard character cap; every version kept (contract §10).
+This file is generated from ``graphmem/_async/notes.py`` by ``tools/unasync.py``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from .. import _notes, _props, _scopes
+from .. import _validate as check
+from .._models import Note, Provenance
+from .._notes import DEFAULT_CAP, NoteEdit, Plan
+from .._records import record_of
+from .executor import Tx
+from .host import Host
+
+
+class NotesMixin(Host):
+    """The notes of one ``owner`` and ``label`` live in one scope (exactly that scope: a
+    child scope has notes of its own). An edit that would take their text past ``cap``
+    characters is refused, nothing written, and the result shows usage and entries."""
+
+    def note_add(self, text: str, *, scope: str, owner: str, label: str = "default",
+                       cap: int = DEFAULT_CAP, provenance: Provenance | str = Provenance.MANUAL) -> NoteEdit:
+        """Add an entry, unless the notes would then exceed ``cap`` characters."""
+        check.text(text, "text")
+        return self._note_edit(scope, owner, label, cap, provenance,
+                                     lambda entries, limit: _notes.plan_add(entries, text, limit))
+
+    def note_replace(self, old: str, new: str, *, scope: str, owner: str, label: str = "default",
+                           cap: int = DEFAULT_CAP, provenance: Provenance | str = Provenance.MANUAL) -> NoteEdit:
+        """Replace ``old`` with ``new`` in the one entry that ``old`` names (equal to it, or
+        the only entry containing it): a new version supersedes the entry (reason
+        'edited'). Refused when no entry or several match, or over the cap."""
+        check.text(old, "old")
+        if not isinstance(new, str):
+            check.text(new, "new")  # raises: an empty string is allowed (deletes ``old``)
+        return self._note_edit(scope, owner, label, cap, provenance,
+                                     lambda entries, limit: _notes.plan_replace(entries, old, new, limit))
+
+    def note_remove(self, old: str, *, scope: str, owner: str, label: str = "default",
+                          cap: int = DEFAULT_CAP) -> NoteEdit:
+        """Remove the one entry that ``old`` names: it is invalidated (reason 'removed')
+        and stays in ``note_history``."""
+        check.text(old, "old")
+        return self._note_edit(scope, owner, label, cap, None,
+                                     lambda entries, limit: _notes.plan_remove(entries, old))
+
+    def notes(self, *, scope: str, owner: str, label: str | None = None,
+                    as_of: datetime | None = None) -> list[Note]:
+        """The current entries of ``owner`` in ``scope`` (of ``label`` when given; as the
+        memory held them at ``as_of``), by label, oldest first."""
+        as_of_t, _ = self._core.as_of_valid_at(as_of, None)
+        rows = self._run.read("note_list", tenant=self._core.tenant, scope=_scopes.check_path(scope),
+                                    owner=_notes.owner(owner),
+                                    label=None if label is None else _notes.label(label), asOf=as_of_t)
+        return [record_of(Note, r["node"]) for r in rows]
+
+    def note_history(self, *, scope: str, owner: str, label: str | None = None) -> list[Note]:
+        """Every version of the entries, current or not, oldest first, each with the
+        version that superseded it."""
+        rows = self._run.read("note_history", tenant=self._core.tenant, scope=_scopes.check_path(scope),
+                                    owner=_notes.owner(owner), label=None if label is None else _notes.label(label))
+        return [record_of(Note, r["node"], superseded_by=r["supersededBy"]) for r in rows]
+
+    def _note_edit(self, scope: str, owner: str, label: str, cap: int, provenance: Any,
+                         plan_of: Callable[[list[Note], int], Plan]) -> NoteEdit:
+        """Plan on the current entries, embed the new text (outside any transaction), then
+        in one transaction re-read the entries under the scope's lock, re-plan and write:
+        the cap holds even when edits race, and a refused edit writes nothing."""
+        tenant = self._core.tenant
+        path = _scopes.check_path(scope)
+        who, block, limit = _notes.owner(owner), _notes.label(label), _notes.cap(cap)
+        source = provenance or Provenance.MANUAL
+        _props.shared(tenant, id=None, scope=path, text="-", provenance=source)  # checks it before any read
+        seen = self.notes(scope=path, owner=who, label=block)
+        first = plan_of(seen, limit)
+        if first.error is not None:
+            return _notes.result(seen, limit, error=first.error)
+        row: dict[str, Any] | None = None
+        if first.text is not None:
+            props = _props.shared(tenant, id=None, scope=path, text=first.text, provenance=source)
+            props.update({"owner": who, "label": block})
+            row = {"props": props}
+            self._embed([row], ["text"])
+        now = self._core.now()
+
+        def work(tx: Tx) -> NoteEdit:
+            tx.run("scope_ensure", tenant=tenant, scopes=[{**s, "n": 0} for s in _scopes.parents([path])])
+            entries = [record_of(Note, r["node"]) for r in tx.run(
+                "note_current", tenant=tenant, scope=path, owner=who, label=block)]
+            plan = plan_of(entries, limit)
+            if plan.error is not None:
+                return _notes.result(entries, limit, error=plan.error)
+            if plan.text != first.text:
+                return _notes.result(entries, limit, error="the notes changed during the edit; try again")
+            kept = [n for n in entries if plan.target is None or n.id != plan.target.id]
+            if row is None:  # a removal
+                assert plan.target is not None
+                tx.run("memory_invalidate", tenant=tenant, ids=[plan.target.id], reason="removed",
+                             by=None, note=None, now=now)
+                return _notes.result(kept, limit)
+            tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([path]))
+            created = record_of(Note, (tx.run("note_create", tenant=tenant, props=row["props"],
+                                                    now=now))[0]["node"])
+            if plan.target is not None:
+                tx.run("memory_invalidate", tenant=tenant, ids=[plan.target.id], reason="edited",
+                             by=created.id, note=None, now=now)
+            return _notes.result([*kept, created], limit, note=created)
+
+        return self._run.write(work)

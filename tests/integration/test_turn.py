@@ -1,0 +1,64 @@
+"""context_for_turn: one prompt block with core notes, profile, memories, summaries and
+recent messages, each within its share of the budget."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem import InvalidInputError, estimate_tokens
+
+from ..fakes import scripted, tool_answer
+
+SCOPE = "acme/chat/ann"
+
+
+def fill(memory):
+    chat = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}: planning the Lisbon trip, step {i}"}
+            for i in range(60)]
+    memory.ingest(chat, scope=SCOPE, llm=None, session_id="s1", user_id="ann")
+    model = scripted(tool_answer("SummaryDraft", {"text": "Ann planned a Lisbon trip in May and booked a hotel."}))
+    summary = memory.summarize("s1", scope=SCOPE, llm=model, window=20)
+    memory.set_profile("ann", scope=SCOPE, name="Ann Lee", timezone="Europe/Lisbon")
+    memory.note_add("Answer in short sentences.", scope=SCOPE, owner="travel-bot", label="persona")
+    memory.note_add("Ann is vegetarian.", scope=SCOPE, owner="ann", label="user")
+    memory.remember("Ann's flight to Lisbon leaves on May 3.", scope=SCOPE)
+    return summary
+
+
+def test_a_sixty_message_session_fits_the_budget_with_every_section(memory):
+    summary = fill(memory)
+    assert len(summary.cites) == 40
+    block = memory.context_for_turn("when is my Lisbon flight?", scope=SCOPE, session_id="s1", user_id="ann",
+                                    agent_id="travel-bot", max_tokens=600)
+    assert estimate_tokens(block) <= 600
+    for title in ("## Core notes", "## User profile", "## Facts", "## Earlier in this conversation",
+                  "## Recent messages"):
+        assert title in block
+    assert "- [persona] Answer in short sentences." in block and "- [user] Ann is vegetarian." in block
+    assert "- name: Ann Lee [user]" in block and "May 3" in block
+    assert "Ann planned a Lisbon trip" in block
+    assert "- [assistant] message 59:" in block and "message 39:" not in block  # only the window
+    # the same graph gives the same block
+    again = memory.context_for_turn("when is my Lisbon flight?", scope=SCOPE, session_id="s1", user_id="ann",
+                                    agent_id="travel-bot", max_tokens=600)
+    assert again == block
+
+
+def test_small_budgets_trim_by_priority_and_oldest_messages_go_first(memory):
+    fill(memory)
+    for budget in (60, 150, 300):
+        block = memory.context_for_turn("Lisbon", scope=SCOPE, session_id="s1", user_id="ann", agent_id="travel-bot",
+                                        max_tokens=budget)
+        assert estimate_tokens(block) <= budget
+    only_messages = memory.context_for_turn("Lisbon", scope=SCOPE, session_id="s1", max_tokens=80,
+                                            priorities={"notes": 0, "profile": 0, "memories": 0, "summaries": 0})
+    lines = only_messages.splitlines()
+    assert lines[0] == "## Recent messages" and lines[-1].startswith("- [assistant] message 59:")
+    kept = [int(line.split("message ")[1].split(":")[0]) for line in lines[1:]]
+    assert kept == list(range(60 - len(kept), 60)) and 0 < len(kept) < 20  # an unbroken newest tail
+    with pytest.raises(InvalidInputError) as info:
+        memory.context_for_turn("x", scope=SCOPE, priorities={"gossip": 1})
+    assert info.value.field == "priorities"
+    with pytest.raises(InvalidInputError) as info:
+        memory.context_for_turn("x", scope=SCOPE, max_tokens=0)
+    assert info.value.field == "max_tokens"
