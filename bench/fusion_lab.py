@@ -35,21 +35,15 @@ import locomo
 import longmemeval
 from baselines import BM25, STOP
 
+from graphmem._fulltext import FUNCTION_WORDS
+
 CACHE = Path(os.environ.get("GRAPHMEM_LAB_CACHE", "/tmp/graphmem-fusion-lab"))
 TOKEN = re.compile(r"\d+(?:[.,]\d+)*|\w+(?:['\u2019]\w+)*", re.UNICODE)
 WORD = re.compile(r"\w+", re.UNICODE)
 
 # Function words that carry no topic (question words, auxiliaries, pronouns, quantifiers):
-# our own list, for the query-side stop-word experiments.
-QUESTION_STOP = frozenset("""
-what whats which who whom whose when where why how did do does done doing have has had having
-was were been being am i me my mine myself you your yours yourself he him his himself she her hers
-herself we us our ours ourselves they them their theirs themselves its itself would could should
-can may might must shall about from up down out over under again further once here there all any
-both each few more most other some so than too very just also only own same s t d ll m re ve
-ever kind kinds type types like get got give gave go went going make made know tell told say said
-much many lot something anything thing things one ones time times
-""".split())
+# recall leaves them out of the query (step A); the lab varies it.
+QUESTION_STOP = FUNCTION_WORDS  # recall's own list (graphmem/_fulltext.py)
 
 
 def porter():

@@ -5,9 +5,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, time
-from typing import Annotated, Any, Literal
-
-from pydantic import Field
+from typing import Any
 
 from .. import _scopes
 from .. import _validate as check
@@ -17,18 +15,6 @@ from .._errors import ConfigurationError, InvalidInputError
 from .._models import Fact, MemoryRecord
 
 EMBEDDERS = ("wordllama", "hashing", "none")
-Kind = Literal["fact", "episode", "entity", "insight", "procedure"]
-Role = Literal["user", "assistant", "tool", "system", "event"]
-
-_SCOPE_HELP = ("Optional sub-scope, relative to this server's scope (e.g. 'projects/apollo'); "
-               "omit it to use the server's own scope. No '..', no leading '/'.")
-SubScope = Annotated[str | None, Field(description=_SCOPE_HELP)]
-AsOf = Annotated[datetime | None, Field(description=(
-    "Transaction time, ISO 8601 with a UTC offset (e.g. '2024-05-01T00:00:00Z'): answer with "
-    "what the memory believed then. Omit for now."))]
-ValidAt = Annotated[datetime | None, Field(description=(
-    "Valid time, ISO 8601 with a UTC offset: answer with what was true in the world then. "
-    "Omit for now."))]
 
 
 

@@ -37,7 +37,6 @@ from .._errors import GraphMemError, InvalidInputError, Neo4jUnavailableError
 from .._models import MemoryRecord
 from .._version import __version__
 
-EMBEDDERS = ("wordllama", "hashing", "none")
 Kind = Literal["fact", "episode", "entity", "insight", "procedure"]
 Role = Literal["user", "assistant", "tool", "system", "event"]
 
@@ -56,7 +55,7 @@ _ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_
 _CHANGE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 
 
-from ._mcp_support import ServerConfig, _Bounds, _line, _lines, _when  # noqa: E402,F401
+from ._mcp_support import EMBEDDERS, ServerConfig, _Bounds, _line, _lines, _when  # noqa: E402,F401
 
 
 @contextmanager
