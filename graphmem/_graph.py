@@ -41,7 +41,7 @@ def snake(name: str) -> str:
 
 
 def kinds(selected: Iterable[str] | None) -> list[str]:
-    """The kinds to include: all five by default, else the given ones (checked)."""
+    """The kinds to include: every kind recall knows by default, else the given ones (checked)."""
     if selected is None:
         return list(KINDS)
     if isinstance(selected, str):

@@ -87,7 +87,7 @@ def test_kinds_and_scope_narrow_the_graph(mem, clock):
     top = mem.graph(scope="acme")  # the facts live one level down: invisible from above
     assert set(top) == {m[k].id for k in ("ann", "acme", "paris", "berlin")}
     with pytest.raises(InvalidInputError) as err:
-        mem.graph(scope=SCOPE, kinds=["note"])
+        mem.graph(scope=SCOPE, kinds=["gossip"])
     assert err.value.field == "kinds"
 
 
