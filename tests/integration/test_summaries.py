@@ -45,6 +45,7 @@ def test_a_sixty_message_session_summarises_its_overflow_and_cites_it(clocked):
     # nothing new fell out of the window: no model call, no summary
     assert memory.summarize("s1", scope=SCOPE, llm=model, window=20) is None and model.calls == 1
     # ten more messages push messages 40..49 out of the window
+    clock.tick(seconds=1)
     memory.ingest(said(10, start=60), scope=SCOPE, llm=None, session_id="s1", user_id="ann")
     second = memory.summarize("s1", scope=SCOPE, llm=summary_model("Topics 40 to 49."), window=20)
     assert set(second.cites) == {e.id for e in memory.messages("s1", scope=SCOPE, max_messages=100)[40:50]}
@@ -60,8 +61,10 @@ def test_at_max_count_the_two_oldest_are_folded_not_lost(clocked):
     memory, clock = clocked
     memory.ingest(said(4), scope=SCOPE, llm=None, session_id="s1", user_id="ann")
     first = memory.summarize("s1", scope=SCOPE, llm=summary_model("first part"), window=2, max_count=2)
+    clock.tick(seconds=1)  # messages of a later batch happen later (ties would order by id)
     memory.ingest(said(2, start=4), scope=SCOPE, llm=None, session_id="s1", user_id="ann")
     second = memory.summarize("s1", scope=SCOPE, llm=summary_model("second part"), window=2, max_count=2)
+    clock.tick(seconds=1)
     memory.ingest(said(2, start=6), scope=SCOPE, llm=None, session_id="s1", user_id="ann")
     clock.tick(minutes=1)
     # at the limit: the model must merge the two oldest; a reply without the merge is retried
