@@ -208,25 +208,21 @@ def duplicate_probe(new: list[FactRow]) -> tuple[list[dict[str, Any]], dict[str,
     the caller chose is never a duplicate: the caller decides what is one record."""
     probe: list[dict[str, Any]] = []
     repeats: dict[str, str] = {}
-    first: dict[tuple[Any, ...], str] = {}
+    first: dict[tuple[Any, ...], tuple[str, Any]] = {}  # key -> (id, start) of its first row
     for fact in new:
         if fact["explicitId"]:
             continue
         p = fact["props"]
         stated = p["validFrom"] if p["validFromStated"] else None
         key = (p["scope"], p["textKey"], p["provenance"], p["subject"], p["predicate"], p["object"], p["validTo"])
-        if key in first and (stated is None or stated == _start_of(new, first[key])):
-            repeats[p["id"]] = first[key]
+        if key in first and (stated is None or stated == first[key][1]):
+            repeats[p["id"]] = first[key][0]
             continue
-        first.setdefault(key, p["id"])
+        first.setdefault(key, (p["id"], p["validFrom"]))
         probe.append({"id": p["id"], "scope": p["scope"], "key": p["textKey"], "provenance": p["provenance"],
                       "subject": p["subject"], "predicate": p["predicate"], "object": p["object"],
                       "validFrom": stated, "validTo": p["validTo"]})
     return probe, repeats
-
-
-def _start_of(rows: list[FactRow], rid: str) -> Any:
-    return next(r["props"]["validFrom"] for r in rows if r["props"]["id"] == rid)
 
 
 def tombstone_probe(fresh: list[FactRow]) -> list[dict[str, Any]]:
