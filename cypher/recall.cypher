@@ -70,7 +70,7 @@ CALL (inScope, total, exact) {
     RETURN m, vector.similarity.cosine(m.embedding, $vector) AS semantic
   }
   // a window of a long episode stands for its episode (its best window's score)
-  WITH coalesce(head([(m)-[:PART_OF]->(whole:Episode) | whole]), m) AS m, semantic
+  WITH CASE WHEN m:Chunk THEN head([(m)-[:PART_OF]->(whole:Episode) | whole]) ELSE m END AS m, semantic
   WITH m, max(semantic) AS semantic
   WHERE {{recall_filter(m)}}
   WITH m, semantic ORDER BY semantic DESC, m.id LIMIT $semanticFetch

@@ -48,6 +48,15 @@ def fold_key(name: str) -> str:
     return check.text_key(stripped)
 
 
+def subject_params(subject: Any, *, required: bool) -> dict[str, Any]:
+    """The ``$subject`` / ``$subjectKey`` parameters of the ``subject_match`` fragment: the
+    name as given and its folded key (None for both when no subject is asked for)."""
+    if subject is None and not required:
+        return {"subject": None, "subjectKey": None}
+    name = check.identifier(subject, "subject")
+    return {"subject": name, "subjectKey": fold_key(name)}
+
+
 def fold_keys(names: Iterable[str]) -> list[str]:
     return sorted({key for key in (fold_key(n) for n in names) if key})
 

@@ -234,7 +234,7 @@ class AsyncFactsMixin(AsyncHost):
         ignored)."""
         rows = await self._run.read(
             "fact_history", tenant=self._core.tenant, predicate=check.predicate(predicate),
-            chain=_scopes.chain(_scopes.check_path(scope)), **_subject(subject, required=True),
+            chain=_scopes.chain(_scopes.check_path(scope)), **_entities.subject_params(subject, required=True),
         )
         return [record_of(Fact, r["node"], superseded_by=r["supersededBy"]) for r in rows]
 
@@ -255,16 +255,9 @@ class AsyncFactsMixin(AsyncHost):
         as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
         rows = await self._run.read(
             "fact_list", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
-            **_subject(subject, required=False),
+            **_entities.subject_params(subject, required=False),
             predicate=check.predicate(predicate), asOf=as_of_t, validAt=valid_t,
             includeInvalidated=bool(include_invalidated),
         )
         return [record_of(Fact, r["node"]) for r in rows]
 
-
-def _subject(subject: Any, *, required: bool) -> dict[str, Any]:
-    """The ``$subject`` / ``$subjectKey`` parameters of fragment subject_match."""
-    if subject is None and not required:
-        return {"subject": None, "subjectKey": None}
-    name = check.identifier(subject, "subject")
-    return {"subject": name, "subjectKey": _entities.fold_key(name)}

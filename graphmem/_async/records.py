@@ -47,12 +47,10 @@ class AsyncRecordsMixin(AsyncHost):
         chain = _scopes.chain(_scopes.check_path(scope))
         if id is None and text is None and subject is None and predicate is None:
             raise InvalidInputError("id", "forget() needs at least one of id, text, subject, predicate")
-        name = check.identifier(subject, "subject", allow_none=True)
         params = {
             "id": check.identifier(id, "id", allow_none=True),
             "textKey": None if text is None else check.text_key(check.text(text, "text")),
-            "subject": name,
-            "subjectKey": None if name is None else _entities.fold_key(name),
+            **_entities.subject_params(subject, required=False),
             "predicate": check.predicate(predicate),
         }
         now = self._core.now()
