@@ -25,7 +25,8 @@ from typing import Any
 from . import _scopes
 from . import _validate as check
 from ._errors import InvalidInputError
-from ._graph import EDGE_TYPES, KINDS
+from ._graph import EDGE_TYPES
+from ._recall import KINDS
 
 FORMAT = "graphmem-export"
 VERSION = 1

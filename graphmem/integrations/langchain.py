@@ -20,7 +20,6 @@ from .._errors import InvalidInputError
 from .._fusion import ScoredMemory
 from .._recall import KINDS
 from ._bridge import acall, call, check_memory
-from ._lc_common import _iso
 from ._lc_history import GraphMemChatMessageHistory, episode_message
 from ._lc_tools import memory_tools
 
@@ -28,6 +27,10 @@ __all__ = ["GraphMemChatMessageHistory", "GraphMemRetriever", "episode_message",
 
 
 # -- retriever ------------------------------------------------------------------------
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
 class GraphMemRetriever(BaseRetriever):
     """Documents from ``recall``: ``page_content`` is the memory's text, ``metadata`` its
     id, kind, scope, score and score parts, provenance, status, valid time, session id and

@@ -225,7 +225,7 @@ class GraphMemStore(BaseStore):
         ops, reads, puts = self._plan(ops)
         writes = self._writes(puts)
         if self.embeddings is not None:
-            for read, text in self._queries(ops, reads):
+            for read, text in self._queries(reads):
                 read["vector"] = await self.embeddings.aembed_query(text)
             todo = [w for w in writes if w["embed"]]
             if todo:
@@ -236,7 +236,7 @@ class GraphMemStore(BaseStore):
     def _embed_sync(self, ops: list[Op], reads: list[dict[str, Any]], writes: list[dict[str, Any]]) -> None:
         if self.embeddings is None:
             return
-        for read, text in self._queries(ops, reads):
+        for read, text in self._queries(reads):
             read["vector"] = self.embeddings.embed_query(text)
         todo = [w for w in writes if w["embed"]]
         if todo:
@@ -244,7 +244,7 @@ class GraphMemStore(BaseStore):
                 w["embedding"] = vector
 
     @staticmethod
-    def _queries(ops: list[Op], reads: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
+    def _queries(reads: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
         searches = [r for r in reads if r["op"] == "search"]
         return [(r, r["query"]) for r in searches if r["query"]]
 
