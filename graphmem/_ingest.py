@@ -112,7 +112,7 @@ def messages(items: Any, occurred_at: datetime | None, now: datetime) -> list[di
             raise InvalidInputError(field, f"must be a message or a mapping, got {type(item).__name__}")
         if role not in ROLES:
             raise InvalidInputError(f"{field}.role", f"{role!r} is not one of {', '.join(sorted(ROLES))}")
-        out.append({"role": ROLES[role], "content": check.text(content, f"{field}.content", limit=check.MAX_EPISODE_LENGTH),
+        out.append({"role": ROLES[role], "content": check.text(check.scrubbed(content), f"{field}.content", limit=check.MAX_EPISODE_LENGTH),
                     "occurred_at": when or base + timedelta(microseconds=i),
                     "id": check.identifier(mid, f"{field}.id", allow_none=True)})
     if not out:

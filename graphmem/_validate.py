@@ -93,6 +93,13 @@ def plain(value: str, field: str) -> str:
     return value
 
 
+def scrubbed(value: Any) -> Any:
+    """An observation as it can be stored: control characters (tab, newline and carriage
+    return aside) and lone surrogates replaced by U+FFFD. Episodes are what someone said or a
+    tool printed, kept rather than refused (LongMemEval's own turns hold U+0090)."""
+    return _FORBIDDEN_IN_TEXT.sub("\ufffd", value) if isinstance(value, str) else value
+
+
 def literal(value: Any, field: str = "object") -> str | None:
     """A fact's ``object``: None, or a string of at most ``MAX_OBJECT_LENGTH`` plain characters."""
     if value is None:
