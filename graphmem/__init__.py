@@ -23,6 +23,7 @@ Constants:
 from typing import Any as _Any
 
 from ._async.memory import AsyncMemory
+from ._background import AsyncTurnHandle, TurnHandle
 from ._connection import connect, verify_connectivity
 from ._context import estimate_tokens
 from ._core import DEFAULT_EMBEDDER
@@ -33,6 +34,7 @@ from ._embeddings import HashingEmbedder, WordLlamaEmbedder
 from ._errors import (
     ConfigurationError,
     ConflictError,
+    ExtractionTimeoutError,
     GraphMemError,
     InvalidInputError,
     LauncherError,
@@ -42,6 +44,7 @@ from ._errors import (
     SchemaError,
     TemplateError,
 )
+from ._events import MemoryEvent
 from ._facts import DEFAULT_SINGLE_VALUED
 from ._fusion import ScoredMemory, ScoreParts
 from ._graph import from_json as graph_from_json
@@ -73,6 +76,7 @@ from ._profile import Profile
 from ._recall import RecallSettings, RecallWeights
 from ._settings import Settings
 from ._sync.memory import Memory
+from ._turn import TurnResult
 from ._validate import MAX_EPISODE_LENGTH, MAX_TEXT_LENGTH
 from ._version import __version__
 
@@ -90,6 +94,7 @@ __all__ = [
     "MAX_EPISODE_LENGTH",
     "MAX_TEXT_LENGTH",
     "AsyncMemory",
+    "AsyncTurnHandle",
     "ConfigurationError",
     "ConflictError",
     "Correction",
@@ -101,6 +106,7 @@ __all__ = [
     "DroppedInsight",
     "Entity",
     "Episode",
+    "ExtractionTimeoutError",
     "Fact",
     "GraphMemError",
     "HashingEmbedder",
@@ -111,6 +117,7 @@ __all__ = [
     "LearningSettings",
     "MaintenanceReport",
     "Memory",
+    "MemoryEvent",
     "MemoryRecord",
     "ModelError",
     "Neo4jUnavailableError",
@@ -137,6 +144,8 @@ __all__ = [
     "Supersession",
     "TemplateError",
     "ToolCall",
+    "TurnHandle",
+    "TurnResult",
     "WordLlamaEmbedder",
     "__version__",
     "connect",

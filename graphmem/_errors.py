@@ -126,3 +126,8 @@ def translated_errors(*, user: str | None = None) -> Iterator[None]:
         raise ConfigurationError(f"the Neo4j driver refused its configuration: {redact(str(exc))}") from exc
     except (DriverError, OSError) as exc:
         raise Neo4jUnavailableError(f"Neo4j driver error: {redact(str(exc))}; {NEO4J_HOW_TO}") from exc
+
+
+class ExtractionTimeoutError(GraphMemError, TimeoutError):
+    """Background extraction (``after_turn``) was still running when a wait for it timed
+    out; it goes on running, and a later wait picks it up."""

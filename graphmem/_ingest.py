@@ -74,6 +74,8 @@ class IngestResult(BaseModel):
     """What the model extracted that was not written, and why."""
     notes: tuple[str, ...] = ()
     """Remarks on the extraction, e.g. a time expression that was not understood."""
+    profile: tuple[str, ...] = ()
+    """The profile fields of ``user_id`` this call filled (see ``Memory.profile``)."""
     model_calls: int = 0
     """How many chat-model calls the call made (retries included)."""
     error: str | None = None

@@ -126,6 +126,11 @@ def learned(draft: ProfileDraft, current: Mapping[str, Fact]) -> dict[str, str]:
     return out
 
 
+def field_of(fact: Fact) -> str:
+    """The profile field a fact holds (its predicate without the prefix)."""
+    return (fact.predicate or "")[len(PREFIX):]
+
+
 def build(user_id: str, facts: Iterable[Fact]) -> Profile:
     """The profile the current ``facts`` about the user hold. Where two values are current
     for one field (a person's value and a later extracted one: extraction never ends a

@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ._profile import ProfileDraft
+
 
 class InsightDraft(BaseModel):
     """One higher-order observation and the evidence ids it rests on."""
@@ -104,6 +106,9 @@ class Extraction(BaseModel):
 
     entities: list[EntityDraft] = Field(description="every entity the facts mention")
     facts: list[FactDraft] = Field(description="the statements; empty when the messages state nothing lasting")
+    profile: ProfileDraft | None = Field(default=None, description="what the user states about themself "
+                                         "(name, role, time zone, language, location, other lasting facts); "
+                                         "leave out what they do not say")
 
 
 class Verdict(BaseModel):
@@ -124,7 +129,8 @@ EXTRACT_SYSTEM = (
     "Copy time expressions verbatim ('yesterday', 'last March'); do not compute dates. Mark "
     "a fact 'corrects' only when the speaker says an earlier statement was wrong, and "
     "'replaces' when it says a value changed ('now prefers', 'switched to', 'no longer'). Number "
-    "the source messages of each fact. Extract nothing from small talk."
+    "the source messages of each fact. When the user says who they are (name, role, time zone, "
+    "language, location), fill 'profile' too. Extract nothing from small talk."
 )
 
 JUDGE_SYSTEM = (

@@ -69,6 +69,7 @@ class AsyncCorrectionsMixin(AsyncHost):
                 kinds=_corrections.CONTRADICTABLE, automatic=AUTOMATIC,
                 threshold=self._core.neo4j_similarity(), now=now)]
             await self._after_invalidation(tx, invalidated, invalidated, now)
+            tx.emit("invalidated", invalidated, reason="corrected", scope=props["scope"])
             return record_of(Correction, created[0]["node"])
 
         return await self._run.write(work)

@@ -53,6 +53,7 @@ class AsyncCurationMixin(AsyncHost):
                     "curation_dedupe", tenant=tenant, kinds=_curation.CURATED, automatic=AUTOMATIC, limit=limit,
                     now=now, **_curation.subtree(scope))]
                 await self._after_invalidation(tx, ids, ids, now)
+                tx.emit("invalidated", ids, reason="duplicate", scope=scope)
                 return len(ids)
 
             done = await self._run.write(work)
@@ -127,6 +128,7 @@ class AsyncCurationMixin(AsyncHost):
             await tx.run("fact_create", tenant=tenant, rows=[row], now=now)
             merged = [r["id"] for r in await tx.run("curation_merge", tenant=tenant, by=props["id"], ids=ids, now=now)]
             await self._after_invalidation(tx, merged, merged, now)
+            tx.emit("invalidated", merged, reason="merged", scope=props["scope"])
             fresh = await tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
             return record_of(Fact, fresh[0]["node"]), len(merged)
 
@@ -164,6 +166,7 @@ class AsyncCurationMixin(AsyncHost):
                     "curation_prune", tenant=tenant, kinds=_curation.CURATED, provenances=sources, olderThan=cutoff,
                     limit=limit, now=now, **_curation.subtree(scope))]
                 await self._after_invalidation(tx, ids, ids, now)
+                tx.emit("pruned", ids, reason="pruned", scope=scope)
                 return len(ids)
 
             done = await self._run.write(work)

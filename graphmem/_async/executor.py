@@ -24,6 +24,7 @@ from neo4j.exceptions import ConstraintError, DriverError, Neo4jError, ServiceUn
 
 from .. import _templates
 from .._errors import translated_errors
+from .._events import Emitter, Pending, pending
 from .._records import row
 from .._retry import async_pause
 
@@ -35,11 +36,18 @@ _MAX_DELAY = 1.0
 
 
 class AsyncTx:
-    """One open transaction; ``run`` executes a template inside it."""
+    """One open transaction; ``run`` executes a template inside it, ``emit`` notes an
+    event to publish if (and once) it commits."""
 
     def __init__(self, tx: AsyncManagedTransaction, tracer: Tracer | None) -> None:
         self._tx = tx
         self._tracer = tracer
+        self.events: list[Pending] = []
+
+    def emit(self, kind: str, ids: Any = (), **fields: Any) -> None:
+        event = pending(kind, ids, **fields)
+        if event is not None:
+            self.events.append(event)
 
     async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
         template = _templates.get(name)
@@ -74,6 +82,7 @@ class AsyncExecutor:
         self.connection_timeout = connection_timeout
         self.max_retry_time = max_retry_time
         self.conflict_retries = conflict_retries
+        self.events: Emitter | None = None
         self._owns_driver = owns_driver
 
     def _session(self) -> AsyncSession:
@@ -126,12 +135,18 @@ class AsyncExecutor:
         ``work`` may run more than once (see the module docstring): it must read before
         it creates, and keep no state of its own between attempts."""
 
+        attempts: list[AsyncTx] = []
+
         async def unit(tx: AsyncManagedTransaction) -> T:
-            return await work(AsyncTx(tx, self.tracer))
+            attempts.append(AsyncTx(tx, self.tracer))
+            return await work(attempts[-1])
 
         async def attempt() -> T:
             async with self._session() as session:
-                return await session.execute_write(unit)
+                out = await session.execute_write(unit)
+            if self.events is not None and attempts[-1].events:  # committed: its events happened
+                self.events.publish(attempts[-1].events)
+            return out
 
         return await self._retrying(attempt, write=True)
 

@@ -151,6 +151,8 @@ class AsyncFactsMixin(AsyncHost):
                 changed += r["closed"]
                 invalidated += r["replaced"]
         await self._after_invalidation(tx, changed + invalidated, invalidated, now)
+        tx.emit("superseded", changed, reason="changed")
+        tx.emit("invalidated", invalidated, reason="corrected")
         if effects is not None:
             effects.setdefault("closed", []).extend(changed)
             effects.setdefault("replaced", []).extend(invalidated)
@@ -221,6 +223,7 @@ class AsyncFactsMixin(AsyncHost):
                     "fact_collisions", tenant=tenant, id=new_id, chain=row["chain"],
                     threshold=self._core.neo4j_similarity(), now=now)]
             await self._after_invalidation(tx, invalidated, invalidated, now)
+            tx.emit("invalidated", invalidated, reason="corrected", scope=old.scope)
             await self._supersede(tx, [row], now)
             fresh = await tx.run("memory_existing", tenant=tenant, ids=[new_id])
             return record_of(Fact, fresh[0]["node"])

@@ -8,11 +8,14 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Protocol
 
+from .. import _ingest
+from .._background import AsyncBackground
 from .._core import Core
+from .._events import Emitter
 from .._facts import FactRow
 from .._fusion import ScoredMemory
 from .._learning import LearningSettings
-from .._models import Entity, Episode, Fact, Note, Record, Summary
+from .._models import Entity, Episode, Fact, Note, Procedure, Record, Summary
 from .._recall import RecallSettings
 from .._vectors import Vector
 from .executor import AsyncExecutor, AsyncTx
@@ -25,6 +28,8 @@ class AsyncHost(Protocol):
     _learning: LearningSettings
     _llm: AsyncLlmCaller
     _recall_settings: RecallSettings
+    _events: Emitter
+    _background: AsyncBackground
 
     async def _known_dimension(self) -> int | None: ...
 
@@ -46,6 +51,17 @@ class AsyncHost(Protocol):
     async def _merge_entity(self, tx: AsyncTx, node: dict[str, Any], props: dict[str, Any]) -> Entity: ...
 
     async def get(self, id: str) -> Record | None: ...
+
+    async def ingest(self, messages: Iterable[Any], *, scope: str, llm: Any, session_id: str | None = None,
+                     occurred_at: datetime | None = None, timezone: str = "UTC", user_id: str | None = None,
+                     agent_id: str | None = None) -> _ingest.IngestResult: ...
+
+    async def _extract_reported(self, llm: Any, msgs: list[dict[str, Any]], stored: list[Episode], scope: str,
+                                tz: Any, now: datetime, who: dict[str, Any]) -> _ingest.IngestResult: ...
+
+    async def _induce(self, calls: list[Any], episode_ids: list[str], *, scope: str, llm: Any, text: str | None,
+                      trigger: str | None, condition: str | None, priority: int,
+                      session_id: str | None) -> Procedure: ...
 
     async def messages(self, session_id: str, *, scope: str, max_messages: int = 50,
                        max_tokens: int | None = None) -> list[Episode]: ...

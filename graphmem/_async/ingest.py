@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from .. import _dates, _entities, _episodes, _facts, _ingest, _props, _scopes
+from .. import _dates, _entities, _episodes, _facts, _ingest, _profile, _props, _scopes
 from .. import _validate as check
 from .._errors import ConflictError, InvalidInputError, ModelError
 from .._facts import AUTOMATIC
@@ -56,7 +56,9 @@ class AsyncIngestMixin(AsyncHost):
         asked (one more call) only about grey-band pairs. Only ``extraction`` records are
         retired automatically; forgotten statements are not re-extracted. If the model
         fails after its retries, the episodes are kept and the error is reported in the
-        result. ``llm=None`` stores the episodes only."""
+        result. ``llm=None`` stores the episodes only. With ``user_id``, what the user
+        says about themself fills their profile (``profile()``) by the same call, with
+        provenance ``extraction``: a value a person gave is never replaced."""
         scope = _scopes.check_path(scope)
         check_llm(llm, allow_none=True)
         if not isinstance(timezone, str):
@@ -146,6 +148,8 @@ class AsyncIngestMixin(AsyncHost):
         try:
             result = await self._extract(llm, msgs, [e.id for e in stored], scope, tz, now, tally, who)
         except ModelError as exc:
+            self._events.emit("extraction_failed", [e.id for e in stored], scope=scope, error=str(exc),
+                              detail={"purpose": "ingest", "model_calls": len(tally)})
             return _ingest.IngestResult(episodes=tuple(stored), model_calls=len(tally), error=str(exc))
         return result.model_copy(update={"episodes": tuple(stored)})
 
@@ -191,15 +195,39 @@ class AsyncIngestMixin(AsyncHost):
         for (_, plan), row in zip(plans, fact_rows):
             plan["embedding"] = row["props"]["embedding"]
         decisions = await self._contradictions(llm, plans, chain, now, tally)
+        profile_rows = await self._profile_rows(extraction, who, scope, episode_ids, now)
 
         async def work(tx: AsyncTx) -> _ingest.IngestResult:
-            return await self._land(tx, entities, entity_rows, plans, decisions, msgs, episode_ids, scope, chain,
-                                    now, who, list(skipped), list(notes), tally)
+            result = await self._land(tx, entities, entity_rows, plans, decisions, msgs, episode_ids, scope, chain,
+                                      now, who, list(skipped), list(notes), tally)
+            if not profile_rows:
+                return result
+            learned = await self._create_facts(tx, profile_rows, now)
+            return result.model_copy(update={"profile": tuple(
+                _profile.field_of(f) for f in learned if f.id in {r["props"]["id"] for r in profile_rows})})
 
         try:
             return await self._run.write(work)
         except ConflictError:  # a concurrent ingest created one of these entities first: resolve again
             return await self._run.write(work)
+
+    async def _profile_rows(self, extraction: Extraction, who: dict[str, Any], scope: str, episode_ids: list[str],
+                            now: datetime) -> list[Any]:
+        """The facts that fill the profile of ``who["user_id"]`` with what the extraction
+        found about them (none without a user, or for fields a person gave)."""
+        user_id = who.get("user_id")
+        if user_id is None or extraction.profile is None:
+            return []
+        current = _profile.chosen(await self.facts(scope=scope, subject=_profile.subject(user_id)))
+        fields = _profile.learned(extraction.profile, current)
+        if not fields:
+            return []
+        items = _profile.items(user_id, fields, scope=scope, provenance=Provenance.EXTRACTION, valid_from=None,
+                               derived_from=episode_ids)
+        rows = _facts.rows(items, tenant=self._core.tenant, now=now, single_valued=self._core.single_valued_predicates,
+                           dimension=self._core.dimension)
+        await self._embed(rows, ["profile"] * len(rows))
+        return rows
 
     async def _resolve(self, tx: AsyncTx | None, row: dict[str, Any], chain: list[str]) -> tuple[str, Any, float]:
         """How one extracted entity resolves: ('found', node) by name or alias, ('similar',
@@ -332,6 +360,11 @@ class AsyncIngestMixin(AsyncHost):
                         "memory_invalidate", tenant=tenant, ids=[old_id], reason=reason, by=rid, note=None, now=now)]
         if retired or replaced:
             await self._after_invalidation(tx, retired + replaced, retired, now)
+            tx.emit("superseded", replaced, reason="changed", scope=scope)
+            for reason in ("corrected", "contradicted"):
+                tx.emit("invalidated", [old for i in kept if (d := decisions.get(i)) and d[0] == "retire"
+                                        for old, why in d[1] if why == reason and old in retired],
+                        reason=reason, scope=scope)
         effects.setdefault("closed", []).extend(replaced)
         links = _ingest.mentions(entities, ids, msgs, episode_ids, items)
         if links:

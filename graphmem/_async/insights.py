@@ -170,6 +170,8 @@ class AsyncInsightsMixin(AsyncHost):
         async def work(tx: AsyncTx) -> _insights.MaintenanceReport:
             raised = await tx.run("insight_fact_corroboration", threshold=threshold, **args)
             pruned = await tx.run("insight_prune", **args)
+            tx.emit("pruned", [r["id"] for r in pruned if not r["unsupported"]], reason="pruned", scope=scope)
+            tx.emit("pruned", [r["id"] for r in pruned if r["unsupported"]], reason="unsupported", scope=scope)
             return _insights.MaintenanceReport(
                 corroborated={r["id"]: r["points"] for r in raised},
                 pruned=tuple(r["id"] for r in pruned if not r["unsupported"]),

@@ -101,6 +101,7 @@ class AsyncNotesMixin(AsyncHost):
                 assert plan.target is not None
                 await tx.run("memory_invalidate", tenant=tenant, ids=[plan.target.id], reason="removed",
                              by=None, note=None, now=now)
+                tx.emit("invalidated", [plan.target.id], reason="removed", scope=path)
                 return _notes.result(kept, limit)
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([path]))
             created = record_of(Note, (await tx.run("note_create", tenant=tenant, props=row["props"],
@@ -108,6 +109,7 @@ class AsyncNotesMixin(AsyncHost):
             if plan.target is not None:
                 await tx.run("memory_invalidate", tenant=tenant, ids=[plan.target.id], reason="edited",
                              by=created.id, note=None, now=now)
+                tx.emit("invalidated", [plan.target.id], reason="edited", scope=path)
             return _notes.result([*kept, created], limit, note=created)
 
         return await self._run.write(work)

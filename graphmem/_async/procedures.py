@@ -88,12 +88,20 @@ class AsyncProceduresMixin(AsyncHost):
         scope = _scopes.check_path(scope)
         check_llm(llm, allow_none=True)
         calls, episode_ids = _procedures.split_trajectory(trajectory)
-        tenant = self._core.tenant
-        chain = _scopes.chain(scope)
         if episode_ids:
-            nodes = {r["node"]["id"]: r["node"] for r in await self._run.read("memory_existing", tenant=tenant, ids=episode_ids)}
+            chain = _scopes.chain(scope)
+            nodes = {r["node"]["id"]: r["node"] for r in await self._run.read("memory_existing", tenant=self._core.tenant, ids=episode_ids)}
             calls = [_procedures.parse_episode(record_of(Episode, _visible_episode(nodes.get(eid), eid, i, chain)), f"trajectory[{i}]")
                      for i, eid in enumerate(episode_ids)]
+        return await self._induce(calls, episode_ids, scope=scope, llm=llm, text=text, trigger=trigger,
+                                  condition=condition, priority=priority, session_id=session_id)
+
+    async def _induce(self, calls: list[_procedures.ToolCall], episode_ids: list[str], *, scope: str, llm: Any, text: str | None,
+                      trigger: str | None, condition: str | None, priority: int, session_id: str | None) -> Procedure:
+        """``induce_procedure`` for checked ``calls``: citing ``episode_ids`` (stored episodes
+        that show the calls), or, when there are none, the calls stored as tool episodes."""
+        tenant = self._core.tenant
+        chain = _scopes.chain(scope)
         now = self._core.now()
         episodes = [] if episode_ids else [
             _episodes.row(
@@ -141,6 +149,7 @@ class AsyncProceduresMixin(AsyncHost):
             if merged_from is not None:
                 await tx.run("memory_invalidate", tenant=tenant, ids=[merged_from], reason="merged",
                              by=node["id"], note=None, now=now)
+                tx.emit("invalidated", [merged_from], reason="merged", scope=scope)
             return record_of(Procedure, created[0]["node"])
 
         return await self._run.write(work)
@@ -210,6 +219,8 @@ class AsyncProceduresMixin(AsyncHost):
             rows = await tx.run("procedure_outcome", tenant=tenant, id=procedure_id, success=success, now=now,
                                 episodeId=episode_id, minOutcomes=self._learning.min_outcomes,
                                 maxFailureRate=bound, entry=entry)
+            if rows[0]["demoted"]:
+                tx.emit("demoted", [procedure_id], reason=f"failure rate above {bound:g}", scope=node["scope"])
             return record_of(Procedure, rows[0]["node"])
 
         return await self._run.write(work)

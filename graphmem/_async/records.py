@@ -59,6 +59,7 @@ class AsyncRecordsMixin(AsyncHost):
         async def work(tx: AsyncTx) -> int:
             ids = [r["id"] for r in await tx.run("memory_forget", tenant=tenant, chain=chain, now=now, **params)]
             await self._after_invalidation(tx, ids, ids, now)
+            tx.emit("invalidated", ids, reason="forgotten", scope=chain[-1])
             return len(ids)
 
         return await self._run.write(work)

@@ -69,6 +69,9 @@ class AsyncSummariesMixin(AsyncHost):
             if fold:
                 await tx.run("memory_invalidate", tenant=tenant, ids=[s.id for s in fold], reason="folded",
                              by=created[0].id, note=None, now=now)
+                tx.emit("invalidated", [s.id for s in fold], reason="folded", scope=path)
+            tx.emit("summary_created", [c.id for c in reversed(created)], scope=path,
+                    detail={"session_id": session_id, "covers": len(created[-1].cites)})
             return created[-1]
 
         return await self._run.write(work)

@@ -71,6 +71,7 @@ class CorrectionsMixin(Host):
                 kinds=_corrections.CONTRADICTABLE, automatic=AUTOMATIC,
                 threshold=self._core.neo4j_similarity(), now=now)]
             self._after_invalidation(tx, invalidated, invalidated, now)
+            tx.emit("invalidated", invalidated, reason="corrected", scope=props["scope"])
             return record_of(Correction, created[0]["node"])
 
         return self._run.write(work)

@@ -55,6 +55,7 @@ class CurationMixin(Host):
                     "curation_dedupe", tenant=tenant, kinds=_curation.CURATED, automatic=AUTOMATIC, limit=limit,
                     now=now, **_curation.subtree(scope))]
                 self._after_invalidation(tx, ids, ids, now)
+                tx.emit("invalidated", ids, reason="duplicate", scope=scope)
                 return len(ids)
 
             done = self._run.write(work)
@@ -129,6 +130,7 @@ class CurationMixin(Host):
             tx.run("fact_create", tenant=tenant, rows=[row], now=now)
             merged = [r["id"] for r in tx.run("curation_merge", tenant=tenant, by=props["id"], ids=ids, now=now)]
             self._after_invalidation(tx, merged, merged, now)
+            tx.emit("invalidated", merged, reason="merged", scope=props["scope"])
             fresh = tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
             return record_of(Fact, fresh[0]["node"]), len(merged)
 
@@ -166,6 +168,7 @@ class CurationMixin(Host):
                     "curation_prune", tenant=tenant, kinds=_curation.CURATED, provenances=sources, olderThan=cutoff,
                     limit=limit, now=now, **_curation.subtree(scope))]
                 self._after_invalidation(tx, ids, ids, now)
+                tx.emit("pruned", ids, reason="pruned", scope=scope)
                 return len(ids)
 
             done = self._run.write(work)

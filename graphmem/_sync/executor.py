@@ -26,6 +26,7 @@ from neo4j.exceptions import ConstraintError, DriverError, Neo4jError, ServiceUn
 
 from .. import _templates
 from .._errors import translated_errors
+from .._events import Emitter, Pending, pending
 from .._records import row
 from .._retry import pause
 
@@ -37,11 +38,18 @@ _MAX_DELAY = 1.0
 
 
 class Tx:
-    """One open transaction; ``run`` executes a template inside it."""
+    """One open transaction; ``run`` executes a template inside it, ``emit`` notes an
+    event to publish if (and once) it commits."""
 
     def __init__(self, tx: ManagedTransaction, tracer: Tracer | None) -> None:
         self._tx = tx
         self._tracer = tracer
+        self.events: list[Pending] = []
+
+    def emit(self, kind: str, ids: Any = (), **fields: Any) -> None:
+        event = pending(kind, ids, **fields)
+        if event is not None:
+            self.events.append(event)
 
     def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
         template = _templates.get(name)
@@ -76,6 +84,7 @@ class Executor:
         self.connection_timeout = connection_timeout
         self.max_retry_time = max_retry_time
         self.conflict_retries = conflict_retries
+        self.events: Emitter | None = None
         self._owns_driver = owns_driver
 
     def _session(self) -> Session:
@@ -128,12 +137,18 @@ class Executor:
         ``work`` may run more than once (see the module docstring): it must read before
         it creates, and keep no state of its own between attempts."""
 
+        attempts: list[Tx] = []
+
         def unit(tx: ManagedTransaction) -> T:
-            return work(Tx(tx, self.tracer))
+            attempts.append(Tx(tx, self.tracer))
+            return work(attempts[-1])
 
         def attempt() -> T:
             with self._session() as session:
-                return session.execute_write(unit)
+                out = session.execute_write(unit)
+            if self.events is not None and attempts[-1].events:  # committed: its events happened
+                self.events.publish(attempts[-1].events)
+            return out
 
         return self._retrying(attempt, write=True)
 

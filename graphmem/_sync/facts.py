@@ -153,6 +153,8 @@ class FactsMixin(Host):
                 changed += r["closed"]
                 invalidated += r["replaced"]
         self._after_invalidation(tx, changed + invalidated, invalidated, now)
+        tx.emit("superseded", changed, reason="changed")
+        tx.emit("invalidated", invalidated, reason="corrected")
         if effects is not None:
             effects.setdefault("closed", []).extend(changed)
             effects.setdefault("replaced", []).extend(invalidated)
@@ -223,6 +225,7 @@ class FactsMixin(Host):
                     "fact_collisions", tenant=tenant, id=new_id, chain=row["chain"],
                     threshold=self._core.neo4j_similarity(), now=now)]
             self._after_invalidation(tx, invalidated, invalidated, now)
+            tx.emit("invalidated", invalidated, reason="corrected", scope=old.scope)
             self._supersede(tx, [row], now)
             fresh = tx.run("memory_existing", tenant=tenant, ids=[new_id])
             return record_of(Fact, fresh[0]["node"])

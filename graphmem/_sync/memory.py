@@ -14,8 +14,10 @@ from typing import Any
 
 from neo4j import Driver, GraphDatabase
 
+from .._background import Background
 from .._core import DEFAULT_EMBEDDER, Core
 from .._errors import ConfigurationError
+from .._events import Emitter, Hook, check_hook
 from .._learning import LearningSettings
 from .._recall import RecallSettings
 from .._settings import Settings
@@ -75,7 +77,10 @@ class Memory(
     is the cosine at or above which ``correct`` retires extraction facts the correction
     contradicts; ``recall_settings`` tunes recall; ``learning`` tunes insights, procedures and
     model calls; ``driver`` is an existing driver to use instead of opening one (see
-    ``from_driver``). Use it as a context manager, or call ``close()``.
+    ``from_driver``); ``on_event(event)`` is called with a ``MemoryEvent`` after each
+    committed invalidation, supersession, prune, demotion, summary and background
+    extraction (done or failed). Use it as a context manager, or call ``close()``, which
+    first lets ``after_turn`` extractions finish.
     """
 
     def __init__(
@@ -93,7 +98,9 @@ class Memory(
         recall_settings: RecallSettings | None = None,
         learning: LearningSettings | None = None,
         driver: Driver | None = None,
+        on_event: Hook | None = None,
     ) -> None:
+        hook = check_hook(on_event)
         self._core = Core(
             tenant=tenant, embedder=embedder, clock=clock,
             single_valued_predicates=single_valued_predicates,
@@ -117,6 +124,9 @@ class Memory(
             limits = {"user": auth[0], "connection_timeout": settings.connection_timeout,
                       "max_retry_time": settings.max_retry_time}
         self._run = Executor(driver, database=database, tracer=tracer, owns_driver=owns, **limits)
+        self._events = Emitter(hook, tenant=self._core.tenant, clock=self._core.now)
+        self._run.events = self._events
+        self._background = Background()
 
     @classmethod
     def from_driver(cls, driver: Driver, **kwargs: Any) -> Memory:
@@ -135,7 +145,9 @@ class Memory(
         self.close()
 
     def close(self) -> None:
-        """Close the driver if this memory opened it (one passed in by the caller stays open)."""
+        """Let running ``after_turn`` extractions finish, then close the driver if this
+        memory opened it (one passed in by the caller stays open)."""
+        self._background.close()
         self._run.close()
 
     def verify_connectivity(self) -> dict[str, str]:

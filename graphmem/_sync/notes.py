@@ -103,6 +103,7 @@ class NotesMixin(Host):
                 assert plan.target is not None
                 tx.run("memory_invalidate", tenant=tenant, ids=[plan.target.id], reason="removed",
                              by=None, note=None, now=now)
+                tx.emit("invalidated", [plan.target.id], reason="removed", scope=path)
                 return _notes.result(kept, limit)
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([path]))
             created = record_of(Note, (tx.run("note_create", tenant=tenant, props=row["props"],
@@ -110,6 +111,7 @@ class NotesMixin(Host):
             if plan.target is not None:
                 tx.run("memory_invalidate", tenant=tenant, ids=[plan.target.id], reason="edited",
                              by=created.id, note=None, now=now)
+                tx.emit("invalidated", [plan.target.id], reason="edited", scope=path)
             return _notes.result([*kept, created], limit, note=created)
 
         return self._run.write(work)

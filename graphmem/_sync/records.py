@@ -61,6 +61,7 @@ class RecordsMixin(Host):
         def work(tx: Tx) -> int:
             ids = [r["id"] for r in tx.run("memory_forget", tenant=tenant, chain=chain, now=now, **params)]
             self._after_invalidation(tx, ids, ids, now)
+            tx.emit("invalidated", ids, reason="forgotten", scope=chain[-1])
             return len(ids)
 
         return self._run.write(work)

@@ -1,21 +1,108 @@
 # Generated from graphmem/_async/turn.py by tools/unasync.py: do not edit.
 # Edit the async source and run `python tools/unasync.py` to regenerate.
-"""The context for an agent's next turn on ``Memory``: one prompt block with core
+"""An agent's two calls per turn on ``Memory``: ``after_turn`` stores the turn's
+messages at once and learns from them in the background (facts, entities, profile, a
+procedure from its tool calls), and ``context_for_turn`` gives one prompt block with core
 notes, the user's profile, relevant memories, summaries and recent messages, each trimmed
 to its share of a token budget. This file is generated from ``graphmem/_async/turn.py`` by
 ``tools/unasync.py``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
-from .. import _profile, _scopes, _turn
+from .. import _dates, _profile, _scopes, _turn
 from .. import _validate as check
+from .._background import TurnHandle
+from .._errors import InvalidInputError
+from .._models import Episode
 from .host import Host
+from .llm import check_llm
 
 
 class TurnMixin(Host):
+    def after_turn(
+        self,
+        messages: Iterable[Any],
+        *,
+        scope: str,
+        llm: Any = None,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        timezone: str = "UTC",
+        occurred_at: datetime | None = None,
+        learn_procedures: bool = True,
+    ) -> TurnHandle:
+        """Remember a finished turn without making the agent wait for its model calls.
+
+        The messages are stored as episodes before this returns (``handle.episodes``), as
+        ``ingest(..., llm=None)`` would. What is learned from them runs in the background,
+        one turn after another in the order given: with ``llm`` (any langchain-core chat
+        model), extraction of entities, facts and the profile of ``user_id`` (``ingest``'s
+        rules); with ``learn_procedures`` and at least two tool calls in the turn (an AI
+        message's ``tool_calls`` and their tool messages), a quarantined procedure induced
+        from them, citing the turn's episodes. ``handle.result()`` waits for this turn, ``await_extractions()`` for
+        all; a failure is reported in the ``TurnResult`` and as an ``extraction_failed``
+        event, never raised into the background and never lost."""
+        items = list(messages) if isinstance(messages, Iterable) and not isinstance(messages, (str, bytes, Mapping)) \
+            else messages
+        check_llm(llm, allow_none=True)
+        if not isinstance(learn_procedures, bool):
+            raise InvalidInputError("learn_procedures", "must be True or False")
+        stored = (self.ingest(items, scope=scope, llm=None, session_id=session_id, occurred_at=occurred_at,
+                                    timezone=timezone, user_id=user_id, agent_id=agent_id)).episodes
+        calls = _turn.tool_calls(items) if learn_procedures else []
+        if len(calls) < _turn.MIN_TOOL_CALLS:
+            calls = []
+        if llm is None and not calls:
+            return self._background.finished(stored, _turn.TurnResult(episodes=stored))
+        path = _scopes.check_path(scope)
+        who = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
+
+        def work() -> _turn.TurnResult:
+            return self._learn_from_turn(llm, stored, calls, path, timezone, who)
+
+        return self._background.start(stored, work)
+
+    def await_extractions(self, timeout: float | None = None) -> list[_turn.TurnResult]:
+        """Wait for every ``after_turn`` extraction started so far; their results in turn
+        order. ``ExtractionTimeoutError`` after ``timeout`` seconds (they go on running)."""
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0):
+            raise InvalidInputError("timeout", "must be a number of seconds >= 0, or None")
+        return self._background.wait(timeout)
+
+    def _learn_from_turn(self, llm: Any, stored: tuple[Episode, ...], calls: list[Any], scope: str,
+                               timezone: str, who: dict[str, Any]) -> _turn.TurnResult:
+        """The background half of ``after_turn``: every failure caught, reported and kept."""
+        ids = [e.id for e in stored]
+        errors: list[str] = []
+        extraction = procedure = None
+        if llm is not None:
+            msgs = [{"role": e.role, "content": e.text, "occurred_at": e.occurred_at, "id": e.id} for e in stored]
+            try:
+                extraction = self._extract_reported(llm, msgs, list(stored), scope, _dates.zone(timezone),
+                                                          self._core.now(), who)
+                if extraction.error is not None:  # a model failure: its event is out already
+                    errors.append(f"extraction: {extraction.error}")
+            except Exception as exc:  # the database or anything else: reported, never raised into the void
+                errors.append(f"extraction: {_turn.describe(exc)}")
+                self._events.emit("extraction_failed", ids, scope=scope, error=errors[-1],
+                                  detail={"purpose": "after_turn"})
+        if calls:
+            try:
+                procedure = self._induce(calls, ids, scope=scope, llm=llm, text=None, trigger=None, condition=None,
+                                               priority=0, session_id=who["session_id"])
+            except Exception as exc:
+                errors.append(f"procedure: {_turn.describe(exc)}")
+                self._events.emit("extraction_failed", ids, scope=scope, error=errors[-1],
+                                  detail={"purpose": "induce_procedure"})
+        result = _turn.TurnResult(episodes=stored, extraction=extraction, procedure=procedure, errors=tuple(errors))
+        if result.ok:
+            self._events.emit("extraction_done", ids, scope=scope, detail=_turn.tally(result))
+        return result
     def context_for_turn(
         self,
         input: str,

@@ -1,0 +1,105 @@
+"""on_event: invalidations, supersessions, prunes, demotions and summaries are published
+once, after they are committed; a hook that raises never breaks the memory."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from graphmem import LearningSettings, Memory, MemoryEvent
+
+from ..fakes import scripted, tool_answer
+
+SCOPE = "acme"
+
+
+@pytest.fixture
+def watched(neo4j, schema, embedder, tenant):
+    events: list[MemoryEvent] = []
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                on_event=events.append, learning=LearningSettings(min_outcomes=2, max_failure_rate=0.4)) as memory:
+        yield memory, events
+
+
+def kinds(events):
+    return [(e.kind, e.reason) for e in events]
+
+
+def test_supersession_and_correction_and_forget_are_published(watched):
+    memory, events = watched
+    start = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    porto = memory.remember("Ann lives in Porto.", scope=SCOPE, subject="Ann", predicate="lives_in", object="Porto",
+                            single_valued=True, valid_from=start)
+    assert events == []  # nothing ended yet
+    lisbon = memory.remember("Ann lives in Lisbon.", scope=SCOPE, subject="Ann", predicate="lives_in",
+                             object="Lisbon", single_valued=True, valid_from=start + timedelta(days=30))
+    assert kinds(events) == [("superseded", "changed")] and events[0].ids == (porto.id,)
+    fixed = memory.correct(lisbon.id, "Ann lives in Lisboa.", reason="spelling")
+    assert ("invalidated", "corrected") in kinds(events)
+    assert next(e for e in events if e.reason == "corrected").ids == (lisbon.id,)
+    events.clear()
+    assert memory.forget(scope=SCOPE, id=fixed.id) == 1
+    assert kinds(events) == [("invalidated", "forgotten")] and events[0].ids == (fixed.id,)
+    assert events[0].scope == SCOPE and events[0].tenant == memory.tenant
+
+
+def test_a_write_that_changes_nothing_publishes_nothing(watched):
+    memory, events = watched
+    memory.remember("Bob likes tea.", scope=SCOPE)
+    memory.remember("Bob likes tea.", scope=SCOPE)  # a duplicate: returned, not written
+    assert memory.forget(scope=SCOPE, text="nothing like this was said") == 0
+    assert events == []
+
+
+def test_prune_demotion_and_summaries_are_published(watched):
+    memory, events = watched
+    old = memory.remember("The build uses Maven.", scope=SCOPE, provenance="extraction")
+    assert memory.prune(scope=SCOPE, older_than=datetime.now(timezone.utc) + timedelta(days=1))["pruned"] == 1
+    assert kinds(events) == [("pruned", "pruned")] and events[0].ids == (old.id,)
+    events.clear()
+
+    procedure = memory.add_procedure("Deploy", scope=SCOPE, steps=["build", "ship"])
+    memory.validate(procedure.id)
+    memory.record_outcome(procedure.id, False)
+    assert events == []
+    memory.record_outcome(procedure.id, False)
+    assert [e.kind for e in events] == ["demoted"] and events[0].ids == (procedure.id,)
+    events.clear()
+
+    chat = [{"role": "user", "content": f"turn {i} about the trip"} for i in range(6)]
+    memory.ingest(chat, scope=SCOPE, llm=None, session_id="trip")
+    model = scripted(tool_answer("SummaryDraft", {"text": "They talked about the trip."}))
+    summary = memory.summarize("trip", scope=SCOPE, llm=model, window=2)
+    assert [e.kind for e in events] == ["summary_created"] and events[0].ids == (summary.id,)
+    assert events[0].detail == {"session_id": "trip", "covers": 4}
+
+
+def test_a_hook_that_raises_is_logged_and_the_write_stands(neo4j, schema, embedder, tenant, caplog):
+    def broken(event):
+        raise RuntimeError("my exporter is down")
+
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                on_event=broken) as memory:
+        fact = memory.remember("Cleo uses vim.", scope=SCOPE)
+        with caplog.at_level(logging.ERROR, logger="graphmem"):
+            assert memory.forget(scope=SCOPE, id=fact.id) == 1
+        assert memory.get(fact.id).invalidation_reason == "forgotten"
+    assert "on_event hook raised" in caplog.text and "my exporter is down" in caplog.text
+
+
+def test_an_extraction_failure_in_ingest_is_published(watched):
+    memory, events = watched
+    result = memory.ingest([{"role": "user", "content": "I'm Ann."}], scope=SCOPE, llm=scripted(*["no"] * 5))
+    assert result.error is not None
+    assert [e.kind for e in events] == ["extraction_failed"] and events[0].ids == result.episode_ids
+    assert events[0].detail["purpose"] == "ingest"
+
+
+def test_on_event_must_be_callable(neo4j, tenant):
+    from graphmem import InvalidInputError
+
+    with pytest.raises(InvalidInputError) as info:
+        Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=None, on_event="print")
+    assert info.value.field == "on_event"
