@@ -11,6 +11,8 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
+from ._records import json_default
+
 
 class Usage(Exception):
     """A command line that cannot be carried out as given (exit 2)."""
@@ -52,17 +54,9 @@ def _say(message: str) -> None:
 
 def _emit(args: argparse.Namespace, data: Any, human: Callable[[], str]) -> None:
     if args.json:
-        print(json.dumps(data, default=_default, sort_keys=True, ensure_ascii=False))
+        print(json.dumps(data, default=json_default, sort_keys=True, ensure_ascii=False))
     else:
         print(human())
-
-
-def _default(value: Any) -> Any:
-    if isinstance(value, (datetime, date)):
-        return value.isoformat()
-    if isinstance(value, (set, tuple, frozenset)):
-        return list(value)
-    raise TypeError(f"cannot encode {type(value).__name__}")
 
 
 def _short(value: datetime | None) -> str:

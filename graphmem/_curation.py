@@ -121,12 +121,6 @@ def provenances(value: Any) -> list[str]:
     return sorted(set(out))
 
 
-def positive(value: Any, field: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidInputError(field, f"must be a positive integer, got {value!r}")
-    return value
-
-
 def similarity(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value <= 1.0:
         raise InvalidInputError("threshold", f"must be a cosine similarity in (0, 1], got {value!r}")

@@ -20,6 +20,7 @@ import networkx as nx
 
 from . import _recall
 from ._errors import InvalidInputError
+from ._records import json_default
 
 if TYPE_CHECKING:
     MemoryGraph = nx.MultiDiGraph[str]
@@ -90,15 +91,7 @@ def _plain(value: Any) -> str | int | float | bool:
         return value
     if isinstance(value, datetime):
         return value.isoformat()
-    return json.dumps(value, default=_json_default, sort_keys=True)
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    raise TypeError(f"cannot encode {type(value).__name__}")
+    return json.dumps(value, default=json_default, sort_keys=True)
 
 
 def to_graphml(graph: MemoryGraph, path: str | Path) -> Path:
@@ -134,7 +127,7 @@ def to_json(graph: MemoryGraph) -> str:
         "nodes": [{"id": node, **data} for node, data in graph.nodes(data=True)],
         "edges": [{"source": s, "target": t, "key": k, **data} for s, t, k, data in graph.edges(keys=True, data=True)],
     }
-    return json.dumps(data, default=_json_default, sort_keys=True)
+    return json.dumps(data, default=json_default, sort_keys=True)
 
 
 def _revive(data: dict[str, Any]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date, datetime
 from typing import Any, TypeVar
 
 from neo4j.graph import Node
@@ -125,3 +126,13 @@ def to_record(node: dict[str, Any], *, superseded_by: list[dict[str, Any]] | Non
             for s in superseded_by if s.get("by")
         )
     return cls.model_validate(data)
+
+
+def json_default(value: Any) -> Any:
+    """What ``json.dumps`` cannot encode by itself: dates and times as ISO-8601 text, sets
+    and tuples as lists."""
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    raise TypeError(f"cannot encode {type(value).__name__}")

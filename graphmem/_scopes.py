@@ -42,6 +42,11 @@ def chain(path: str) -> list[str]:
     return ["/".join(segments[: i + 1]) for i in range(len(segments))]
 
 
+def within(path: str, root: str | None) -> bool:
+    """True when ``path`` is ``root`` or below it (every path is within ``None``)."""
+    return root is None or path == root or path.startswith(root + "/")
+
+
 def parents(paths: list[str]) -> list[dict[str, object]]:
     """Every scope in the chains of ``paths`` with its parent, root first, no repeats, and
     ``n``: how many of ``paths`` are exactly that scope (new memories to count there)."""

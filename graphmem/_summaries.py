@@ -14,7 +14,6 @@ from pydantic import BaseModel, Field
 
 from . import _props
 from . import _validate as check
-from ._errors import InvalidInputError
 from ._models import Episode, Provenance, Summary
 
 DEFAULT_WINDOW = 20
@@ -42,12 +41,6 @@ FOLD_INSTRUCTION = (
     "Also merge the two earlier summaries given below into one text of at most {words} "
     "words in the field 'folded', oldest events first, keeping every fact that matters."
 )
-
-
-def count(value: Any, field: str, least: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise InvalidInputError(field, f"must be an integer of at least {least}, got {value!r}")
-    return value
 
 
 def uncovered(messages: list[Episode], window: int, covered: set[str]) -> list[Episode]:

@@ -125,4 +125,4 @@ def header(tenant: str, scope: str | None) -> dict[str, Any]:
 
 
 def in_subtree(path: str, scope: str | None) -> bool:
-    return scope is None or path == scope or path.startswith(scope + "/")
+    return _scopes.within(path, scope)

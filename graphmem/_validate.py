@@ -210,6 +210,14 @@ def choice(value: Any, enum: type[_E], field: str) -> _E:
         raise InvalidInputError(field, f"{value!r} is not one of {allowed}") from None
 
 
+def count(value: Any, field: str, *, least: int = 1, most: int | None = None) -> int:
+    """An integer count from ``least`` (to ``most``, when given)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least or (most is not None and value > most):
+        bound = f"from {least} to {most}" if most is not None else f"of at least {least}"
+        raise InvalidInputError(field, f"must be an integer {bound}, got {value!r}")
+    return value
+
+
 def unit_interval(value: Any, field: str, default: float) -> float:
     if value is None:
         return default

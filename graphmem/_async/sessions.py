@@ -9,7 +9,6 @@ from typing import Any
 from .. import _scopes
 from .. import _validate as check
 from .._context import estimate_tokens
-from .._errors import InvalidInputError
 from .._models import Episode
 from .._records import record_of
 from .executor import AsyncTx
@@ -35,8 +34,8 @@ class AsyncSessionsMixin(AsyncHost):
         ``max_tokens`` when given (estimated as characters / 4, like ``context``)."""
         check.identifier(session_id, "session_id")
         chain = _scopes.chain(_scopes.check_path(scope))
-        limit = _count(max_messages, "max_messages", MAX_MESSAGES)
-        budget = None if max_tokens is None else _count(max_tokens, "max_tokens", None)
+        limit = check.count(max_messages, "max_messages", most=MAX_MESSAGES)
+        budget = None if max_tokens is None else check.count(max_tokens, "max_tokens")
         rows = await self._run.read("session_messages", tenant=self._core.tenant, sessionId=session_id,
                                     chain=chain, limit=limit)
         newest_first = [record_of(Episode, r["node"]) for r in rows]
@@ -78,9 +77,3 @@ class AsyncSessionsMixin(AsyncHost):
 
         return await self._run.write(work)
 
-
-def _count(value: Any, field: str, most: int | None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or (most is not None and value > most):
-        bound = f"from 1 to {most}" if most is not None else "of at least 1"
-        raise InvalidInputError(field, f"must be an integer {bound}, got {value!r}")
-    return value

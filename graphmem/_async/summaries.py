@@ -30,8 +30,8 @@ class AsyncSummariesMixin(AsyncHost):
         when nothing has fallen out of the window since the last one (no model call)."""
         check.identifier(session_id, "session_id")
         path = _scopes.check_path(scope)
-        size = _summaries.count(window, "window", 1)
-        most = _summaries.count(max_count, "max_count", 2)
+        size = check.count(window, "window")
+        most = check.count(max_count, "max_count", least=2)
         check_llm(llm)
         messages = await self.messages(session_id, scope=path, max_messages=MAX_MESSAGES)
         current = await self.summaries(session_id, scope=path)

@@ -44,7 +44,7 @@ class CurationMixin(Host):
         invalidated with reason ``duplicate`` and SUPERSEDES from the kept one, keeping its
         own provenance. A person's records are never invalidated. Returns how many were."""
         scope = _scopes.check_path(scope)
-        limit = _curation.positive(batch, "batch")
+        limit = check.count(batch, "batch")
         tenant = self._core.tenant
         total = 0
         while True:
@@ -85,7 +85,7 @@ class CurationMixin(Host):
         scope = _scopes.check_path(scope)
         check_llm(llm)
         cosine = _curation.similarity(threshold)
-        merges = _curation.positive(max_merges, "max_merges")
+        merges = check.count(max_merges, "max_merges")
         tenant = self._core.tenant
         out: list[Fact] = []
         originals = 0
@@ -157,7 +157,7 @@ class CurationMixin(Host):
         sources = _curation.provenances(provenance)
         if not isinstance(purge, bool):
             raise InvalidInputError("purge", "must be True or False")
-        limit = _curation.positive(batch, "batch")
+        limit = check.count(batch, "batch")
         tenant = self._core.tenant
         pruned = purged = 0
         while True:

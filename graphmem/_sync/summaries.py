@@ -32,8 +32,8 @@ class SummariesMixin(Host):
         when nothing has fallen out of the window since the last one (no model call)."""
         check.identifier(session_id, "session_id")
         path = _scopes.check_path(scope)
-        size = _summaries.count(window, "window", 1)
-        most = _summaries.count(max_count, "max_count", 2)
+        size = check.count(window, "window")
+        most = check.count(max_count, "max_count", least=2)
         check_llm(llm)
         messages = self.messages(session_id, scope=path, max_messages=MAX_MESSAGES)
         current = self.summaries(session_id, scope=path)

@@ -116,7 +116,7 @@ class _Tools:
 
     def owned(self, record: Record | None, rid: str, what: str = "memory") -> Record:
         """The record, if this scope may change it: stored at the bound scope or below."""
-        if record is None or not (record.scope == self.scope or record.scope.startswith(self.scope + "/")):
+        if record is None or not _scopes.within(record.scope, self.scope):
             raise ToolException(f"No {what} with id {rid!r} can be changed here (ids come from recall or remember).")
         if what == "fact" and record.kind != "fact":
             raise ToolException(f"{rid!r} is a {record.kind}, not a fact: only facts can be corrected.")

@@ -84,7 +84,7 @@ class _Bounds:
         return _scopes.check_path(f"{self.root}/{sub}", "scope")
 
     def owns(self, path: str) -> bool:
-        return path == self.root or path.startswith(self.root + "/")
+        return _scopes.within(path, self.root)
 
     def inherits(self, path: str) -> bool:
         return path in _scopes.chain(self.root)[:-1]
