@@ -89,7 +89,11 @@ class Emitter:
 
     def publish(self, events: Iterable[Pending]) -> None:
         for fields in events:
-            event = MemoryEvent(tenant=self._tenant, at=self._clock(), **fields)
+            try:
+                event = MemoryEvent(tenant=self._tenant, at=self._clock(), **fields)
+            except Exception:  # a malformed event must not fail a write that has committed
+                logger.exception("graphmem: could not build a %s event (dropped)", fields.get("kind"))
+                continue
             level = logging.WARNING if event.kind in _FAILURES else logging.DEBUG
             if logger.isEnabledFor(level):
                 logger.log(level, "graphmem event %s: %s", event.kind,

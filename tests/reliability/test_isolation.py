@@ -12,7 +12,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from graphmem import Memory, NotFoundError
+from graphmem import Memory, NotFoundError, graph_to_json
+from graphmem.integrations.langchain import GraphMemRetriever
+from graphmem.integrations.langgraph import GraphMemStore
+
+from ..fakes import scripted, tool_answer
 
 pytestmark = [pytest.mark.integration, pytest.mark.reliability]
 
@@ -23,7 +27,11 @@ TEXTS = ["Alice lives in Paris", "Bob codes in C++", "Alice prefers tea over cof
 QUERIES = TEXTS + ["where does Alice live?", "who codes?", "billing", "vault code", "Paris", "Friday launch",
                    "book travel", "what does Alice drink?"]
 SUBJECTS = ["alice", "bob", "paris"]
-PATHS = ["recall", "recall", "context", "facts", "facts", "history", "history", "get", "get", "evidence", "suggest"]
+PATHS = ["recall", "recall", "context", "facts", "facts", "history", "history", "get", "get", "evidence", "suggest",
+         "messages", "sessions", "profile", "notes", "summaries", "turn", "corrections", "decisions", "graph",
+         "retriever", "store"]
+# what each scope shows of the two sessions: s1 (5 turns) and s2 (2 turns), both in org/team
+SESSIONS = {"org": {}, "org/other": {}, "org/team": {"s1": 5, "s2": 2}, "org/team/alice": {"s1": 5, "s2": 2}}
 
 
 def populate(m: Memory, marker: str) -> None:
@@ -40,6 +48,17 @@ def populate(m: Memory, marker: str) -> None:
     m.add_procedure("To book travel for Alice, ask Bob first", scope="org/team", id="p-0",
                     trigger="book travel", steps=["ask Bob", "book"])
     m.remember(f"The vault code is {marker}", scope="org/team", id="secret", user_id="u1")
+    # the agent-facing stores, each holding the tenant's marker
+    m.ingest([{"role": "user", "content": f"my locker is {marker}"}, {"role": "assistant", "content": "noted"}],
+             scope="org/team", llm=None, session_id="s2", user_id="u1")
+    m.set_profile("u1", scope="org/team", location=f"Paris {marker}")
+    m.note_add(f"The locker is {marker}", scope="org/team", owner="bot", label="user")
+    m.summarize("s2", scope="org/team", window=1,
+                llm=scripted(tool_answer("SummaryDraft", {"text": f"They talked about locker {marker}."})))
+    m.record_correction("bot", "Paris", f"Lyon {marker}", scope="org/team", reason="she moved", user_id="u1")
+    m.log_decision("bot", f"Send the parcel to {marker}", reasoning="she asked", decision_type="routing",
+                   scope="org/team", session_id="s2")
+    GraphMemStore(m).put(("org", "team"), "locker", {"code": marker})
 
 
 def test_ten_thousand_reads_across_three_look_alike_tenants_leak_nothing(neo4j, schema, embedder):
@@ -85,8 +104,44 @@ def test_ten_thousand_reads_across_three_look_alike_tenants_leak_nothing(neo4j, 
                 except NotFoundError:
                     return found
                 own([graph.nodes[n]["record"] for n in graph.nodes], path)
-            else:
+            elif path == "suggest":
                 own([s.procedure for s in m.suggest_procedures(query, scope=scope, purpose="inform")], path)
+            else:
+                return agent_read(m, rnd, path, scope, query, others, own, found)
+            return found
+
+        def text_leaks(path, text, others, found):
+            found.extend(f"{path}: {mk}" for mk in others if mk in text)
+
+        def agent_read(m, rnd, path, scope, query, others, own, found):
+            """The agent-facing stores and the integrations."""
+            if path == "messages":
+                own(m.messages(rnd.choice(["s1", "s2"]), scope=scope), path)
+            elif path == "sessions":
+                seen = {row["session_id"]: row["count"] for row in m.sessions(scope=scope)}
+                if seen != SESSIONS[scope]:
+                    found.append(f"sessions: {scope} shows {seen}")
+            elif path == "profile":
+                text_leaks(path, repr(m.profile("u1", scope=scope)), others, found)
+            elif path == "notes":
+                own(m.notes(scope=scope, owner="bot"), path)
+            elif path == "summaries":
+                own(m.summaries("s2", scope=scope, include_folded=True), path)
+            elif path == "turn":
+                text_leaks(path, m.context_for_turn(query, scope=scope, session_id="s2", user_id="u1", agent_id="bot",
+                                                    max_tokens=rnd.choice([300, 3000])), others, found)
+            elif path == "corrections":
+                own(m.corrections(query, scope=scope), path)
+            elif path == "decisions":
+                own(m.decisions(scope=scope) + m.search_decisions(query, scope=scope), path)
+            elif path == "graph":
+                text_leaks(path, graph_to_json(m.graph(scope=scope)), others, found)
+            elif path == "retriever":
+                docs = GraphMemRetriever(memory=m, scope=scope, k=5).invoke(query)
+                text_leaks(path, repr(docs), others, found)
+            else:
+                items = GraphMemStore(m).search(tuple(scope.split("/")), query=query, limit=10)
+                text_leaks(path, repr(items), others, found)
             return found
 
         spent: dict[str, float] = {}
@@ -102,6 +157,11 @@ def test_ten_thousand_reads_across_three_look_alike_tenants_leak_nothing(neo4j, 
         for tenant, m in memories.items():
             assert tenants[tenant] in m.get("secret").text
             assert any(tenants[tenant] in h.record.text for h in m.recall("vault code", scope="org/team", k=5))
+            mine = tenants[tenant]
+            assert mine in m.context_for_turn("locker", scope="org/team", session_id="s2", user_id="u1", agent_id="bot")
+            assert mine in m.profile("u1", scope="org/team").location and mine in m.notes(scope="org/team", owner="bot")[0].text
+            assert mine in m.summaries("s2", scope="org/team")[0].text and mine in graph_to_json(m.graph(scope="org/team"))
+            assert mine in repr(GraphMemStore(m).search(("org", "team")))
         print(f"{READS} reads in {elapsed:.1f} s; seconds per path:", {p: round(t, 1) for p, t in spent.items()})
     finally:
         for m in memories.values():
