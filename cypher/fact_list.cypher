@@ -14,10 +14,7 @@ WHERE m.scope IN $chain AND m:Fact
   AND {{subject_match(m)}}
   AND ($predicate IS NULL OR m.predicate = $predicate)
   AND m.status <> 'rejected'
-  AND m.createdAt <= $asOf
-  AND ($includeInvalidated OR m.invalidatedAt IS NULL OR m.invalidatedAt > $asOf)
-  AND (m.validFrom IS NULL OR m.validFrom <= $validAt)
-  AND (m.validTo IS NULL OR m.validTo > $validAt OR m.closedAt > $asOf)
+  AND {{believed_at(m)}}
 WITH m, m.closedAt > $asOf AS closedLater, m.invalidatedAt > $asOf AS invalidatedLater
 RETURN m {.*, embedding: null,
           validTo: CASE WHEN closedLater THEN null ELSE m.validTo END,

@@ -144,8 +144,10 @@ def files() -> dict[str, Path]:
 
 @lru_cache(maxsize=1)
 def fragments() -> dict[str, str]:
+    """Fragment name -> its text, with the fragments it includes (one level) expanded."""
     folder = template_dir() / "fragments"
-    return {p.stem: parse_fragment(p.stem, p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.cypher"))}
+    raw = {p.stem: parse_fragment(p.stem, p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.cypher"))}
+    return {name: expand(f"fragment {name}", body, raw) for name, body in raw.items()}
 
 
 @lru_cache(maxsize=1)
