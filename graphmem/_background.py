@@ -22,6 +22,9 @@ from ._errors import ExtractionTimeoutError
 from ._models import Episode
 
 
+_KEPT = 1_000  # finished turns kept for the next wait; older ones are left to their handles
+
+
 def _late(timeout: float | None, running: int) -> ExtractionTimeoutError:
     return ExtractionTimeoutError(f"{running} turn extraction(s) still running after {timeout:g} s; "
                                   "they go on in the background")
@@ -55,10 +58,12 @@ class AsyncBackground:
     """Runs turn extractions as tasks, one after another."""
 
     def __init__(self) -> None:
-        self._tasks: list[asyncio.Task[Any]] = []
+        self._tasks: list[asyncio.Task[Any]] = []  # started since the last wait, in turn order
 
     def start(self, episodes: tuple[Episode, ...], work: Callable[[], Awaitable[Any]]) -> AsyncTurnHandle:
         before = self._tasks[-1] if self._tasks else None
+        while len(self._tasks) >= _KEPT and self._tasks[0].done():
+            self._tasks.pop(0)
 
         async def in_turn() -> Any:
             if before is not None:
@@ -67,34 +72,27 @@ class AsyncBackground:
 
         task = asyncio.get_running_loop().create_task(in_turn())
         self._tasks.append(task)
-        task.add_done_callback(self._forget)
         return AsyncTurnHandle(episodes, task)
 
     def finished(self, episodes: tuple[Episode, ...], result: Any) -> AsyncTurnHandle:
         return AsyncTurnHandle(episodes, None, result)
 
-    def _forget(self, task: asyncio.Task[Any]) -> None:
-        if task in self._tasks:
-            self._tasks.remove(task)
-
-    @property
-    def pending(self) -> int:
-        return len(self._tasks)
-
     async def wait(self, timeout: float | None = None) -> list[Any]:
-        """The results of every extraction running when called, in turn order."""
+        """The results of the turns started since the last wait, in turn order, once all
+        have finished."""
         tasks = list(self._tasks)
         if not tasks:
             return []
         _, running = await asyncio.wait(tasks, timeout=timeout)
         if running:
             raise _late(timeout, len(running))
+        del self._tasks[: len(tasks)]
         return [t.result() for t in tasks]
 
     async def close(self) -> None:
         """Let every started extraction finish (nothing is dropped on close)."""
-        while self._tasks:
-            await asyncio.wait(list(self._tasks))
+        while any(not t.done() for t in self._tasks):
+            await asyncio.wait([t for t in self._tasks if not t.done()])
 
 
 class TurnHandle:
@@ -126,32 +124,25 @@ class Background:
 
     def __init__(self) -> None:
         self._pool: ThreadPoolExecutor | None = None
-        self._futures: list[Future[Any]] = []
+        self._futures: list[Future[Any]] = []  # started since the last wait, in turn order
         self._lock = threading.Lock()
 
     def start(self, episodes: tuple[Episode, ...], work: Callable[[], Any]) -> TurnHandle:
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-after-turn")
+            while len(self._futures) >= _KEPT and self._futures[0].done():
+                self._futures.pop(0)
             future = self._pool.submit(work)
             self._futures.append(future)
-        future.add_done_callback(self._forget)
         return TurnHandle(episodes, future)
 
     def finished(self, episodes: tuple[Episode, ...], result: Any) -> TurnHandle:
         return TurnHandle(episodes, None, result)
 
-    def _forget(self, future: Future[Any]) -> None:
-        with self._lock:
-            if future in self._futures:
-                self._futures.remove(future)
-
-    @property
-    def pending(self) -> int:
-        return len(self._futures)
-
     def wait(self, timeout: float | None = None) -> list[Any]:
-        """The results of every extraction running when called, in turn order."""
+        """The results of the turns started since the last wait, in turn order, once all
+        have finished."""
         with self._lock:
             futures = list(self._futures)
         if not futures:
@@ -159,6 +150,8 @@ class Background:
         _, running = wait_futures(futures, timeout=timeout)
         if running:
             raise _late(timeout, len(running))
+        with self._lock:
+            del self._futures[: len(futures)]
         return [f.result() for f in futures]
 
     def close(self) -> None:

@@ -66,8 +66,10 @@ class AsyncTurnMixin(AsyncHost):
         return self._background.start(stored, work)
 
     async def await_extractions(self, timeout: float | None = None) -> list[_turn.TurnResult]:
-        """Wait for every ``after_turn`` extraction started so far; their results in turn
-        order. ``ExtractionTimeoutError`` after ``timeout`` seconds (they go on running)."""
+        """Wait for the ``after_turn`` extractions handed over since the last call (those
+        already finished included, up to the newest 1,000) and return their results in turn
+        order. ``ExtractionTimeoutError`` after ``timeout`` seconds (they go on running, and
+        the next call returns them)."""
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0):
             raise InvalidInputError("timeout", "must be a number of seconds >= 0, or None")
         return await self._background.wait(timeout)
