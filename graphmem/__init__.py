@@ -30,6 +30,7 @@ from ._corrections import CorrectionStats
 from ._curation import CurationReport, CurationStats
 from ._decisions import DecisionQuality
 from ._embeddings import HashingEmbedder, WordLlamaEmbedder
+from ._erase import EraseReport
 from ._errors import (
     ConfigurationError,
     ConflictError,
@@ -101,6 +102,7 @@ __all__ = [
     "DroppedInsight",
     "Entity",
     "Episode",
+    "EraseReport",
     "Fact",
     "GraphMemError",
     "HashingEmbedder",
