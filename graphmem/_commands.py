@@ -226,7 +226,7 @@ def _erase(memory: Any, args: argparse.Namespace) -> int:
     else:  # the whole tenant: every top-level scope with what lies below it
         report = sum((memory.erase(scope=s["path"]) for s in memory.scopes() if s["parent"] is None), EraseReport())
     kinds = report.by_kind
-    listed = ", ".join(f"{kind} {n}" for kind, n in kinds.items())
+    listed = ", ".join(f"{kind}: {n}" for kind, n in kinds.items())
     _emit(args, {"erased": report.total, "kinds": kinds},
           lambda: f"erased {report.total} memories ({target})" + (f": {listed}" if listed else ""))
     return OK if kinds else EMPTY

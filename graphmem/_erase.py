@@ -28,14 +28,21 @@ class EraseReport(BaseModel):
     """Facts: the ones named, and those derived only from erased episodes (profile fields and
     LangGraph store items are facts too)."""
     episode: int = 0
+    """Episodes: messages, tool calls and events of the user, scope or id named."""
     entity: int = 0
     """Entities named, and those only erased records created or mentioned."""
     insight: int = 0
+    """Insights named, and those citing erased records only."""
     procedure: int = 0
+    """Procedures named, and induced ones whose trajectory was all erased."""
     summary: int = 0
+    """Session summaries named, and those whose episodes were all erased."""
     note: int = 0
+    """Core notes in the scope, or filed under the erased user as owner."""
     correction: int = 0
+    """Corrections named (by their user, scope or id)."""
     decision: int = 0
+    """Decisions named, and those derived only from erased episodes."""
     other: int = 0
     """Memories of a kind this version does not know."""
     chunk: int = 0
@@ -46,7 +53,7 @@ class EraseReport(BaseModel):
     @property
     def total(self) -> int:
         """How many memories were deleted (every kind but ``chunk`` and ``scope``)."""
-        return sum(getattr(self, kind) for kind in MEMORY_KINDS) + self.other
+        return sum(int(getattr(self, kind)) for kind in MEMORY_KINDS) + self.other
 
     @property
     def by_kind(self) -> dict[str, int]:
@@ -62,7 +69,7 @@ class EraseReport(BaseModel):
         return EraseReport(**{k: v + getattr(other, k) for k, v in self.model_dump().items()})
 
     def __str__(self) -> str:
-        parts = ", ".join(f"{n} {kind}" for kind, n in self.by_kind.items())
+        parts = ", ".join(f"{kind}: {n}" for kind, n in self.by_kind.items())
         return f"{self.total} memories erased" + (f" ({parts})" if parts else "")
 
 
