@@ -14,9 +14,15 @@ CALL () {
   RETURN count(m) AS selected
 }
 CALL () {
-  MATCH (o:Memory {tenant: $tenant})
-  WHERE (o:Insight OR o:Summary OR (o:Procedure AND o.provenance = 'induction'))
-    AND NOT o:Erasing AND NOT EXISTS { (o)-[:CITES|DERIVED_FROM]->() }
+  CALL () {
+    MATCH (o:Insight {tenant: $tenant}) RETURN o
+    UNION
+    MATCH (o:Summary {tenant: $tenant}) RETURN o
+    UNION
+    MATCH (o:Procedure {tenant: $tenant}) WHERE o.provenance = 'induction' RETURN o
+  }
+  WITH o
+  WHERE NOT o:Erasing AND NOT EXISTS { (o)-[:CITES|DERIVED_FROM]->() }
   WITH o LIMIT $limit
   SET o:Erasing
   RETURN count(o) AS orphans

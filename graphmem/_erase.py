@@ -18,9 +18,11 @@ being left unreferenced."""
 
 
 class EraseReport(BaseModel):
-    """What one ``erase`` call deleted, by kind. ``total`` (also ``int(report)``) counts the
-    memories; the windows of long episodes (``chunk``) and the emptied ``:Scope`` nodes
-    (``scope``) are counted apart. Reports add up (``a + b``)."""
+    """What one ``erase`` call deleted, by kind. ``total`` (also ``int(report)``, and what a
+    format spec such as ``f"{report:,}"`` formats) counts the memories, as the integer
+    ``erase`` returned before; the windows of long episodes (``chunk``) and the emptied
+    ``:Scope`` nodes (``scope``) are counted apart. A report is true when anything was
+    deleted, and reports add up (``a + b``, ``sum(reports)``)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -63,10 +65,21 @@ class EraseReport(BaseModel):
     def __int__(self) -> int:
         return self.total
 
+    def __bool__(self) -> bool:
+        return bool(self.by_kind)
+
+    def __format__(self, spec: str) -> str:
+        return format(self.total, spec) if spec else str(self)
+
     def __add__(self, other: EraseReport) -> EraseReport:
         if not isinstance(other, EraseReport):
             return NotImplemented
         return EraseReport(**{k: v + getattr(other, k) for k, v in self.model_dump().items()})
+
+    def __radd__(self, other: object) -> EraseReport:
+        if isinstance(other, int) and not isinstance(other, bool) and other == 0:  # sum()'s start
+            return self
+        return NotImplemented
 
     def __str__(self) -> str:
         parts = ", ".join(f"{kind}: {n}" for kind, n in self.by_kind.items())
