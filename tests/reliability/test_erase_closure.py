@@ -264,3 +264,53 @@ def test_an_interrupted_erase_finishes_on_the_next_call(memory, driver, monkeypa
     assert report.fact == 3 and report.total <= 4  # the rest, and the insight if it was still there
     assert memory.get(insight.id) is None and memory.get(bob.id) is not None
     assert one(driver, FULLTEXT, t=memory.tenant, words=TRACE) == 0
+
+
+def extraction(entities, facts):
+    return tool_answer("Extraction", {"entities": entities, "facts": facts})
+
+
+def relation(subject, predicate, obj, text, message):
+    return {"subject": subject, "predicate": predicate, "object": obj, "object_is_entity": True, "text": text,
+            "valid_from": None, "corrects": False, "messages": [message], "single_valued": None}
+
+
+def test_what_extraction_made_of_her_goes_and_a_shared_entity_stays(memory, driver):
+    """Entities an LLM extracted from her conversation (DERIVED_FROM and MENTIONS her
+    episodes) go with her; the city Bob's conversation mentions too stays, without the
+    edges to her episodes; a SAME_AS candidate does not keep her entity."""
+    her = memory.ingest([{"role": "user", "content": f"Hi, I'm Maria {MARKER}, my sister is Rita {MARKER}."},
+                         {"role": "user", "content": "I live in Lisbon."}],
+                        scope=SHARED, session_id="s-maria", user_id="maria", llm=scripted(extraction(
+                            [{"name": f"Maria {MARKER}", "type": "person", "aliases": []},
+                             {"name": f"Rita {MARKER}", "type": "person", "aliases": []},
+                             {"name": "Lisbon", "type": "city", "aliases": []}],
+                            [relation(f"Maria {MARKER}", "lives_in", "Lisbon", f"Maria {MARKER} lives in Lisbon", 1),
+                             relation(f"Rita {MARKER}", "sister_of", f"Maria {MARKER}",
+                                      f"Rita {MARKER} is Maria's sister", 0)])))
+    bob = memory.ingest([{"role": "user", "content": "I'm Bob Stone and I live in Lisbon too."}],
+                        scope=SHARED, session_id="s-bob", user_id="bob", llm=scripted(extraction(
+                            [{"name": "Bob Stone", "type": "person", "aliases": []},
+                             {"name": "Lisbon", "type": "city", "aliases": []}],
+                            [relation("Bob Stone", "lives_in", "Lisbon", "Bob Stone lives in Lisbon", 0)])))
+    assert len(her.entities_created) == 3 and len(her.facts) == 2 and len(bob.facts) == 1
+    lisbon = next(e for e in her.entities_created if e.name == "Lisbon")
+    bob_entity = bob.entities_created[0]
+    driver.execute_query("MATCH (a:Entity {tenant: $t, id: $a}), (b:Entity {tenant: $t, id: $b}) "
+                         "CREATE (a)-[:SAME_AS {similarity: 0.8, status: 'candidate'}]->(b)",
+                         {"t": memory.tenant, "a": her.entities_created[0].id, "b": bob_entity.id})
+    gone = [*(e.id for e in her.episodes), *(f.id for f in her.facts),
+            *(e.id for e in her.entities_created if e.name != "Lisbon")]
+    kept = [*(e.id for e in bob.episodes), *(f.id for f in bob.facts), bob_entity.id, lisbon.id]
+    before = snapshot(driver, memory.tenant)
+    assert set(before) == set(gone) | set(kept)
+
+    report = memory.erase(user_id="maria")
+
+    assert report.by_kind == {"episode": 2, "fact": 2, "entity": 2}
+    assert_no_trace(driver, memory.tenant, gone, embeddings(driver, memory.tenant, kept))
+    assert snapshot(driver, memory.tenant) == {i: before[i] for i in kept}
+    edges = driver.execute_query("MATCH (n:Entity {tenant: $t, id: $id})-[r]-(m) RETURN type(r) AS type, m.id AS id",
+                                 {"t": memory.tenant, "id": lisbon.id}).records
+    assert sorted((r["type"], r["id"]) for r in edges if r["type"] != "IN_SCOPE") == sorted(
+        [("ABOUT", bob.facts[0].id), ("MENTIONS", bob.episodes[0].id), ("RELATES", bob_entity.id)])
