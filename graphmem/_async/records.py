@@ -64,8 +64,9 @@ class AsyncRecordsMixin(AsyncHost):
 
         return await self._run.write(work)
 
-    async def erase(self, *, id: str | None = None, user_id: str | None = None,
-                    scope: str | None = None) -> EraseReport:
+    async def erase(
+        self, *, id: str | None = None, user_id: str | None = None, scope: str | None = None,
+    ) -> EraseReport:
         """Hard delete (data-protection requests): the memories matching every given selector
         (``scope`` means that scope and all below it; ``user_id`` also names the core notes
         filed under that owner) with their edges, embeddings and episode windows, and what
@@ -85,12 +86,12 @@ class AsyncRecordsMixin(AsyncHost):
         limit = _ERASE_BATCH
 
         async def batch(tx: AsyncTx) -> tuple[bool, EraseReport]:
-            marked = (await tx.run("erase_mark_selected", tenant=tenant, limit=limit, **params))[0]
+            marked = await tx.run("erase_mark_selected", tenant=tenant, limit=limit, **params)
             await tx.run("erase_mark_derived", tenant=tenant, **params)
             await tx.run("erase_mark_entities", tenant=tenant, personal=_erase.PERSONAL)
             await tx.run("erase_scrub", tenant=tenant)
             rows = await tx.run("erase_delete", tenant=tenant)
-            more = marked["selected"] >= limit or marked["orphans"] >= limit
+            more = marked[0]["selected"] >= limit or marked[0]["orphans"] >= limit
             return more, _erase.batch_report(rows[0] if rows else None)
 
         report = EraseReport()

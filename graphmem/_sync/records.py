@@ -66,8 +66,9 @@ class RecordsMixin(Host):
 
         return self._run.write(work)
 
-    def erase(self, *, id: str | None = None, user_id: str | None = None,
-                    scope: str | None = None) -> EraseReport:
+    def erase(
+        self, *, id: str | None = None, user_id: str | None = None, scope: str | None = None,
+    ) -> EraseReport:
         """Hard delete (data-protection requests): the memories matching every given selector
         (``scope`` means that scope and all below it; ``user_id`` also names the core notes
         filed under that owner) with their edges, embeddings and episode windows, and what
@@ -87,12 +88,12 @@ class RecordsMixin(Host):
         limit = _ERASE_BATCH
 
         def batch(tx: Tx) -> tuple[bool, EraseReport]:
-            marked = (tx.run("erase_mark_selected", tenant=tenant, limit=limit, **params))[0]
+            marked = tx.run("erase_mark_selected", tenant=tenant, limit=limit, **params)
             tx.run("erase_mark_derived", tenant=tenant, **params)
             tx.run("erase_mark_entities", tenant=tenant, personal=_erase.PERSONAL)
             tx.run("erase_scrub", tenant=tenant)
             rows = tx.run("erase_delete", tenant=tenant)
-            more = marked["selected"] >= limit or marked["orphans"] >= limit
+            more = marked[0]["selected"] >= limit or marked[0]["orphans"] >= limit
             return more, _erase.batch_report(rows[0] if rows else None)
 
         report = EraseReport()
