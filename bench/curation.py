@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                       second.pruned, second.before.believed, second.after.believed])
         people_after = memory.stats(scope=ROOT).by_provenance.get("user", 0)
         erased = memory.erase(scope=ROOT)
-        print(f"  erased {erased:,} memories", file=sys.stderr)
+        print(f"  erased {erased.total:,} memories", file=sys.stderr)
     headers = ["step", "seconds", "deduplicated", "merged away", "pruned", "believed before", "believed after"]
     body = harness.table(headers, table)
     notes = (

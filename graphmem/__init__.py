@@ -31,6 +31,7 @@ from ._corrections import CorrectionStats
 from ._curation import CurationReport, CurationStats
 from ._decisions import DecisionQuality
 from ._embeddings import HashingEmbedder, WordLlamaEmbedder
+from ._erase import EraseReport
 from ._errors import (
     ConfigurationError,
     ConflictError,
@@ -106,6 +107,7 @@ __all__ = [
     "DroppedInsight",
     "Entity",
     "Episode",
+    "EraseReport",
     "ExtractionTimeoutError",
     "Fact",
     "GraphMemError",

@@ -21,7 +21,6 @@ from typing import Any
 from ._errors import ExtractionTimeoutError
 from ._models import Episode
 
-
 _KEPT = 1_000  # finished turns kept for the next wait; older ones are left to their handles
 
 

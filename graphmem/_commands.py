@@ -41,6 +41,7 @@ from ._cli_io import (
     _short,
     _table,
 )
+from ._erase import EraseReport
 from ._errors import ConfigurationError, GraphMemError, InvalidInputError, Neo4jUnavailableError, NotFoundError
 
 OK, EMPTY, USAGE, UNAVAILABLE, FAILED = 0, 1, 2, 3, 4
@@ -221,11 +222,14 @@ def _erase(memory: Any, args: argparse.Namespace) -> int:
         if answer.strip().lower() != "yes":
             raise Usage("erase not confirmed; nothing was deleted")
     if any(v is not None for v in selectors.values()):
-        n = memory.erase(**selectors)
+        report = memory.erase(**selectors)
     else:  # the whole tenant: every top-level scope with what lies below it
-        n = sum(memory.erase(scope=s["path"]) for s in memory.scopes() if s["parent"] is None)
-    _emit(args, {"erased": n}, lambda: f"erased {n} memories ({target})")
-    return OK if n else EMPTY
+        report = sum((memory.erase(scope=s["path"]) for s in memory.scopes() if s["parent"] is None), EraseReport())
+    kinds = report.by_kind
+    listed = ", ".join(f"{kind}: {n}" for kind, n in kinds.items())
+    _emit(args, {"erased": report.total, "kinds": kinds},
+          lambda: f"erased {report.total} memories ({target})" + (f": {listed}" if listed else ""))
+    return OK if kinds else EMPTY
 
 
 def _export(memory: Any, args: argparse.Namespace) -> int:

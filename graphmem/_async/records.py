@@ -1,13 +1,14 @@
 """Any memory on ``AsyncMemory``, whatever its kind: get one, list the scopes, forget
-(tombstones) and erase (hard delete). ``graphmem/_sync/records.py`` is generated from this
-file by ``tools/unasync.py``."""
+(tombstones) and erase (hard delete, with what was derived only from the erased records).
+``graphmem/_sync/records.py`` is generated from this file by ``tools/unasync.py``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import _entities, _scopes
+from .. import _entities, _erase, _scopes
 from .. import _validate as check
+from .._erase import EraseReport
 from .._errors import InvalidInputError
 from .._models import Record
 from .._records import to_record
@@ -64,12 +65,17 @@ class AsyncRecordsMixin(AsyncHost):
 
         return await self._run.write(work)
 
-    async def erase(self, *, id: str | None = None, user_id: str | None = None, scope: str | None = None) -> int:
-        """Hard delete (data-protection requests): memories matching every given selector
-        -- ``scope`` means that scope and all below it -- with their edges and embeddings.
-        Large erases run in transactions of 5,000 memories; calling again after an
-        interruption finishes the job. Scopes left empty are deleted as well. Returns how
-        many memories were deleted."""
+    async def erase(
+        self, *, id: str | None = None, user_id: str | None = None, scope: str | None = None,
+    ) -> EraseReport:
+        """Hard delete (data-protection requests): the memories matching every given selector
+        (``scope`` means that scope and all below it; ``user_id`` also names the core notes
+        filed under that owner) with their edges, embeddings and episode windows, and what
+        only they gave rise to: records derived over CITES / DERIVED_FROM from erased records
+        alone, entities nothing else refers to, scopes left empty. No id of an erased record
+        stays in a surviving one. Large erases run in transactions of about 5,000 memories,
+        each landing whole; calling again after an interruption finishes the job. Returns
+        an ``EraseReport``: counts by kind, ``total`` (or ``int(report)``) the memories."""
         if id is None and user_id is None and scope is None:
             raise InvalidInputError("id", "erase() needs at least one of id, user_id, scope")
         params = {
@@ -77,12 +83,23 @@ class AsyncRecordsMixin(AsyncHost):
             "userId": check.identifier(user_id, "user_id", allow_none=True),
             "scope": None if scope is None else _scopes.check_path(scope),
         }
-        total = 0
-        while True:  # in batches: each lands whole, and a repeated erase simply continues
-            rows = await self._run.write_one("memory_erase", tenant=self._core.tenant, limit=_ERASE_BATCH, **params)
-            erased = int(rows[0]["erased"]) if rows else 0
-            total += erased
-            if erased < _ERASE_BATCH:
-                # scopes left empty go too: a path can carry a person's name
-                await self._run.write_one("scope_prune", tenant=self._core.tenant)
-                return total
+        tenant = self._core.tenant
+        limit = _ERASE_BATCH
+
+        async def batch(tx: AsyncTx) -> tuple[bool, EraseReport]:
+            marked = await tx.run("erase_mark_selected", tenant=tenant, limit=limit, **params)
+            await tx.run("erase_mark_derived", tenant=tenant, **params)
+            await tx.run("erase_mark_entities", tenant=tenant, personal=_erase.PERSONAL)
+            await tx.run("erase_scrub", tenant=tenant)
+            rows = await tx.run("erase_delete", tenant=tenant)
+            more = marked[0]["selected"] >= limit or marked[0]["orphans"] >= limit
+            return more, _erase.batch_report(rows[0] if rows else None)
+
+        report = EraseReport()
+        more = True
+        while more:  # each batch lands whole, so a repeated erase simply continues
+            more, done = await self._run.write(batch)
+            report += done
+        # scopes left empty go too: a path can carry a person's name
+        pruned = await self._run.write_one("scope_prune", tenant=tenant)
+        return report + EraseReport(scope=int(pruned[0]["pruned"]) if pruned else 0)

@@ -48,7 +48,7 @@ async def test_async_entities_episodes_and_errors(amem):
     with pytest.raises(InvalidInputError) as info:
         await amem.add_episode("x", scope=SCOPE, role="narrator")
     assert info.value.field == "role"
-    assert await amem.erase(scope=SCOPE) == 2
+    assert (await amem.erase(scope=SCOPE)).total == 2
 
 
 async def test_async_recall_and_context(amem):

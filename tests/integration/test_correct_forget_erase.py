@@ -76,12 +76,14 @@ def test_erase_deletes_nodes_edges_and_projections(memory, driver):
     rel = memory.relate(alice, "lives_in", berlin, scope=SCOPE, user_id="u-alice")
     memory.remember("Alice likes tea", scope=SCOPE, user_id="u-alice")
     memory.remember("Office opens at 9", scope="acme")
-    assert memory.erase(user_id="u-alice") == 2
-    assert memory.get(rel.id) is None
+    # Alice and Berlin were referred to only by u-alice's facts: they go with them
+    report = memory.erase(user_id="u-alice")
+    assert (report.total, report.by_kind) == (4, {"fact": 2, "entity": 2, "scope": 1})
+    assert memory.get(rel.id) is None and memory.get(alice.id) is None
     records, _, _ = driver.execute_query(
         "MATCH (:Entity {tenant: $t})-[r:RELATES]->() RETURN count(r) AS n", {"t": memory.tenant})
     assert records[0]["n"] == 0
-    assert memory.erase(scope="acme") == 3  # two entities and the office fact
+    assert int(memory.erase(scope="acme")) == 1  # the office fact
     records, _, _ = driver.execute_query("MATCH (m:Memory {tenant: $t}) RETURN count(m) AS n", {"t": memory.tenant})
     assert records[0]["n"] == 0
 
@@ -91,7 +93,7 @@ def test_erase_by_scope_means_the_subtree(memory):
     memory.remember("b", scope="org/team")
     memory.remember("c", scope="org/team/x")
     memory.remember("d", scope="org/teammate")
-    assert memory.erase(scope="org/team") == 2
+    assert memory.erase(scope="org/team").total == 2
     assert sorted(f.text for f in memory.facts(scope="org/teammate")) == ["a", "d"]
 
 
@@ -118,7 +120,14 @@ def test_large_erases_run_in_batches(memory, monkeypatch):
     import graphmem._sync.records as sync_records
 
     monkeypatch.setattr(sync_records, "_ERASE_BATCH", 3)
-    memory.remember_many([{"text": f"note {i}", "scope": "big/part"} for i in range(10)])
-    assert memory.erase(scope="big") == 10
+    facts = memory.remember_many([{"text": f"note {i}", "scope": "big/part", "user_id": "u-big"} for i in range(10)])
+    kept = memory.remember("a note of someone else", scope="big/part")
+    # derived from facts that fall in different batches: found whichever batch comes first
+    insight = memory.add_insight("notes 0 and 9 agree", cites=[facts[0], facts[9]], scope="big/part")
+    mixed = memory.add_insight("notes 5 and another agree", cites=[facts[5], kept], scope="big/part")
+    report = memory.erase(user_id="u-big")
+    assert report.by_kind == {"fact": 10, "insight": 1} and report.total == 11
+    assert memory.get(insight.id) is None and memory.get(mixed.id).cites == (kept.id,)
+    assert memory.erase(scope="big").by_kind == {"fact": 1, "insight": 1, "scope": 2}
     assert memory.facts(scope="big/part") == []
     assert "big/part" not in {row["path"] for row in memory.scopes()}  # left empty: pruned

@@ -139,7 +139,7 @@ def test_maintain_counts_agreeing_facts_once_and_prunes_unsupported_insights(mem
 
     fact = memory.remember("Grace speaks Portuguese", scope="s")
     lonely = memory.add_insight("Grace could serve Brazilian customers", cites=[fact], scope="s/team")
-    memory.erase(id=fact.id)
+    memory.forget(scope="s", id=fact.id)
     report = memory.maintain("s")
     assert report.unsupported == (lonely.id,)
     assert memory.get(lonely.id).invalidation_reason == "pruned"

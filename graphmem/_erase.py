@@ -1,0 +1,102 @@
+"""What an erase removed, by kind (``EraseReport``), without I/O. The batches that find
+and delete it are in ``_async/records.py``; docs/design-notes.md#erase-follows-derivations
+says what an erase takes with it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+MEMORY_KINDS = ("fact", "episode", "entity", "insight", "procedure", "summary", "note", "correction", "decision")
+"""The memory kinds an erase counts in ``total`` (a kind graphmem does not know counts as ``other``)."""
+
+PERSONAL = ["user", "human-correction"]
+"""Provenances of what a person entered: an entity with one of them is never erased for
+being left unreferenced."""
+
+
+class EraseReport(BaseModel):
+    """What one ``erase`` call deleted, by kind. ``total`` (also ``int(report)``, and what a
+    format spec such as ``f"{report:,}"`` formats) counts the memories, as the integer
+    ``erase`` returned before; the windows of long episodes (``chunk``) and the emptied
+    ``:Scope`` nodes (``scope``) are counted apart. A report is true when anything was
+    deleted, and reports add up (``a + b``, ``sum(reports)``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    fact: int = 0
+    """Facts: the ones named, and those derived only from erased episodes (profile fields and
+    LangGraph store items are facts too)."""
+    episode: int = 0
+    """Episodes: messages, tool calls and events of the user, scope or id named."""
+    entity: int = 0
+    """Entities named, and those only erased records created or mentioned."""
+    insight: int = 0
+    """Insights named, and those citing erased records only."""
+    procedure: int = 0
+    """Procedures named, and induced ones whose trajectory was all erased."""
+    summary: int = 0
+    """Session summaries named, and those whose episodes were all erased."""
+    note: int = 0
+    """Core notes in the scope, or filed under the erased user as owner."""
+    correction: int = 0
+    """Corrections named (by their user, scope or id)."""
+    decision: int = 0
+    """Decisions named, and those derived only from erased episodes."""
+    other: int = 0
+    """Memories of a kind this version does not know."""
+    chunk: int = 0
+    """Windows of long episodes (not memories)."""
+    scope: int = 0
+    """``:Scope`` nodes left empty and deleted."""
+
+    @property
+    def total(self) -> int:
+        """How many memories were deleted (every kind but ``chunk`` and ``scope``)."""
+        return sum(int(getattr(self, kind)) for kind in MEMORY_KINDS) + self.other
+
+    @property
+    def by_kind(self) -> dict[str, int]:
+        """The kinds with at least one deletion, and how many."""
+        return {kind: n for kind, n in self.model_dump().items() if n}
+
+    def __int__(self) -> int:
+        return self.total
+
+    def __bool__(self) -> bool:
+        return bool(self.by_kind)
+
+    def __format__(self, spec: str) -> str:
+        return format(self.total, spec) if spec else str(self)
+
+    def __add__(self, other: EraseReport) -> EraseReport:
+        if not isinstance(other, EraseReport):
+            return NotImplemented
+        return EraseReport(**{k: v + getattr(other, k) for k, v in self.model_dump().items()})
+
+    def __radd__(self, other: object) -> EraseReport:
+        if isinstance(other, int) and not isinstance(other, bool) and other == 0:  # sum()'s start
+            return self
+        return NotImplemented
+
+    def __str__(self) -> str:
+        parts = ", ".join(f"{kind}: {n}" for kind, n in self.by_kind.items())
+        return f"{self.total} memories erased" + (f" ({parts})" if parts else "")
+
+
+def batch_report(row: Mapping[str, Any] | None) -> EraseReport:
+    """The report of one ``erase_delete`` row (None when the batch deleted nothing)."""
+    if row is None:
+        return EraseReport()
+    return counted(row["kinds"], chunk=int(row["windows"]))
+
+
+def counted(kinds: Iterable[Mapping[str, Any]], **extra: int) -> EraseReport:
+    """A report from ``[{kind, n}]`` rows; unknown kinds go to ``other``."""
+    counts: dict[str, int] = dict(extra)
+    for row in kinds:
+        kind = row["kind"] if row["kind"] in MEMORY_KINDS else "other"
+        counts[kind] = counts.get(kind, 0) + int(row["n"])
+    return EraseReport(**counts)
