@@ -1,0 +1,8 @@
+// name: entity_below
+// The believed entities of $type stored below a scope ($prefix is the scope and a '/')
+// whose normalised name is one of $keys, oldest first: what an upsert in that scope
+// promotes instead of creating a second entity its descendants would also see.
+MATCH (e:Entity {tenant: $tenant})
+WHERE e.nameKey IN $keys AND e.scope STARTS WITH $prefix AND e.type = $type AND e.invalidatedAt IS NULL
+RETURN e {.*, embedding: null} AS node
+ORDER BY e.createdAt, e.id
