@@ -49,7 +49,7 @@ async def repair_vectors(run: AsyncExecutor, tenant: str, dimensions: int | None
 
 
 class AsyncSchemaMixin(AsyncHost):
-    async def setup(self, *, timeout: int = 300) -> None:
+    async def setup(self, *, timeout: int = 300, repair: bool = True) -> None:
         """Create constraints and indexes (idempotent) and wait until all are ONLINE, then
         plan recall's query once (about a second on a freshly started server) so that the
         first real ``recall`` does not pay for it.
@@ -59,7 +59,9 @@ class AsyncSchemaMixin(AsyncHost):
         Neo4j's cosine would refuse (written before graphmem checked vectors, or by hand:
         not finite, an absurd norm, another dimension) are removed; the records stay,
         found by text and through the graph, and a warning on the ``graphmem`` logger
-        says how many.
+        says how many. That reads every stored vector of the tenant (3-5 s per 50,000
+        memories on a busy 2-core machine); ``repair=False`` skips it (a recall that meets
+        such a vector repairs the tenant then).
         """
         for name in _templates.schema_names():
             await self._run.auto(name)
@@ -76,12 +78,13 @@ class AsyncSchemaMixin(AsyncHost):
                 await self._run.auto("schema_vector", dimensions=wanted)
             self._core.dimension = wanted
         await self._run.auto("schema_await", timeout=timeout)
-        await repair_vectors(self._run, self._core.tenant, await self._known_dimension(), self._core.now())
+        if repair:
+            await repair_vectors(self._run, self._core.tenant, await self._known_dimension(), self._core.now())
         # a read of a scope nobody writes to: Neo4j caches the plan (recall.cypher keeps it)
         await self.recall("warm up", scope=_WARM_UP_SCOPE, k=1)
 
     async def _vector_dimension(self) -> int | None:
-        rows = await self._run.auto("schema_vector_info")
+        rows = await self._run.read("schema_vector_info")  # a read: a cluster's readers answer it
         return int(rows[0]["dimensions"]) if rows else None
 
     async def _known_dimension(self) -> int | None:

@@ -51,7 +51,7 @@ def repair_vectors(run: Executor, tenant: str, dimensions: int | None, now: date
 
 
 class SchemaMixin(Host):
-    def setup(self, *, timeout: int = 300) -> None:
+    def setup(self, *, timeout: int = 300, repair: bool = True) -> None:
         """Create constraints and indexes (idempotent) and wait until all are ONLINE, then
         plan recall's query once (about a second on a freshly started server) so that the
         first real ``recall`` does not pay for it.
@@ -61,7 +61,9 @@ class SchemaMixin(Host):
         Neo4j's cosine would refuse (written before graphmem checked vectors, or by hand:
         not finite, an absurd norm, another dimension) are removed; the records stay,
         found by text and through the graph, and a warning on the ``graphmem`` logger
-        says how many.
+        says how many. That reads every stored vector of the tenant (3-5 s per 50,000
+        memories on a busy 2-core machine); ``repair=False`` skips it (a recall that meets
+        such a vector repairs the tenant then).
         """
         for name in _templates.schema_names():
             self._run.auto(name)
@@ -78,12 +80,13 @@ class SchemaMixin(Host):
                 self._run.auto("schema_vector", dimensions=wanted)
             self._core.dimension = wanted
         self._run.auto("schema_await", timeout=timeout)
-        repair_vectors(self._run, self._core.tenant, self._known_dimension(), self._core.now())
+        if repair:
+            repair_vectors(self._run, self._core.tenant, self._known_dimension(), self._core.now())
         # a read of a scope nobody writes to: Neo4j caches the plan (recall.cypher keeps it)
         self.recall("warm up", scope=_WARM_UP_SCOPE, k=1)
 
     def _vector_dimension(self) -> int | None:
-        rows = self._run.auto("schema_vector_info")
+        rows = self._run.read("schema_vector_info")  # a read: a cluster's readers answer it
         return int(rows[0]["dimensions"]) if rows else None
 
     def _known_dimension(self) -> int | None:

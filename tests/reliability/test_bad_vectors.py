@@ -59,6 +59,8 @@ def test_setup_repairs_this_tenants_refused_vectors_and_says_how_many(memory, dr
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=memory.tenant + "-other", embedder=embedder) as other:
         theirs = other.remember("their note", scope="p").id
     plant(driver, memory.tenant + "-other", theirs, BAD["huge"])
+    memory.setup(repair=False)
+    assert embedding_state(driver, memory.tenant, planted["huge"]) == (True, False)  # skipped when asked
     with caplog.at_level(logging.WARNING, logger="graphmem"):
         memory.setup()
     assert any(f"removed {len(BAD)} stored embeddings" in r.getMessage() for r in caplog.records)
