@@ -105,7 +105,7 @@ class AsyncEntitiesMixin(AsyncHost):
             if match:
                 return await self._merge_entity(tx, match[0]["node"], props)
             # about to create: serialise with every create in this scope tree, then look again
-            # (design note entity-scope-promotion)
+            # (design note `entity-scope-promotion`)
             await tx.run("scope_lock", tenant=tenant, path=chain[0])
             match = await tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
             if match:

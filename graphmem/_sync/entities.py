@@ -107,7 +107,7 @@ class EntitiesMixin(Host):
             if match:
                 return self._merge_entity(tx, match[0]["node"], props)
             # about to create: serialise with every create in this scope tree, then look again
-            # (design note entity-scope-promotion)
+            # (design note `entity-scope-promotion`)
             tx.run("scope_lock", tenant=tenant, path=chain[0])
             match = tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
             if match:
