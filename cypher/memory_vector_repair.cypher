@@ -4,8 +4,10 @@
 // [$minSquares, $maxSquares] (it overflows or vanishes in Neo4j's 32-bit arithmetic), or a
 // dimension other than $dimensions (when given). Such vectors were accepted before graphmem
 // checked them (or were written by hand), and one of them made every recall of its scopes
-// fail. The record stays, found by full text and through the graph; its embedding goes.
-// At most $limit records a call (call again until it returns 0); returns their ids.
+// fail. The record stays, found by full text and through the graph; its embedding goes and
+// embeddingRemovedAt says when, so it can be found and embedded again.
+// setup() runs it, and so does a recall that met such a vector.
+// At most $limit records a call (call again until it returns fewer); returns their ids.
 MATCH (m:Memory {tenant: $tenant})
 WHERE m.embedding IS NOT NULL
 WITH m, reduce(squares = 0.0, x IN m.embedding | squares + x * x) AS squares
@@ -13,4 +15,5 @@ WHERE isNaN(squares) OR squares < $minSquares OR squares > $maxSquares
    OR ($dimensions IS NOT NULL AND size(m.embedding) <> $dimensions)
 WITH m LIMIT $limit
 REMOVE m.embedding
+SET m.embeddingRemovedAt = $now
 RETURN m.id AS id

@@ -1,8 +1,14 @@
-"""Test configuration: a real Neo4j for every integration test, an isolated tenant per test."""
+"""Test configuration: a real Neo4j for every integration test, an isolated tenant per test.
+
+``GRAPHMEM_TEST_SCHEME=neo4j`` runs the tests over a routing URI (``neo4j://``, what a
+cluster or Aura needs: reads in read transactions, a routing table) instead of ``bolt://``;
+a single Neo4j 5 server answers routing requests itself."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import os
 import uuid
 
 import pytest
@@ -29,6 +35,9 @@ def pytest_report_collectionfinish(config, start_path, items):
     if not any(item.get_closest_marker("integration") for item in items):
         return "neo4j: not needed (no integration tests selected)"
     server = _STACK.enter_context(neo4j_server())
+    scheme = os.environ.get("GRAPHMEM_TEST_SCHEME")
+    if scheme:
+        server = dataclasses.replace(server, uri=with_scheme(server.uri, scheme))
     with GraphDatabase.driver(server.uri, auth=(server.user, server.password)) as driver:
         records, _, _ = driver.execute_query(graphmem._templates.get("server_components").text)
     info = records[0]
@@ -38,6 +47,11 @@ def pytest_report_collectionfinish(config, start_path, items):
 
 def pytest_sessionfinish(session, exitstatus):
     _STACK.close()
+
+
+def with_scheme(uri: str, scheme: str) -> str:
+    """``uri`` with its scheme replaced (``bolt://127.0.0.1:7687`` -> ``neo4j://127.0.0.1:7687``)."""
+    return f"{scheme}://{uri.split('://', 1)[1]}"
 
 
 @pytest.fixture(scope="session")

@@ -81,7 +81,9 @@ class AsyncEntitiesMixin(AsyncHost):
     ) -> Entity:
         """Find the entity of this type visible in ``scope`` whose name or alias matches
         (case, spacing and punctuation ignored) and record the new aliases and properties
-        on it, or create it. One real thing stays one node."""
+        on it, or create it. One real thing stays one node: an entity of the same type and
+        name stored in a scope below ``scope`` is moved up to ``scope`` rather than
+        duplicated (design note ``entity-scope-promotion``)."""
         now = self._core.now()
         props = _entities.props(
             name, tenant=self._core.tenant, type=type, scope=scope, aliases=aliases, properties=properties,
@@ -97,11 +99,24 @@ class AsyncEntitiesMixin(AsyncHost):
                 if found:
                     _props.expect_kind(found[0]["node"], "entity")
                     return await self._merge_entity(tx, found[0]["node"], props)
-            match = await tx.run("entity_find", tenant=tenant, chain=_scopes.chain(props["scope"]),
-                                 type=props["type"], keys=_entities.lookup_keys(props))
+            chain = _scopes.chain(props["scope"])
+            keys = _entities.lookup_keys(props)
+            match = await tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
+            if match:
+                return await self._merge_entity(tx, match[0]["node"], props)
+            # about to create: serialise with every create in this scope tree, then look again
+            # (design note `entity-scope-promotion`)
+            await tx.run("scope_lock", tenant=tenant, path=chain[0])
+            match = await tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
             if match:
                 return await self._merge_entity(tx, match[0]["node"], props)
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
+            below = await tx.run("entity_below", tenant=tenant, prefix=props["scope"] + "/", type=props["type"],
+                                 keys=keys)
+            if below:
+                promoted = await tx.run("entity_promote", tenant=tenant, id=below[0]["node"]["id"],
+                                        scope=props["scope"], lexKey=props["lexKey"], now=now)
+                return await self._merge_entity(tx, promoted[0]["node"], props)
             created = await tx.run("entity_create", tenant=tenant, props=props, now=now)
             return record_of(Entity, created[0]["node"])
 

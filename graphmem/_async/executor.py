@@ -20,7 +20,14 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from neo4j import AsyncDriver, AsyncManagedTransaction, AsyncSession
-from neo4j.exceptions import ConstraintError, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import (
+    ConstraintError,
+    DriverError,
+    Neo4jError,
+    ResultFailedError,
+    ServiceUnavailable,
+    SessionExpired,
+)
 
 from .. import _templates
 from .._errors import translated_errors
@@ -33,6 +40,19 @@ Tracer = Callable[[str, dict[str, Any], float], None]
 
 _FIRST_DELAY = 0.05
 _MAX_DELAY = 1.0
+
+
+async def _server_error_first(attempt: Callable[[], Awaitable[T]]) -> T:
+    """``attempt()``, raising the server's error where the driver replaced it: when a
+    statement fails, the driver's rollback can re-read the failed result and raise
+    ``ResultFailedError`` instead (seen in races: a uniqueness conflict came out as that,
+    was not retried, and read as "Neo4j is unreachable")."""
+    try:
+        return await attempt()
+    except ResultFailedError as exc:
+        if isinstance(exc.__cause__, Neo4jError):
+            raise exc.__cause__ from None
+        raise
 
 
 class AsyncTx:
@@ -102,7 +122,7 @@ class AsyncExecutor:
         with translated_errors(user=self.user):
             while True:
                 try:
-                    return await attempt()
+                    return await _server_error_first(attempt)
                 except ConstraintError:
                     if not write or conflicts >= self.conflict_retries:
                         raise

@@ -10,7 +10,9 @@ from typing import Any
 
 from .. import _context, _fusion, _recall, _scopes
 from .. import _validate as check
+from .._errors import GraphMemError
 from .host import AsyncHost
+from .schema import refused_vector, repair_vectors
 
 
 class AsyncRecallMixin(AsyncHost):
@@ -57,7 +59,7 @@ class AsyncRecallMixin(AsyncHost):
             max_sensitivity=max_sensitivity, include_invalidated=include_invalidated,
             settings=self._recall_settings, user_id=user_id, agent_id=agent_id, session_id=session_id,
         )
-        rows = await self._run.read("recall", **_recall.params(**args))
+        rows = await self._recall_rows(_recall.params(**args))
         retry: dict[str, Any] = {}
         for _ in range(2):
             # filters ate the over-fetch, or others' documents the open full-text query's
@@ -66,8 +68,20 @@ class AsyncRecallMixin(AsyncHost):
             if not more:
                 break
             retry.update(more)
-            rows = await self._run.read("recall", **_recall.params(**args, **retry))
+            rows = await self._recall_rows(_recall.params(**args, **retry))
         return _fusion.score(rows, now=self._core.now(), settings=self._recall_settings, k=k, min_relevance=floor)
+
+    async def _recall_rows(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """Run the recall template. A stored vector Neo4j's cosine refuses (written before
+        vectors were checked) would fail every recall of its scopes: it is removed (the
+        record stays) and the recall runs again, once."""
+        try:
+            return await self._run.read("recall", **params)
+        except GraphMemError as exc:
+            if not refused_vector(exc) or not await repair_vectors(
+                    self._run, self._core.tenant, await self._known_dimension(), self._core.now()):
+                raise
+        return await self._run.read("recall", **params)
 
     async def context(
         self,

@@ -4,25 +4,64 @@ embedding what is about to be written or asked.
 
 from __future__ import annotations
 
+import logging
+from datetime import datetime
 from typing import Any
 
 from .. import _fulltext, _templates
 from .. import _validate as check
-from .._errors import InvalidInputError, SchemaError
+from .._errors import GraphMemError, InvalidInputError, SchemaError
 from .._vectors import Vector
+from .executor import AsyncExecutor, AsyncTx
 from .host import AsyncHost
 
 _WARM_UP_SCOPE = "graphmem-warm-up"  # setup() recalls from it once; nothing is written there
+_REPAIR_BATCH = 1000
+_log = logging.getLogger("graphmem")
+
+
+def refused_vector(error: GraphMemError) -> bool:
+    """Whether ``error`` is Neo4j's cosine refusing a stored vector (not finite, a norm its
+    32-bit arithmetic cannot hold, another dimension): what ``repair_vectors`` removes."""
+    return "vector.similarity.cosine()" in str(error)
+
+
+async def repair_vectors(run: AsyncExecutor, tenant: str, dimensions: int | None, now: datetime) -> list[str]:
+    """Remove every embedding of ``tenant`` that Neo4j's cosine would refuse (or whose
+    dimension is not ``dimensions``), in batches; the records stay, marked with
+    ``embeddingRemovedAt``. Returns their ids and logs a warning naming how many."""
+    repaired: list[str] = []
+    while True:
+        params = dict(tenant=tenant, minSquares=check.MIN_VECTOR_NORM ** 2, maxSquares=check.MAX_VECTOR_NORM ** 2,
+                      dimensions=dimensions, limit=_REPAIR_BATCH, now=now)
+
+        async def work(tx: AsyncTx, params: dict[str, Any] = params) -> list[str]:
+            return [r["id"] for r in await tx.run("memory_vector_repair", **params)]
+
+        batch = await run.write(work)
+        repaired += batch
+        if len(batch) < _REPAIR_BATCH:
+            break
+    if repaired:
+        _log.warning("removed %d stored embeddings Neo4j cannot compare (tenant %r, first ids %s); "
+                     "those records are found by text and graph only", len(repaired), tenant, repaired[:5])
+    return repaired
 
 
 class AsyncSchemaMixin(AsyncHost):
-    async def setup(self, *, timeout: int = 300) -> None:
+    async def setup(self, *, timeout: int = 300, repair: bool = True) -> None:
         """Create constraints and indexes (idempotent) and wait until all are ONLINE, then
         plan recall's query once (about a second on a freshly started server) so that the
         first real ``recall`` does not pay for it.
 
         The vector index's dimension comes from the embedder; an existing index of
-        another dimension raises ``SchemaError``.
+        another dimension raises ``SchemaError``. Stored embeddings of this tenant that
+        Neo4j's cosine would refuse (written before graphmem checked vectors, or by hand:
+        not finite, an absurd norm, another dimension) are removed; the records stay,
+        found by text and through the graph, and a warning on the ``graphmem`` logger
+        says how many. That reads every stored vector of the tenant (3-5 s per 50,000
+        memories on a busy 2-core machine); ``repair=False`` skips it (a recall that meets
+        such a vector repairs the tenant then).
         """
         for name in _templates.schema_names():
             await self._run.auto(name)
@@ -39,11 +78,13 @@ class AsyncSchemaMixin(AsyncHost):
                 await self._run.auto("schema_vector", dimensions=wanted)
             self._core.dimension = wanted
         await self._run.auto("schema_await", timeout=timeout)
+        if repair:
+            await repair_vectors(self._run, self._core.tenant, await self._known_dimension(), self._core.now())
         # a read of a scope nobody writes to: Neo4j caches the plan (recall.cypher keeps it)
         await self.recall("warm up", scope=_WARM_UP_SCOPE, k=1)
 
     async def _vector_dimension(self) -> int | None:
-        rows = await self._run.auto("schema_vector_info")
+        rows = await self._run.read("schema_vector_info")  # a read: a cluster's readers answer it
         return int(rows[0]["dimensions"]) if rows else None
 
     async def _known_dimension(self) -> int | None:

@@ -22,7 +22,14 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from neo4j import Driver, ManagedTransaction, Session
-from neo4j.exceptions import ConstraintError, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import (
+    ConstraintError,
+    DriverError,
+    Neo4jError,
+    ResultFailedError,
+    ServiceUnavailable,
+    SessionExpired,
+)
 
 from .. import _templates
 from .._errors import translated_errors
@@ -35,6 +42,19 @@ Tracer = Callable[[str, dict[str, Any], float], None]
 
 _FIRST_DELAY = 0.05
 _MAX_DELAY = 1.0
+
+
+def _server_error_first(attempt: Callable[[], T]) -> T:
+    """``attempt()``, raising the server's error where the driver replaced it: when a
+    statement fails, the driver's rollback can re-read the failed result and raise
+    ``ResultFailedError`` instead (seen in races: a uniqueness conflict came out as that,
+    was not retried, and read as "Neo4j is unreachable")."""
+    try:
+        return attempt()
+    except ResultFailedError as exc:
+        if isinstance(exc.__cause__, Neo4jError):
+            raise exc.__cause__ from None
+        raise
 
 
 class Tx:
@@ -104,7 +124,7 @@ class Executor:
         with translated_errors(user=self.user):
             while True:
                 try:
-                    return attempt()
+                    return _server_error_first(attempt)
                 except ConstraintError:
                     if not write or conflicts >= self.conflict_retries:
                         raise

@@ -12,7 +12,9 @@ from typing import Any
 
 from .. import _context, _fusion, _recall, _scopes
 from .. import _validate as check
+from .._errors import GraphMemError
 from .host import Host
+from .schema import refused_vector, repair_vectors
 
 
 class RecallMixin(Host):
@@ -59,7 +61,7 @@ class RecallMixin(Host):
             max_sensitivity=max_sensitivity, include_invalidated=include_invalidated,
             settings=self._recall_settings, user_id=user_id, agent_id=agent_id, session_id=session_id,
         )
-        rows = self._run.read("recall", **_recall.params(**args))
+        rows = self._recall_rows(_recall.params(**args))
         retry: dict[str, Any] = {}
         for _ in range(2):
             # filters ate the over-fetch, or others' documents the open full-text query's
@@ -68,8 +70,20 @@ class RecallMixin(Host):
             if not more:
                 break
             retry.update(more)
-            rows = self._run.read("recall", **_recall.params(**args, **retry))
+            rows = self._recall_rows(_recall.params(**args, **retry))
         return _fusion.score(rows, now=self._core.now(), settings=self._recall_settings, k=k, min_relevance=floor)
+
+    def _recall_rows(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """Run the recall template. A stored vector Neo4j's cosine refuses (written before
+        vectors were checked) would fail every recall of its scopes: it is removed (the
+        record stays) and the recall runs again, once."""
+        try:
+            return self._run.read("recall", **params)
+        except GraphMemError as exc:
+            if not refused_vector(exc) or not repair_vectors(
+                    self._run, self._core.tenant, self._known_dimension(), self._core.now()):
+                raise
+        return self._run.read("recall", **params)
 
     def context(
         self,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from neo4j.exceptions import ConstraintError, ServiceUnavailable, TransientError
+from neo4j.exceptions import ConstraintError, ResultFailedError, ServiceUnavailable, TransientError
 
 from graphmem import ConfigurationError, ConflictError, Memory, Neo4jUnavailableError, Settings
 from graphmem._errors import NEO4J_HOW_TO, redact, translated_errors
@@ -78,6 +78,23 @@ def test_transient_errors_of_a_live_server_are_retried():
     script = Script(TransientError("deadlock"), TransientError("lock timeout"))
     assert executor()._retrying(script, write=False) == "done"
     assert script.calls == 3
+
+
+def replaced_by_rollback(error: Exception) -> ResultFailedError:
+    """What the driver raises when its rollback re-reads the result that ``error`` failed."""
+    try:
+        raise ResultFailedError(None, "The result has failed.") from error
+    except ResultFailedError as exc:
+        return exc
+
+
+def test_a_server_error_the_drivers_rollback_replaced_is_handled_as_itself():
+    # seen racing upserts: a uniqueness conflict surfaced as ResultFailedError, was not
+    # retried, and was reported as "Neo4j is unreachable"
+    assert executor()._retrying(Script(replaced_by_rollback(ConstraintError("taken"))), write=True) == "done"
+    assert executor()._retrying(Script(replaced_by_rollback(TransientError("deadlock"))), write=False) == "done"
+    with pytest.raises(ConflictError, match="write conflicts"):
+        executor()._retrying(Script(replaced_by_rollback(ConstraintError("taken"))), write=False)
 
 
 def test_an_unreachable_server_is_given_up_after_connection_timeout():
