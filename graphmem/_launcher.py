@@ -382,6 +382,14 @@ def _forget(folder: Path) -> None:
         (folder / "neo4j.env").unlink(missing_ok=True)
 
 
+def dead_pid() -> int | None:
+    """The pid this state folder recorded if that process is gone without ``stop``, else None."""
+    pid, data, _ = _recorded(state_dir())
+    if pid is None or _is_launcher(pid, data):
+        return None
+    return pid
+
+
 def _forget_dead(folder: Path) -> None:
     """What a Neo4j killed without ``stop`` (kill -9, a crash, a reboot) left behind goes
     before the next start: its pid file, and an ephemeral start's temporary folder, which

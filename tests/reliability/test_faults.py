@@ -68,7 +68,8 @@ class Server:
         assert not alive(old_pid)
         stores = self.state / "neo4j-data" / "data" / "databases"
         assert (stores / "store_lock").exists() and (stores / "neo4j" / "database_lock").exists()
-        assert neo4j_cli(self.state, "status", check=False).returncode == 1  # a dead pid is not a running server
+        status = neo4j_cli(self.state, "status", check=False)
+        assert status.returncode == 1 and "ended without `graphmem neo4j stop`" in status.stderr  # dead, and says so
         self.start()
         FAULT_FIGURES["restart_s"].append(round(self.restarts[-1], 1))
         assert self.pid != old_pid

@@ -433,3 +433,13 @@ def test_a_launcher_of_another_data_folder_is_not_ours(tmp_path):
     finally:
         fake.kill()
         fake.wait()
+
+
+def test_status_after_a_kill_says_the_last_one_ended_without_stop(state, capsys):
+    write_state(state, dead_pid())
+    assert main(["neo4j", "status"]) == 1
+    err = capsys.readouterr().err
+    assert "no Neo4j" in err and "ended without `graphmem neo4j stop`" in err and "graphmem neo4j start" in err
+    (state / "neo4j.pid").unlink()
+    assert main(["neo4j", "status"]) == 1
+    assert "ended without" not in capsys.readouterr().err  # a clean stop leaves no pid file
