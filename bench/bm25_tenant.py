@@ -47,8 +47,8 @@ def side_channel(uri, auth, driver, embedder, crowd: int) -> list[list[object]]:
             records, _, _ = driver.execute_query(scores, {"lucene": lucene("zephyr apple", probe, ["p"]), "tenant": probe})
             raw = {r["text"]: r["score"] for r in records}
             parts = {h.record.text: h.parts.lexical for h in m.recall("zephyr apple", scope="p", k=5)}
-            rows.append([label, round(raw[PROBE_TEXTS[0]], 3), round(raw[PROBE_TEXTS[1]], 3),
-                         round(parts.get(PROBE_TEXTS[0], 0.0), 2), round(parts.get(PROBE_TEXTS[1], 0.0), 2)])
+            rows.append([label, f"{raw[PROBE_TEXTS[0]]:.4f}", f"{raw[PROBE_TEXTS[1]]:.4f}",
+                         f"{parts.get(PROBE_TEXTS[0], 0.0):.4f}", f"{parts.get(PROBE_TEXTS[1], 0.0):.4f}"])
 
         observe("before")
         rng = random.Random(3)
