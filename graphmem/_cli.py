@@ -109,6 +109,10 @@ def _neo4j(args: argparse.Namespace) -> int:
         running = _launcher.status()
         if running is None:
             print(f"graphmem: no Neo4j started with {_state_description()} is running", file=sys.stderr)
+            pid = _launcher.dead_pid()
+            if pid is not None:
+                print(f"  the last one (pid {pid}) ended without `graphmem neo4j stop` (killed or crashed); "
+                      "`graphmem neo4j start` starts it again on the same data", file=sys.stderr)
             return 1
         _describe(running)
         sys.stdout.write(running.env_lines())

@@ -132,7 +132,14 @@ def _free_port() -> int:
 
 
 def _port_taken(port: int) -> bool:
+    """Whether something listens on ``port`` of 127.0.0.1 (Neo4j could not bind it).
+
+    The probe binds as Neo4j's server socket does, with ``SO_REUSEADDR``: connections of a
+    server killed with -9 linger on its port (TIME_WAIT, FIN_WAIT2) for a minute or more,
+    and they must not count as taken, or the restart moves to a new port and every open
+    ``Memory`` keeps calling the old one."""
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError:
@@ -160,9 +167,9 @@ def status() -> RunningNeo4j | None:
     if not (env_file.is_file() and pid_file.is_file()):
         return None
     pid = _recorded_pid(pid_file)
-    if pid is None or not _is_launcher(pid):
-        return None
     env = _read_env_file(env_file)
+    if pid is None or not _is_launcher(pid, env.get("GRAPHMEM_NEO4J_DATA")):
+        return None
     if not {"NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD"} <= set(env):
         return None
     return RunningNeo4j(
@@ -241,6 +248,7 @@ def start(*, port: int | None = None, http_port: int | None = None, data: Path |
     java = _java()
     folder = state_dir()
     folder.mkdir(parents=True, exist_ok=True)
+    _forget_dead(folder)
     previous = _read_env_file(folder / "neo4j.env")
     port = _choose_port(port, "GRAPHMEM_NEO4J_PORT", previous.get("NEO4J_URI"), "Bolt", "--port")
     http = 0
@@ -345,20 +353,51 @@ def stop() -> bool:
     ephemeral start's temporary folder and lines are removed.
     """
     folder = state_dir()
-    pid_file = folder / "neo4j.pid"
-    if not pid_file.is_file():
-        return False
-    lines = pid_file.read_text().splitlines()
-    pid, temp_data = _recorded_pid(pid_file), (lines[1] if len(lines) > 1 else "")
+    pid, data, _ = _recorded(folder)
     stopped = False
-    if pid is not None and _is_launcher(pid):
+    if pid is not None and _is_launcher(pid, data):
         _terminate(pid)
         stopped = True
-    pid_file.unlink(missing_ok=True)
+    _forget(folder)
+    return stopped
+
+
+def _recorded(folder: Path) -> tuple[int | None, str, str]:
+    """The pid file's pid, the data folder it serves, and its temporary folder ("" unless ephemeral)."""
+    pid_file = folder / "neo4j.pid"
+    if not pid_file.is_file():
+        return None, "", ""
+    lines = pid_file.read_text().splitlines()
+    temp_data = lines[1] if len(lines) > 1 else ""
+    data = _read_env_file(folder / "neo4j.env").get("GRAPHMEM_NEO4J_DATA") or temp_data
+    return _recorded_pid(pid_file), data, temp_data
+
+
+def _forget(folder: Path) -> None:
+    """Drop the pid file, and an ephemeral start's temporary folder and connection lines."""
+    _, _, temp_data = _recorded(folder)
+    (folder / "neo4j.pid").unlink(missing_ok=True)
     if temp_data:
         shutil.rmtree(temp_data, ignore_errors=True)
         (folder / "neo4j.env").unlink(missing_ok=True)
-    return stopped
+
+
+def dead_pid() -> int | None:
+    """The pid this state folder recorded if that process is gone without ``stop``, else None."""
+    pid, data, _ = _recorded(state_dir())
+    if pid is None or _is_launcher(pid, data):
+        return None
+    return pid
+
+
+def _forget_dead(folder: Path) -> None:
+    """What a Neo4j killed without ``stop`` (kill -9, a crash, a reboot) left behind goes
+    before the next start: its pid file, and an ephemeral start's temporary folder, which
+    nothing would remove otherwise. A process still serving the recorded data is left alone."""
+    pid, data, _ = _recorded(folder)
+    if pid is not None and _is_launcher(pid, data):
+        return
+    _forget(folder)
 
 
 def reset(data: Path | None = None) -> Path | None:

@@ -40,12 +40,19 @@ def _recorded_pid(pid_file: Path) -> int | None:
         return None
 
 
-def _is_launcher(pid: int) -> bool:
+def _is_launcher(pid: int, data: str | None = None) -> bool:
+    """Whether ``pid`` is a launcher process, and, given ``data``, the one serving that data
+    folder: after a kill -9 the recorded pid may be reused, even by another state dir's Neo4j."""
     try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return _MAIN_CLASS.encode() in cmdline
+    if _MAIN_CLASS.encode() not in args:
+        return False
+    if not data:
+        return True
+    at = [i for i, arg in enumerate(args[:-1]) if arg == b"--data"]
+    return any(args[i + 1] == os.fsencode(data) for i in at)
 
 
 def _log_tail(log: Path, lines: int = 20) -> str:

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
+import time
 
 import pytest
 
-from graphmem import LauncherError, _launcher
+from graphmem import LauncherError, _launcher, _launcher_process
 from graphmem._cli import main
 
 
@@ -103,7 +106,7 @@ def test_status_none_when_pid_is_not_a_launcher(state, monkeypatch):
     write_state(state, os.getpid())
     assert _launcher.status() is None
     # the same files are read as a running server once the pid is a launcher
-    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid: pid == os.getpid())
+    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: pid == os.getpid())
     running = _launcher.status()
     assert running == _launcher.RunningNeo4j(
         uri="bolt://127.0.0.1:7999", user="neo4j", password="secret", pid=os.getpid(), version="5.26.0"
@@ -113,7 +116,7 @@ def test_status_none_when_pid_is_not_a_launcher(state, monkeypatch):
 
 def test_cli_status_prints_env_lines_of_running_server(state, monkeypatch, capsys):
     write_state(state, os.getpid())
-    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid: True)
+    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: True)
     assert main(["neo4j", "status"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines() == ["NEO4J_URI=bolt://127.0.0.1:7999", "NEO4J_USER=neo4j", "NEO4J_PASSWORD=secret"]
@@ -218,7 +221,7 @@ def running_state(folder, data, *, ephemeral=False, browser=None):
 
 def test_stop_keeps_persistent_data_and_its_connection_lines(state, monkeypatch):
     terminated = []
-    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid: pid == os.getpid())
+    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: pid == os.getpid())
     monkeypatch.setattr(_launcher, "_terminate", terminated.append)
     data = state / "neo4j-data"
     data.mkdir()
@@ -229,12 +232,12 @@ def test_stop_keeps_persistent_data_and_its_connection_lines(state, monkeypatch)
     assert (data / "graphmem-password").is_file()
     assert "NEO4J_PASSWORD=secret" in (state / "neo4j.env").read_text()
     assert not (state / "neo4j.pid").exists()
-    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid: True)
+    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: True)
     assert _launcher.status() is None  # no pid file: nothing runs, whatever neo4j.env says
 
 
 def test_stop_removes_an_ephemeral_folder_and_its_lines(state, tmp_path, monkeypatch):
-    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid: pid == os.getpid())
+    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: pid == os.getpid())
     monkeypatch.setattr(_launcher, "_terminate", lambda pid: None)
     data = tmp_path / "graphmem-neo4j-tmp"
     data.mkdir()
@@ -245,7 +248,7 @@ def test_stop_removes_an_ephemeral_folder_and_its_lines(state, tmp_path, monkeyp
 
 
 def test_reset_refuses_while_running_and_deletes_after_stop(state, monkeypatch, capsys):
-    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid: pid == os.getpid())
+    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: pid == os.getpid())
     monkeypatch.setattr(_launcher, "_terminate", lambda pid: None)
     data = state / "neo4j-data"
     (data / "data").mkdir(parents=True)
@@ -288,7 +291,7 @@ def test_status_without_state_dir_variable_says_it_is_this_folders(tmp_path, mon
 
 
 def test_cli_status_describes_data_and_browser(state, monkeypatch, capsys):
-    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid: True)
+    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: True)
     running_state(state, state / "neo4j-data", browser="http://127.0.0.1:7475/browser/")
     assert main(["neo4j", "status"]) == 0
     captured = capsys.readouterr()
@@ -362,3 +365,81 @@ def test_start_refuses_an_asked_port_in_use(state, fake_launch):
         with pytest.raises(LauncherError, match="--http-port"):
             _launcher.start(http_port=s.getsockname()[1])
     assert fake_launch == []
+
+
+def test_a_port_left_in_time_wait_by_a_killed_server_is_free_again():
+    """A server killed with -9 leaves its side of each connection in TIME_WAIT on its port;
+    Neo4j can listen there again (SO_REUSEADDR), so the restart keeps the port its clients
+    know (issue 23.9)."""
+    with socket.socket() as server:
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Neo4j's (Netty's) server socket
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        port = server.getsockname()[1]
+        client = socket.create_connection(("127.0.0.1", port))
+        accepted, _ = server.accept()
+        accepted.close()  # the server closes first: its side goes to TIME_WAIT
+        client.recv(1)
+        client.close()
+    assert _launcher._port_taken(port) is False
+    with socket.socket() as again:
+        again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        again.bind(("127.0.0.1", port))  # what the probe promised
+        again.listen(1)
+        assert _launcher._port_taken(port) is True  # a listener still counts as taken
+
+
+def dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_start_after_a_kill_removes_the_dead_ephemeral_folder(state, tmp_path, fake_launch):
+    """kill -9 of an ephemeral Neo4j leaves its temporary folder; the next start removes it
+    (issue 23.9: "the old folder stays on disk")."""
+    old = tmp_path / "graphmem-neo4j-old"
+    (old / "data").mkdir(parents=True)
+    running_state(state, old, ephemeral=True)
+    (state / "neo4j.pid").write_text(f"{dead_pid()}\n{old}\n")
+    _launcher.start(ephemeral=True, browser=False)
+    assert not old.exists()
+    assert fake_launch[0]["data"] != old
+    fake_launch[0]["data"].rmdir()
+
+
+def test_start_after_a_kill_keeps_the_persistent_folder(state, fake_launch):
+    data = state / "neo4j-data"
+    data.mkdir()
+    (data / "graphmem-password").write_text("secret\n")
+    running_state(state, data)
+    (state / "neo4j.pid").write_text(f"{dead_pid()}\n\n")
+    _launcher.start(browser=False)
+    assert fake_launch[0]["data"] == data.resolve() and fake_launch[0]["password"] == "secret"
+    assert (data / "graphmem-password").is_file() and not (state / "neo4j.pid").exists()
+
+
+def test_a_launcher_of_another_data_folder_is_not_ours(tmp_path):
+    """After a kill -9 the recorded pid may be reused by another state dir's Neo4j."""
+    fake = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", _launcher_process._MAIN_CLASS,
+                             "--data", str(tmp_path / "theirs")])
+    try:
+        deadline = time.monotonic() + 10
+        while not _launcher_process._is_launcher(fake.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _launcher_process._is_launcher(fake.pid)
+        assert _launcher_process._is_launcher(fake.pid, str(tmp_path / "theirs"))
+        assert not _launcher_process._is_launcher(fake.pid, str(tmp_path / "ours"))
+    finally:
+        fake.kill()
+        fake.wait()
+
+
+def test_status_after_a_kill_says_the_last_one_ended_without_stop(state, capsys):
+    write_state(state, dead_pid())
+    assert main(["neo4j", "status"]) == 1
+    err = capsys.readouterr().err
+    assert "no Neo4j" in err and "ended without `graphmem neo4j stop`" in err and "graphmem neo4j start" in err
+    (state / "neo4j.pid").unlink()
+    assert main(["neo4j", "status"]) == 1
+    assert "ended without" not in capsys.readouterr().err  # a clean stop leaves no pid file
