@@ -200,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
                              "many minutes of loading (at the last step's rate); the tenants then share that size")
     parser.add_argument("--per-tenant", type=int, default=0,
                         help="memories per tenant in phase 3 (default: the one tenant's size over --tenants)")
+    parser.add_argument("--resume", action="store_true",
+                        help="skip phase 1: the one tenant is what an earlier run left on this server (stopped "
+                             "after a checkpoint); its rows are kept from the results file and phases 2-3 run")
     parser.add_argument("--skip-tenants", action="store_true", help="leave out phase 3 (many tenants)")
     parser.add_argument("--cleanup", action="store_true", help="erase every tenant written before exiting")
     args = parser.parse_args(argv)
@@ -262,15 +265,35 @@ def main(argv: list[str] | None = None) -> int:
                  "java process: heap, page cache, and the memory-mapped vector and full-text index files it "
                  "touched. On disk: blocks allocated under the database's store folder (indexes included) and "
                  "its transaction logs.")
+        if resumed:
+            notes += (f" Phases 2 and 3 ran in a second invocation (`--resume`) against the same server, after the "
+                      f"first was stopped while the one tenant was past its last row above ({total:,} memories "
+                      "then, the size the erase and tenants rows stand beside), to fit the run in the time "
+                      "available on a machine shared with other work.")
         if partial:
             notes = "**Partial: the run stopped before every phase ended.**\n\n" + notes
         harness.write_result("scale", "Scale: one tenant vs many, erase, memory and disk", body, notes)
 
+    resumed = 0
     with GraphDatabase.driver(uri, auth=auth) as driver:
+        if args.resume:
+            earlier = (harness.RESULTS / "scale.md").read_text().splitlines()
+            for line in earlier:
+                cells = [c.strip() for c in line.strip("|").split("|")]
+                if line.startswith("| 1 |") and len(cells) == 11:
+                    rows.append([1, cells[1], cells[2], cells[3], *(float(c.replace(",", "")) for c in cells[4:9]),
+                                 cells[9], cells[10]])
+                    for label, value in (("p50", rows[-1][7]), ("p95", rows[-1][8])):
+                        series[f"one tenant, recall {label}"][0].append(int(cells[1].replace(",", "")))
+                        series[f"one tenant, recall {label}"][1].append(value)
+            resumed = total = driver.execute_query(harness.template("scale_memories")).records[0]["memories"]
+            checkpoints = []
+            print(f"resuming beside {total:,} memories already in the store, {len(rows)} rows kept", file=sys.stderr)
         # phase 1: one tenant
         solo = Memory.from_driver(driver, tenant=f"bench-scale-solo-{run}", embedder=embedder)
-        solo.setup()
-        written_tenants.append(solo.tenant)
+        if not args.resume:
+            solo.setup()
+            written_tenants.append(solo.tenant)
         done, step_start, cpu_start = 0, 0.0, 0.0
         for size in checkpoints:
             load = Load()
@@ -296,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"stopping the one tenant at {size:,}: {following[0]:,} would take past "
                       f"{args.budget_minutes:.0f} minutes of loading", file=sys.stderr)
                 break
-        total = done
+        total = total if args.resume else done
 
         # phase 2: erase a large tenant
         doomed = Memory.from_driver(driver, tenant=f"bench-scale-erase-{run}", embedder=embedder)
