@@ -203,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume", action="store_true",
                         help="skip phase 1: the one tenant is what an earlier run left on this server (stopped "
                              "after a checkpoint); its rows are kept from the results file and phases 2-3 run")
+    parser.add_argument("--skip-erase", action="store_true",
+                        help="leave out phase 2 (with --resume: keep the erase row of the results file)")
     parser.add_argument("--skip-tenants", action="store_true", help="leave out phase 3 (many tenants)")
     parser.add_argument("--cleanup", action="store_true", help="erase every tenant written before exiting")
     args = parser.parse_args(argv)
@@ -265,7 +267,12 @@ def main(argv: list[str] | None = None) -> int:
                  "java process: heap, page cache, and the memory-mapped vector and full-text index files it "
                  "touched. On disk: blocks allocated under the database's store folder (indexes included) and "
                  "its transaction logs.")
-        if resumed:
+        if resumed and args.skip_erase:
+            notes += (" Phase 3 ran in a second invocation (`--resume --skip-erase`) against the same server, once "
+                      f"the first (phases 1 and 2, the one tenant at {total:,} memories) had ended: the first ran "
+                      "with --skip-tenants while it was not known whether the one tenant would reach its last size "
+                      "in the time available.")
+        elif resumed:
             notes += (f" Phases 2 and 3 ran in a second invocation (`--resume`) against the same server, after the "
                       f"first was stopped while the one tenant was past its last row above ({total:,} memories "
                       "then, the size the erase and tenants rows stand beside), to fit the run in the time "
@@ -280,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
             earlier = (harness.RESULTS / "scale.md").read_text().splitlines()
             for line in earlier:
                 cells = [c.strip() for c in line.strip("|").split("|")]
+                if args.skip_erase and line.startswith("| ") and " memories, beside " in line:
+                    erase_rows.append(cells)
                 if line.startswith("| 1 |") and len(cells) == 11:
                     rows.append([1, cells[1], cells[2], cells[3], *(float(c.replace(",", "")) for c in cells[4:9]),
                                  cells[9], cells[10]])
@@ -322,17 +331,18 @@ def main(argv: list[str] | None = None) -> int:
         total = total if args.resume else done
 
         # phase 2: erase a large tenant
-        doomed = Memory.from_driver(driver, tenant=f"bench-scale-erase-{run}", embedder=embedder)
-        loader.write(doomed, args.erase, "tenant to erase")
-        write_rate = args.erase / (loader.seconds - step_start)
-        started = time.perf_counter()
-        erased = doomed.erase(scope=SCOPE)
-        erase_s = time.perf_counter() - started
-        left = driver.execute_query(harness.template("scale_tenant_nodes"), {"tenant": doomed.tenant}).records[0]["nodes"]
-        erase_rows.append([f"{args.erase:,} memories, beside {total:,} of another tenant", f"{erased:,}",
-                           write_rate, erase_s, erased / erase_s, left])
-        print(f"erase of {erased:,} memories: {erase_s:.1f}s, {left} nodes left", file=sys.stderr)
-        report(partial=True)
+        if not args.skip_erase:
+            doomed = Memory.from_driver(driver, tenant=f"bench-scale-erase-{run}", embedder=embedder)
+            loader.write(doomed, args.erase, "tenant to erase")
+            write_rate = args.erase / (loader.seconds - step_start)
+            started = time.perf_counter()
+            erased = doomed.erase(scope=SCOPE)
+            erase_s = time.perf_counter() - started
+            left = driver.execute_query(harness.template("scale_tenant_nodes"), {"tenant": doomed.tenant}).records[0]["nodes"]
+            erase_rows.append([f"{args.erase:,} memories, beside {total:,} of another tenant", f"{erased:,}",
+                               write_rate, erase_s, erased / erase_s, left])
+            print(f"erase of {erased:,} memories: {erase_s:.1f}s, {left} nodes left", file=sys.stderr)
+            report(partial=True)
 
         # phase 3: the same number of memories across many tenants
         if not args.skip_tenants:
