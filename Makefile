@@ -8,7 +8,7 @@ PYTHON ?= python3
 # or its erased documents still counted in Lucene's term statistics, cannot shift another's
 BENCHES := recall write longmemeval locomo graphiti_compare scale
 # the scale benchmark holds 2M 256-d memories and their indexes: a bigger heap and page cache
-# than the launcher's defaults (GRAPHMEM_SCALE_HEAP, GRAPHMEM_SCALE_PAGECACHE change them); it runs for about an hour
+# than the launcher's defaults (GRAPHMEM_SCALE_HEAP, GRAPHMEM_SCALE_PAGECACHE change them); it runs for half an hour or more
 SCALE_NEO4J := GRAPHMEM_NEO4J_HEAP=$${GRAPHMEM_SCALE_HEAP:-4g} GRAPHMEM_NEO4J_PAGECACHE=$${GRAPHMEM_SCALE_PAGECACHE:-5g}
 VENV ?= .venv
 PY := $(VENV)/bin/python
