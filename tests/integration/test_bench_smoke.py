@@ -165,3 +165,37 @@ def test_curation_benchmark_smoke(neo4j, schema, tmp_path):
     assert (again[2], again[4], again[5], again[6]) == ("0", "0", again[6], again[5])
     assert "Curation of a 400-memory tenant" in table
     assert neo4j.password not in table + done.stdout + done.stderr
+
+
+def test_scale_benchmark_smoke(neo4j, schema, tmp_path, driver):
+    """2,000 memories in one tenant, a 500-memory tenant erased, 2,000 across 10 tenants:
+    every table is written, the erased tenant leaves no node, the server's memory is read
+    from /proc when it runs on this machine, and --cleanup leaves none of the run's data."""
+    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
+               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "scale.py"), "--memories", "2000", "--tenants", "10",
+                           "--erase", "500", "--checkpoints", "1000", "--batch", "500", "--queries", "5",
+                           "--warmup", "3", "--progress", "1000", "--cleanup"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "2,000 written" in done.stderr  # progress while loading
+    table = (tmp_path / "scale.md").read_text()
+    rows = {tuple(c.strip() for c in line.strip("|").split("|")[:3]): [c.strip() for c in line.strip("|").split("|")]
+            for line in table.splitlines() if line.startswith("| 1") and "|---" not in line}
+    one = rows[("1", "1,000", "1,000")], rows[("1", "2,000", "2,000")]
+    many = rows[("10", "200", "4,000")]
+    for row in (*one, many):
+        assert float(row[4].replace(",", "")) > 0 and 0 < float(row[7]) <= float(row[8])  # rate, p50 <= p95
+        assert float(row[6]) > 0  # the machine's load average during the step
+    assert one[0][3] == "500" and many[3] == "200"  # the batch: a 200-memory tenant is one call
+    erased = next(line for line in table.splitlines() if line.startswith("| 500 memories, beside 2,000"))
+    assert [c.strip() for c in erased.strip("|").split("|")][1::4] == ["500", "0"]  # all erased, no node left
+    assert "**Partial" not in table
+    if "embedded" in neo4j.source:
+        process = table.split("| Neo4j heap (-Xmx) |")[1].splitlines()[2]
+        assert float(process.split("|")[3]) > 0.1  # peak RSS in GiB, read from /proc
+        assert all(float(row[5]) > 0 for row in (*one, many))  # the server's CPU per 1,000 written
+    tenants = re.findall(r"\bbench-scale-\S+", done.stderr)
+    records, _, _ = driver.execute_query("MATCH (n) WHERE n.tenant STARTS WITH 'bench-scale-' RETURN count(n) AS n")
+    assert records[0]["n"] == 0, tenants  # --cleanup erased every tenant the run wrote
+    assert neo4j.password not in table + done.stdout + done.stderr
