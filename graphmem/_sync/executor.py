@@ -12,7 +12,10 @@ session), so that each kind of failure gets the patience it deserves:
 - a write that trips a uniqueness constraint: retried ``conflict_retries`` times (2), since
   every write unit reads the records it would create first, the loser of a race between
   two idempotent writes (same entity name, same explicit id) finds the winner's record
-  on its retry and returns it; a conflict that persists is a ``ConflictError``.
+  on its retry and returns it; a conflict that persists is a ``ConflictError``;
+- no connection within the driver's acquisition timeout (60 s: a new connection whose
+  handshake the server did not answer, seen once in CI on a loaded machine): tried once
+  more on a fresh connection, then ``Neo4jUnavailableError``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any, TypeVar
 
 from neo4j import Driver, ManagedTransaction, Session
 from neo4j.exceptions import (
+    ConnectionAcquisitionTimeoutError,
     ConstraintError,
     DriverError,
     Neo4jError,
@@ -121,6 +125,7 @@ class Executor:
         started = time.monotonic()
         delay = _FIRST_DELAY
         conflicts = 0
+        starved = False
         with translated_errors(user=self.user):
             while True:
                 try:
@@ -130,6 +135,11 @@ class Executor:
                         raise
                     conflicts += 1
                     continue  # at once: the winner has committed, its record is there to read
+                except ConnectionAcquisitionTimeoutError:
+                    if starved:
+                        raise
+                    starved = True
+                    continue  # its whole budget went on the wait: one fresh try, at once
                 except (ServiceUnavailable, SessionExpired) as exc:
                     failure: Exception = exc
                     budget = self.connection_timeout

@@ -6,7 +6,13 @@ from __future__ import annotations
 import time
 
 import pytest
-from neo4j.exceptions import ConstraintError, ResultFailedError, ServiceUnavailable, TransientError
+from neo4j.exceptions import (
+    ConnectionAcquisitionTimeoutError,
+    ConstraintError,
+    ResultFailedError,
+    ServiceUnavailable,
+    TransientError,
+)
 
 from graphmem import ConfigurationError, ConflictError, Memory, Neo4jUnavailableError, Settings
 from graphmem._errors import NEO4J_HOW_TO, redact, translated_errors
@@ -95,6 +101,17 @@ def test_a_server_error_the_drivers_rollback_replaced_is_handled_as_itself():
     assert executor()._retrying(Script(replaced_by_rollback(TransientError("deadlock"))), write=False) == "done"
     with pytest.raises(ConflictError, match="write conflicts"):
         executor()._retrying(Script(replaced_by_rollback(ConstraintError("taken"))), write=False)
+
+
+def test_a_connection_not_handed_out_in_time_is_tried_once_more_then_reported():
+    # seen once in CI on a loaded machine: one of 160 racing writes waited the driver's
+    # 60 s for a new connection; the next attempt opens another
+    starved = ConnectionAcquisitionTimeoutError("failed to obtain a connection from the pool within 60.0s")
+    script = Script(starved)
+    assert executor()._retrying(script, write=True) == "done"
+    assert script.calls == 2
+    with pytest.raises(Neo4jUnavailableError, match="failed to obtain a connection"):
+        executor()._retrying(Script(starved, starved), write=False)
 
 
 def test_an_unreachable_server_is_given_up_after_connection_timeout():
