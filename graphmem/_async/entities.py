@@ -104,23 +104,32 @@ class AsyncEntitiesMixin(AsyncHost):
             match = await tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
             if match:
                 return await self._merge_entity(tx, match[0]["node"], props)
-            # about to create: serialise with every create in this scope tree, then look again
-            # (design note `entity-scope-promotion`)
-            await tx.run("scope_lock", tenant=tenant, path=chain[0])
-            match = await tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
-            if match:
-                return await self._merge_entity(tx, match[0]["node"], props)
-            await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
-            below = await tx.run("entity_below", tenant=tenant, prefix=props["scope"] + "/", type=props["type"],
-                                 keys=keys)
-            if below:
-                promoted = await tx.run("entity_promote", tenant=tenant, id=below[0]["node"]["id"],
-                                        scope=props["scope"], lexKey=props["lexKey"], now=now)
-                return await self._merge_entity(tx, promoted[0]["node"], props)
-            created = await tx.run("entity_create", tenant=tenant, props=props, now=now)
-            return record_of(Entity, created[0]["node"])
+            entity, _ = await self._create_entity(tx, props, chain, now)
+            return entity
 
         return await self._run.write(work)
+
+    async def _create_entity(self, tx: AsyncTx, props: dict[str, Any], chain: list[str],
+                             now: datetime) -> tuple[Entity, bool]:
+        """Create the entity ``props`` describes, which a look-up in ``chain`` did not find:
+        serialised with every create in this scope tree (the root scope's lock), it looks
+        again, then adopts a same-named entity stored below the scope by moving it up, and
+        only then creates (design note `entity-scope-promotion`). Returns the entity and
+        whether it is new."""
+        tenant = self._core.tenant
+        keys = _entities.lookup_keys(props)
+        await tx.run("scope_lock", tenant=tenant, path=chain[0])
+        match = await tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
+        if match:
+            return await self._merge_entity(tx, match[0]["node"], props), False
+        await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
+        below = await tx.run("entity_below", tenant=tenant, prefix=props["scope"] + "/", type=props["type"], keys=keys)
+        if below:
+            promoted = await tx.run("entity_promote", tenant=tenant, id=below[0]["node"]["id"],
+                                    scope=props["scope"], lexKey=props["lexKey"], now=now)
+            return await self._merge_entity(tx, promoted[0]["node"], props), False
+        created = await tx.run("entity_create", tenant=tenant, props=props, now=now)
+        return record_of(Entity, created[0]["node"]), True
 
     async def _merge_entity(self, tx: AsyncTx, node: dict[str, Any], props: dict[str, Any]) -> Entity:
         merged = _entities.merged(node, props)

@@ -50,6 +50,9 @@ class AsyncHost(Protocol):
 
     async def _merge_entity(self, tx: AsyncTx, node: dict[str, Any], props: dict[str, Any]) -> Entity: ...
 
+    async def _create_entity(self, tx: AsyncTx, props: dict[str, Any], chain: list[str],
+                             now: datetime) -> tuple[Entity, bool]: ...
+
     async def get(self, id: str) -> Record | None: ...
 
     async def ingest(self, messages: Iterable[Any], *, scope: str, llm: Any, session_id: str | None = None,

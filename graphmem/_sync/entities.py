@@ -106,23 +106,32 @@ class EntitiesMixin(Host):
             match = tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
             if match:
                 return self._merge_entity(tx, match[0]["node"], props)
-            # about to create: serialise with every create in this scope tree, then look again
-            # (design note `entity-scope-promotion`)
-            tx.run("scope_lock", tenant=tenant, path=chain[0])
-            match = tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
-            if match:
-                return self._merge_entity(tx, match[0]["node"], props)
-            tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
-            below = tx.run("entity_below", tenant=tenant, prefix=props["scope"] + "/", type=props["type"],
-                                 keys=keys)
-            if below:
-                promoted = tx.run("entity_promote", tenant=tenant, id=below[0]["node"]["id"],
-                                        scope=props["scope"], lexKey=props["lexKey"], now=now)
-                return self._merge_entity(tx, promoted[0]["node"], props)
-            created = tx.run("entity_create", tenant=tenant, props=props, now=now)
-            return record_of(Entity, created[0]["node"])
+            entity, _ = self._create_entity(tx, props, chain, now)
+            return entity
 
         return self._run.write(work)
+
+    def _create_entity(self, tx: Tx, props: dict[str, Any], chain: list[str],
+                             now: datetime) -> tuple[Entity, bool]:
+        """Create the entity ``props`` describes, which a look-up in ``chain`` did not find:
+        serialised with every create in this scope tree (the root scope's lock), it looks
+        again, then adopts a same-named entity stored below the scope by moving it up, and
+        only then creates (design note `entity-scope-promotion`). Returns the entity and
+        whether it is new."""
+        tenant = self._core.tenant
+        keys = _entities.lookup_keys(props)
+        tx.run("scope_lock", tenant=tenant, path=chain[0])
+        match = tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
+        if match:
+            return self._merge_entity(tx, match[0]["node"], props), False
+        tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
+        below = tx.run("entity_below", tenant=tenant, prefix=props["scope"] + "/", type=props["type"], keys=keys)
+        if below:
+            promoted = tx.run("entity_promote", tenant=tenant, id=below[0]["node"]["id"],
+                                    scope=props["scope"], lexKey=props["lexKey"], now=now)
+            return self._merge_entity(tx, promoted[0]["node"], props), False
+        created = tx.run("entity_create", tenant=tenant, props=props, now=now)
+        return record_of(Entity, created[0]["node"]), True
 
     def _merge_entity(self, tx: Tx, node: dict[str, Any], props: dict[str, Any]) -> Entity:
         merged = _entities.merged(node, props)

@@ -52,6 +52,9 @@ class Host(Protocol):
 
     def _merge_entity(self, tx: Tx, node: dict[str, Any], props: dict[str, Any]) -> Entity: ...
 
+    def _create_entity(self, tx: Tx, props: dict[str, Any], chain: list[str],
+                             now: datetime) -> tuple[Entity, bool]: ...
+
     def get(self, id: str) -> Record | None: ...
 
     def ingest(self, messages: Iterable[Any], *, scope: str, llm: Any, session_id: str | None = None,

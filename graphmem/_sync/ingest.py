@@ -318,11 +318,10 @@ class IngestMixin(Host):
                 skipped.append(_ingest.Skipped(kind="entity", text=draft.name, reason="forgotten by the user"))
                 ids.append(None)
                 continue
-            tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope]))
-            entity = record_of(Entity, (tx.run("entity_create", tenant=tenant, props=props, now=now))[0]["node"])
-            created.append(entity)
+            entity, new = self._create_entity(tx, props, chain, now)
+            (created if new else merged).append(entity)
             ids.append(entity.id)
-            if how == "candidate":
+            if new and how == "candidate":
                 same_as.append(_ingest.SameAsCandidate(entity=entity.id, candidate=node["id"], similarity=round(cosine, 4)))
         items, kept = [], []
         for i, (_draft, plan) in enumerate(plans):
