@@ -53,9 +53,11 @@ ROWS = [
         "forget of 'Bob codes in C++' among C, C++, C#; re-keying records written by the old rule",
         "distinct names merged; facts forgotten beyond the target", ("test_keys.py",)),
     Row("Races", "8 threads: 320 upserts of 40 names; 160 writes of 20 explicit ids; 120 changes of one "
-        "single-valued fact; 40 forgets racing writes in one scope",
+        "single-valued fact; 40 forgets racing writes in one scope; upserts of 40 names racing in a scope and its "
+        "child, and in either order; one entity ingested from 8 sessions at once, and from sessions in a scope and "
+        "its child; background turns of 6 users; erase racing writes of the erased user",
         "errors; duplicate entities or records; scope counter != count; current values != 1; SUPERSEDES cycles; "
-        "facts forgotten beyond the target", ("test_races.py",)),
+        "facts forgotten beyond the target; records of an erased user left", ("test_races.py", "test_races_turns.py")),
     Row("Lock waits", "a scope lock held by a transaction that never ends, then a write to that scope; the "
         "server's lock timeout setting", "writes hanging past 60 s; writes landing twice", ("test_lock_wait.py",)),
     Row("Neo4j down or refusing", "a closed port, a 0.3 s connection_timeout, a wrong password",
@@ -73,10 +75,17 @@ ROWS = [
     Row("Faults: stale state", "a pid file naming a dead process, store lock files left by the kill, a pid "
         "reused by another state dir's Neo4j", "restarts refused or moved to another port; foreign servers "
         "reported or stopped", ("test_faults.py::test_a_pid_file", "test_faults.py::test_remember_many")),
+    Row("Erasure", "a private marker planted in every kind of record a user can have (facts, episodes and their "
+        "windows, an insight, an extracted fact, a summary, an induced procedure, profile fields, a core note, a "
+        "correction, a decision, her entities, a scope named after her) beside another user's; erase by user, by "
+        "scope, a rerun after an older erase, an erase interrupted between batches",
+        "nodes, properties, edges or index entries still holding the marker or an erased id; the other user's "
+        "records changed", ("test_erase_closure.py",)),
     Row("Isolation", "10,000 randomized reads on 4 threads across 3 tenants sharing ids, scopes, subjects, texts "
-        "and entity names: recall (graph expansion, citations), context, facts, history, get, evidence, "
-        "suggest_procedures", "records or private markers of another tenant returned",
-        ("test_isolation.py",)),
+        "and entity names, through 18 read paths: recall (graph expansion, citations), context, facts, history, "
+        "get, evidence, suggest_procedures, messages, sessions, profile, notes, summaries, context_for_turn, "
+        "corrections, decisions, graph, the LangChain retriever, the LangGraph store",
+        "records or private markers of another tenant returned", ("test_isolation.py",)),
 ]
 
 
