@@ -336,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
             loader.write(doomed, args.erase, "tenant to erase")
             write_rate = args.erase / (loader.seconds - step_start)
             started = time.perf_counter()
-            erased = doomed.erase(scope=SCOPE)
+            erased = doomed.erase(scope=SCOPE).total
             erase_s = time.perf_counter() - started
             left = driver.execute_query(harness.template("scale_tenant_nodes"), {"tenant": doomed.tenant}).records[0]["nodes"]
             erase_rows.append([f"{args.erase:,} memories, beside {total:,} of another tenant", f"{erased:,}",

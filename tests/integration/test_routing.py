@@ -82,11 +82,13 @@ def test_every_path_works_over_neo4j_routing_and_reads_run_in_read_transactions(
     }
     for name, call in reads.items():
         assert kinds_of(ran, call) == {READ_TEMPLATES_ONLY}, name
-    assert memory.recall("Where does Ada live?", scope="r/ada", k=1)[0].record.id == moved.id
+    # facts only: the Ada entity's rank depends on how often other tests' tenants wrote "Ada"
+    # (full-text statistics are index-wide, docs/reliability.md)
+    assert memory.recall("Where does Ada live?", scope="r/ada", k=1, kinds=["fact"])[0].record.id == moved.id
     assert [f.object for f in memory.facts(scope="r/ada", subject="ada", predicate="lives_in")] == ["Rome"]
     assert len(memory.history(subject="ada", predicate="lives_in", scope="r/ada")) == 2
     assert memory.get(moved.id).text == "Ada lives in Rome"  # read-your-writes: bookmarks carried
 
-    assert memory.erase(scope="r") > 0
+    assert memory.erase(scope="r").total > 0
     assert memory.facts(scope="r/ada") == []
     assert memory.recall("Ada", scope="r/ada", k=5) == []
