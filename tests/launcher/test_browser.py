@@ -60,6 +60,7 @@ def one_line(cypher: str) -> str:
 
 
 def test_browser_draws_the_styled_timeline(browser_neo4j, chrome):
+    from selenium.common.exceptions import ElementNotInteractableException, StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -93,11 +94,20 @@ def test_browser_draws_the_styled_timeline(browser_neo4j, chrome):
     # Browser proposes the launcher's Bolt address, read from the HTTP server's discovery document
     wait(10, lambda: css("[data-testid=boltaddress]")[0].get_attribute("value") == f"127.0.0.1:{port}",
          "Browser does not propose the launcher's Bolt address")
+    def typed(field, value):
+        # the form is in the page before it takes input (a CI run met a field not yet
+        # interactable): type until the field holds the value
+        try:
+            box = css(f"[data-testid={field}]")[0]
+            if box.get_attribute("value") != value:
+                box.clear()
+                box.send_keys(value)
+            return css(f"[data-testid={field}]")[0].get_attribute("value") == value
+        except (ElementNotInteractableException, StaleElementReferenceException):
+            return False
+
     for field, value in (("username", browser_neo4j["NEO4J_USER"]), ("password", browser_neo4j["NEO4J_PASSWORD"])):
-        box = css(f"[data-testid={field}]")[0]
-        box.clear()
-        box.send_keys(value)
-        wait(5, lambda: css(f"[data-testid={field}]")[0].get_attribute("value") == value, f"could not type the {field}")
+        wait(20, lambda field=field, value=value: typed(field, value), f"could not type the {field}")
     css("[data-testid=connect]")[0].click()
     wait(45, lambda: not css("[data-testid=disconnectedBanner]") and not css("[data-testid=connect]"),
          "Browser did not connect")
