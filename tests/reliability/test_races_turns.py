@@ -39,6 +39,23 @@ def counters_match(driver, tenant: str) -> list[str]:
     return [f"{r['path']}: counter {r['counter']}, holds {r['held']}" for r in records if r["counter"] != r["held"]]
 
 
+def ingest_at_once(memory, cities, scopes):
+    """Session i says it was in cities[i], ingested into scopes[i]; all start together.
+    Returns the ingest results, none of which failed."""
+    barrier = threading.Barrier(THREADS)
+
+    def session(i: int):
+        barrier.wait(30)
+        return memory.ingest([{"role": "user", "content": f"I was in {cities[i]} (session {i})."}], scope=scopes[i],
+                             llm=scripted(extraction(cities[i], i), *[NO_CONTRADICTION] * 2), session_id=f"s{i}",
+                             user_id="ann")
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        results = list(pool.map(session, range(THREADS)))
+    assert all(r.error is None for r in results)
+    return results
+
+
 def every_visit_kept_or_restated(memory, results, cities) -> bool:
     """Each session's visit is a fact, or was skipped as restating a stored visit of the same
     city (a session that finds another's committed visit of that city skips its own; which
@@ -55,17 +72,7 @@ def every_visit_kept_or_restated(memory, results, cities) -> bool:
 
 def test_one_entity_ingested_from_eight_sessions_at_once_is_one_entity(memory, driver):
     cities = ["Porto", "Lisbon", "Braga", "Faro", "Porto", "Lisbon", "Evora", "Porto"]
-    barrier = threading.Barrier(THREADS)
-
-    def session(i: int):
-        barrier.wait(30)
-        return memory.ingest([{"role": "user", "content": f"I was in {cities[i]} (session {i})."}], scope="fleet/chat",
-                             llm=scripted(extraction(cities[i], i), *[NO_CONTRADICTION] * 2), session_id=f"s{i}",
-                             user_id="ann")
-
-    with ThreadPoolExecutor(THREADS) as pool:
-        results = list(pool.map(session, range(THREADS)))
-    assert all(r.error is None for r in results)
+    results = ingest_at_once(memory, cities, ["fleet/chat"] * THREADS)
     records, _, _ = driver.execute_query(
         "MATCH (e:Entity {tenant: $t}) WHERE e.invalidatedAt IS NULL RETURN e.type AS type, e.name AS name, count(*) AS n",
         {"t": memory.tenant})
@@ -75,23 +82,12 @@ def test_one_entity_ingested_from_eight_sessions_at_once_is_one_entity(memory, d
     assert counters_match(driver, memory.tenant) == []
 
 
-
 def test_ingests_racing_in_a_scope_and_its_child_leave_one_entity_per_name(memory, driver):
     # half the sessions ingest into fleet, half into fleet/chat: a create in one must not miss
     # the other's (the root scope's lock), and an entity first made in the child is moved up
     scopes = ["fleet/chat", "fleet"] * (THREADS // 2)
     cities = ["Porto", "Porto", "Lisbon", "Lisbon", "Braga", "Braga", "Porto", "Lisbon"]
-    barrier = threading.Barrier(THREADS)
-
-    def session(i: int):
-        barrier.wait(30)
-        return memory.ingest([{"role": "user", "content": f"I was in {cities[i]} (session {i})."}], scope=scopes[i],
-                             llm=scripted(extraction(cities[i], i), *[NO_CONTRADICTION] * 2), session_id=f"s{i}",
-                             user_id="ann")
-
-    with ThreadPoolExecutor(THREADS) as pool:
-        results = list(pool.map(session, range(THREADS)))
-    assert all(r.error is None for r in results)
+    results = ingest_at_once(memory, cities, scopes)
     records, _, _ = driver.execute_query(
         "MATCH (e:Entity {tenant: $t}) WHERE e.invalidatedAt IS NULL "
         "RETURN e.type AS type, e.name AS name, collect(e.scope) AS scopes", {"t": memory.tenant})
