@@ -46,8 +46,9 @@ ROWS = [
         "surrogates, controls, empty and over-limit texts and scopes, dates from year 1 to 9999 at any offset, "
         "naive dates, NaN/inf/subnormal vectors, wrong types",
         "non-graphmem exceptions; nodes or relationships changed by a failed write", ("test_fuzz.py",)),
-    Row("Stored bad vectors", "a 1e200 vector planted past validation (as an older version allowed), recall in a "
-        "child scope, then the memory_vector_repair template", "recalls failing after the repair; records lost by it",
+    Row("Stored bad vectors", "vectors of 1e200, 1e-200, NaN and the wrong dimension planted past validation (as "
+        "older versions allowed), then recall in a child scope; setup() over a tenant holding them; the repair "
+        "beside valid vectors", "recalls failing; refused vectors left after setup(); records or valid vectors lost",
         ("test_bad_vectors.py",)),
     Row("Look-alike keys", "C / C++ / C#, F# / F, .NET / NET, 東京 / 京都 / Москва, 👍 / 👎 as entity names; "
         "forget of 'Bob codes in C++' among C, C++, C#; re-keying records written by the old rule",
