@@ -6,8 +6,8 @@
 PYTHON ?= python3
 # each on a freshly started Neo4j of its own (unless NEO4J_URI is set): one benchmark's data,
 # or its erased documents still counted in Lucene's term statistics, cannot shift another's
-BENCHES := recall write longmemeval locomo graphiti_compare scale
-# the scale benchmark holds 2M 256-d memories and their indexes: a bigger heap and page cache
+BENCHES := recall write longmemeval locomo graphiti_compare scale scale_tenants
+# the scale benchmarks hold up to 2M 256-d memories and their indexes: a bigger heap and page cache
 # than the launcher's defaults (GRAPHMEM_SCALE_HEAP, GRAPHMEM_SCALE_PAGECACHE change them); it runs for half an hour or more
 SCALE_NEO4J := GRAPHMEM_NEO4J_HEAP=$${GRAPHMEM_SCALE_HEAP:-4g} GRAPHMEM_NEO4J_PAGECACHE=$${GRAPHMEM_SCALE_PAGECACHE:-5g}
 VENV ?= .venv
@@ -65,7 +65,7 @@ bench: $(VENV)/.bench-installed
 	  if [ -n "$$NEO4J_URI" ]; then $(PY) bench/$$b.py || status=1; continue; fi; \
 	  state=.graphmem/bench-$$b; rm -rf $$state; \
 	  ( export GRAPHMEM_STATE_DIR=$$state; \
-	    if [ $$b = scale ]; then export $(SCALE_NEO4J); fi; \
+	    case $$b in scale*) export $(SCALE_NEO4J);; esac; \
 	    eval "$$($(GRAPHMEM) neo4j start --ephemeral --no-browser)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD || exit 1; \
 	    $(PY) bench/$$b.py; rc=$$?; $(GRAPHMEM) neo4j stop; exit $$rc ) || status=1; \
 	  rm -rf $$state; \

@@ -199,3 +199,23 @@ def test_scale_benchmark_smoke(neo4j, schema, tmp_path, driver):
     records, _, _ = driver.execute_query("MATCH (n) WHERE n.tenant STARTS WITH 'bench-scale-' RETURN count(n) AS n")
     assert records[0]["n"] == 0, tenants  # --cleanup erased every tenant the run wrote
     assert neo4j.password not in table + done.stdout + done.stderr
+
+
+def test_small_tenants_benchmark_smoke(neo4j, schema, tmp_path, driver):
+    """Two groups of small tenants: a row per group and round, p50 <= p95, and --cleanup
+    leaves none of the run's data."""
+    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
+               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "scale_tenants.py"), "--groups", "4x50,3x20",
+                           "--queries", "5", "--warmup", "2", "--progress", "100", "--cleanup"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    table = (tmp_path / "scale-tenants.md").read_text()
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()
+            if line.startswith("| ") and not line.startswith("| round")]
+    assert [(r[0], r[1], r[2], r[3]) for r in rows] == [
+        ("1", "4", "50", "260"), ("1", "3", "20", "260"), ("2", "4", "50", "260"), ("2", "3", "20", "260")]
+    assert all(0 < float(r[4]) <= float(r[5]) for r in rows)
+    records, _, _ = driver.execute_query("MATCH (n) WHERE n.tenant STARTS WITH 'bench-tenants-' RETURN count(n) AS n")
+    assert records[0]["n"] == 0
+    assert neo4j.password not in table + done.stdout + done.stderr
