@@ -5,7 +5,9 @@
 // an id of 16 characters or more (generated ids have 32) is also cut out of longer text
 // (a status log line naming a merged procedure), replaced by '(erased)'. Shorter ids are
 // only removed as whole values, so an id like 'f1' never rewrites 'f10'. The edges
-// themselves go with the erased record. Returns how many properties were rewritten.
+// themselves go with the erased record. A record's own id, tenant and scope are never
+// rewritten: a surviving id may contain an erased one ('s#1' inside 's#12'). Returns how
+// many properties were rewritten.
 CALL () {
   MATCH (d:Erasing {tenant: $tenant})--(n:Memory {tenant: $tenant})
   WHERE NOT n:Erasing
@@ -18,7 +20,7 @@ CALL () {
 }
 WITH n, collect(DISTINCT gone) AS gone
 WITH n, gone, [g IN gone WHERE size(g) >= 16] AS long
-UNWIND keys(n) AS key
+UNWIND [k IN keys(n) WHERE NOT k IN ['id', 'tenant', 'scope']] AS key
 WITH n, key, n[key] AS value, valueType(n[key]) AS type, gone, long
 WHERE (type STARTS WITH 'STRING'
        AND (value IN gone OR any(g IN long WHERE value CONTAINS g)))

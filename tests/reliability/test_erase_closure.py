@@ -314,3 +314,14 @@ def test_what_extraction_made_of_her_goes_and_a_shared_entity_stays(memory, driv
                                  {"t": memory.tenant, "id": lisbon.id}).records
     assert sorted((r["type"], r["id"]) for r in edges if r["type"] != "IN_SCOPE") == sorted(
         [("ABOUT", bob.facts[0].id), ("MENTIONS", bob.episodes[0].id), ("RELATES", bob_entity.id)])
+
+
+def test_a_surviving_record_whose_id_contains_an_erased_id_keeps_it(memory, driver):
+    # seen in the LongMemEval bench: ids '<session>#1' and '<session>#12' of one session's
+    # turns (joined by NEXT); erasing the first rewrote the second's id and collided
+    first = memory.add_episode("Turn one.", scope="chat", session_id="s", id="longmemeval-session-0001#1")
+    kept = memory.add_episode("Turn twelve.", scope="chat", session_id="s", id="longmemeval-session-0001#12")
+    assert memory.erase(id=first.id).episode == 1
+    assert memory.get(kept.id).text == "Turn twelve."
+    records, _, _ = driver.execute_query("MATCH (m:Memory {tenant: $t}) RETURN collect(m.id) AS ids", {"t": memory.tenant})
+    assert records[0]["ids"] == [kept.id]
