@@ -81,8 +81,7 @@ def main(argv: list[str] | None = None) -> int:
                  f"queries of 3-6 words after {args.warmup} warm-ups, each in a tenant of the group chosen at random, "
                  f"the query embedded by WordLlama inside the timing. Store on disk at the end: {store} GiB (page "
                  f"cache: {page_cache()}); Neo4j RSS {rss} GiB.")
-        harness.write_result("scale-tenants", "Small tenants: recall cost by tenant size", body, notes)
-        print((harness.RESULTS / "scale-tenants.md").read_text())
+        print(harness.write_result("scale-tenants", "Small tenants: recall cost by tenant size", body, notes).read_text())
         if args.cleanup:
             for memories in written.values():
                 for memory in memories:

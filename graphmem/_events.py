@@ -22,8 +22,6 @@ logger = logging.getLogger("graphmem")
 
 EventKind = Literal["extraction_done", "extraction_failed", "invalidated", "superseded", "pruned",
                     "demoted", "summary_created"]
-EVENT_KINDS: tuple[str, ...] = ("extraction_done", "extraction_failed", "invalidated", "superseded",
-                                "pruned", "demoted", "summary_created")
 _FAILURES = {"extraction_failed"}
 
 

@@ -203,8 +203,8 @@ class AsyncIngestMixin(AsyncHost):
             if not profile_rows:
                 return result
             learned = await self._create_facts(tx, profile_rows, now)
-            return result.model_copy(update={"profile": tuple(
-                _profile.field_of(f) for f in learned if f.id in {r["props"]["id"] for r in profile_rows})})
+            asked = {r["props"]["id"] for r in profile_rows}
+            return result.model_copy(update={"profile": tuple(_profile.field_of(f) for f in learned if f.id in asked)})
 
         try:
             return await self._run.write(work)

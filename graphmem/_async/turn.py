@@ -103,6 +103,7 @@ class AsyncTurnMixin(AsyncHost):
         if result.ok:
             self._events.emit("extraction_done", ids, scope=scope, detail=_turn.tally(result))
         return result
+
     async def context_for_turn(
         self,
         input: str,

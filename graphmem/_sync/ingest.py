@@ -205,8 +205,8 @@ class IngestMixin(Host):
             if not profile_rows:
                 return result
             learned = self._create_facts(tx, profile_rows, now)
-            return result.model_copy(update={"profile": tuple(
-                _profile.field_of(f) for f in learned if f.id in {r["props"]["id"] for r in profile_rows})})
+            asked = {r["props"]["id"] for r in profile_rows}
+            return result.model_copy(update={"profile": tuple(_profile.field_of(f) for f in learned if f.id in asked)})
 
         try:
             return self._run.write(work)

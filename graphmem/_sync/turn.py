@@ -105,6 +105,7 @@ class TurnMixin(Host):
         if result.ok:
             self._events.emit("extraction_done", ids, scope=scope, detail=_turn.tally(result))
         return result
+
     def context_for_turn(
         self,
         input: str,

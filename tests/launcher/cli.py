@@ -25,3 +25,11 @@ def neo4j_cli(state: Path, *args: str, check: bool = True, env: dict[str, str] |
 
 def env_lines(done: subprocess.CompletedProcess) -> dict[str, str]:
     return dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
+    except (OSError, IndexError):
+        return False

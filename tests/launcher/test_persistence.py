@@ -5,15 +5,7 @@ from __future__ import annotations
 
 from graphmem import HashingEmbedder, Memory
 
-from .cli import env_lines, neo4j_cli
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = open(f"/proc/{pid}/stat").read().split(") ", 1)[1][0]
-    except OSError:
-        return False
-    return state != "Z"
+from .cli import alive, env_lines, neo4j_cli
 
 
 def test_data_and_password_survive_stop_and_start_until_reset(tmp_path):

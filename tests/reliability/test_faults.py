@@ -26,8 +26,8 @@ import pytest
 from neo4j import GraphDatabase
 
 from graphmem import GraphMemError, HashingEmbedder, Memory, Neo4jUnavailableError
-from tests.fakes import ScriptedChatModel, tool_answer
-from tests.launcher.cli import env_lines, neo4j_cli
+from tests.fakes import ScriptedChatModel, scripted, tool_answer
+from tests.launcher.cli import alive, env_lines, neo4j_cli
 
 pytestmark = [pytest.mark.reliability]
 
@@ -38,13 +38,6 @@ BASE = datetime(2026, 3, 1, 9, tzinfo=timezone.utc)
 TIMEOUT = 2.0  # NEO4J_CONNECTION_TIMEOUT of the Memory objects open across a crash
 SLACK = 8.0  # on top of it: the driver's own connect attempt, a loaded 2-core machine
 FAULT_FIGURES: dict[str, Any] = {"restart_s": [], "down_error_s": []}
-
-
-def alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
-    except (OSError, IndexError):
-        return False
 
 
 class Server:
@@ -241,7 +234,7 @@ def test_ingest_killed_between_its_episodes_and_its_extraction_then_repeated(run
     idle = running.memory_with_timeout("idle-reader", monkeypatch)
     idle.remember("Ada lives in London", scope="s")  # its pooled connection sits idle through the crash
     for c in range(killed_at):
-        memory.ingest(conversation(c), scope="chat", llm=ScriptedChatModel(messages=iter([extraction(c)])),
+        memory.ingest(conversation(c), scope="chat", llm=scripted(extraction(c)),
                       session_id=f"c{c}")
     killer = KillingChatModel(messages=iter([extraction(killed_at)]), victim=running)
     with pytest.raises(Neo4jUnavailableError):
@@ -263,7 +256,7 @@ def test_ingest_killed_between_its_episodes_and_its_extraction_then_repeated(run
     # the killed call's episodes committed in their own transaction; its extraction did not land at all
     assert before == {**done, f"c{killed_at}": (2, 0, 0)}, before
 
-    results = [memory.ingest(conversation(c), scope="chat", llm=ScriptedChatModel(messages=iter([extraction(c)])),
+    results = [memory.ingest(conversation(c), scope="chat", llm=scripted(extraction(c)),
                              session_id=f"c{c}") for c in range(CONVERSATIONS)]
     memory.close()
     assert all(r.error is None for r in results)
