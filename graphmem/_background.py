@@ -85,7 +85,9 @@ class AsyncBackground:
         _, running = await asyncio.wait(tasks, timeout=timeout)
         if running:
             raise _late(timeout, len(running))
-        del self._tasks[: len(tasks)]
+        # by identity, not position: start() may have dropped old finished ones meanwhile
+        handed = set(tasks)
+        self._tasks = [t for t in self._tasks if t not in handed]
         return [t.result() for t in tasks]
 
     async def close(self) -> None:
@@ -149,8 +151,9 @@ class Background:
         _, running = wait_futures(futures, timeout=timeout)
         if running:
             raise _late(timeout, len(running))
-        with self._lock:
-            del self._futures[: len(futures)]
+        handed = set(futures)
+        with self._lock:  # by identity, not position: start() may have dropped old finished ones meanwhile
+            self._futures = [f for f in self._futures if f not in handed]
         return [f.result() for f in futures]
 
     def close(self) -> None:

@@ -12,7 +12,7 @@ from .. import _fulltext, _templates
 from .. import _validate as check
 from .._errors import GraphMemError, InvalidInputError, SchemaError
 from .._vectors import Vector
-from .executor import AsyncExecutor, AsyncTx
+from .executor import AsyncExecutor
 from .host import AsyncHost
 
 _WARM_UP_SCOPE = "graphmem-warm-up"  # setup() recalls from it once; nothing is written there
@@ -31,14 +31,10 @@ async def repair_vectors(run: AsyncExecutor, tenant: str, dimensions: int | None
     dimension is not ``dimensions``), in batches; the records stay, marked with
     ``embeddingRemovedAt``. Returns their ids and logs a warning naming how many."""
     repaired: list[str] = []
+    params = dict(tenant=tenant, minSquares=check.MIN_VECTOR_NORM ** 2, maxSquares=check.MAX_VECTOR_NORM ** 2,
+                  dimensions=dimensions, limit=_REPAIR_BATCH, now=now)
     while True:
-        params = dict(tenant=tenant, minSquares=check.MIN_VECTOR_NORM ** 2, maxSquares=check.MAX_VECTOR_NORM ** 2,
-                      dimensions=dimensions, limit=_REPAIR_BATCH, now=now)
-
-        async def work(tx: AsyncTx, params: dict[str, Any] = params) -> list[str]:
-            return [r["id"] for r in await tx.run("memory_vector_repair", **params)]
-
-        batch = await run.write(work)
+        batch = [r["id"] for r in await run.write_one("memory_vector_repair", **params)]
         repaired += batch
         if len(batch) < _REPAIR_BATCH:
             break

@@ -14,7 +14,7 @@ from .. import _fulltext, _templates
 from .. import _validate as check
 from .._errors import GraphMemError, InvalidInputError, SchemaError
 from .._vectors import Vector
-from .executor import Executor, Tx
+from .executor import Executor
 from .host import Host
 
 _WARM_UP_SCOPE = "graphmem-warm-up"  # setup() recalls from it once; nothing is written there
@@ -33,14 +33,10 @@ def repair_vectors(run: Executor, tenant: str, dimensions: int | None, now: date
     dimension is not ``dimensions``), in batches; the records stay, marked with
     ``embeddingRemovedAt``. Returns their ids and logs a warning naming how many."""
     repaired: list[str] = []
+    params = dict(tenant=tenant, minSquares=check.MIN_VECTOR_NORM ** 2, maxSquares=check.MAX_VECTOR_NORM ** 2,
+                  dimensions=dimensions, limit=_REPAIR_BATCH, now=now)
     while True:
-        params = dict(tenant=tenant, minSquares=check.MIN_VECTOR_NORM ** 2, maxSquares=check.MAX_VECTOR_NORM ** 2,
-                      dimensions=dimensions, limit=_REPAIR_BATCH, now=now)
-
-        def work(tx: Tx, params: dict[str, Any] = params) -> list[str]:
-            return [r["id"] for r in tx.run("memory_vector_repair", **params)]
-
-        batch = run.write(work)
+        batch = [r["id"] for r in run.write_one("memory_vector_repair", **params)]
         repaired += batch
         if len(batch) < _REPAIR_BATCH:
             break
