@@ -73,6 +73,7 @@ class AsyncSessionsMixin(AsyncHost):
             ids = [r["id"] for r in await tx.run("session_clear", tenant=tenant, sessionId=session_id,
                                                   chain=chain, now=now)]
             await self._after_invalidation(tx, ids, ids, now)
+            tx.emit("invalidated", ids, reason="forgotten", scope=chain[-1])
             return len(ids)
 
         return await self._run.write(work)

@@ -85,6 +85,7 @@ class AsyncStoreMixin(AsyncHost):
             if deletes:
                 gone = [r["id"] for r in await tx.run("store_forget", tenant=tenant, rows=deletes, now=now)]
                 await self._after_invalidation(tx, gone, gone, now)
+                tx.emit("invalidated", gone, reason="forgotten")
             return results
 
         if writes:

@@ -75,6 +75,7 @@ class SessionsMixin(Host):
             ids = [r["id"] for r in tx.run("session_clear", tenant=tenant, sessionId=session_id,
                                                   chain=chain, now=now)]
             self._after_invalidation(tx, ids, ids, now)
+            tx.emit("invalidated", ids, reason="forgotten", scope=chain[-1])
             return len(ids)
 
         return self._run.write(work)

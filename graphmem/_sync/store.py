@@ -87,6 +87,7 @@ class StoreMixin(Host):
             if deletes:
                 gone = [r["id"] for r in tx.run("store_forget", tenant=tenant, rows=deletes, now=now)]
                 self._after_invalidation(tx, gone, gone, now)
+                tx.emit("invalidated", gone, reason="forgotten")
             return results
 
         if writes:

@@ -103,3 +103,19 @@ def test_on_event_must_be_callable(neo4j, tenant):
     with pytest.raises(InvalidInputError) as info:
         Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=None, on_event="print")
     assert info.value.field == "on_event"
+
+
+def test_clearing_a_session_and_deleting_a_store_item_are_published(watched):
+    from graphmem.integrations.langgraph import GraphMemStore
+
+    memory, events = watched
+    said = memory.add_episode("Hello there.", scope=SCOPE, session_id="s1")
+    assert memory.clear_session("s1", scope=SCOPE) == 1
+    assert kinds(events) == [("invalidated", "forgotten")] and events[0].ids == (said.id,)
+    assert events[0].scope == SCOPE
+    events.clear()
+    store = GraphMemStore(memory)
+    store.put(("acme", "prefs"), "theme", {"color": "green"})
+    assert events == []
+    store.delete(("acme", "prefs"), "theme")
+    assert kinds(events) == [("invalidated", "forgotten")] and len(events[0].ids) == 1
