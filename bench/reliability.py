@@ -56,9 +56,11 @@ ROWS = [
     Row("Races", "8 threads: 320 upserts of 40 names; 160 writes of 20 explicit ids; 120 changes of one "
         "single-valued fact; 40 forgets racing writes in one scope; upserts of 40 names racing in a scope and its "
         "child, and in either order; one entity ingested from 8 sessions at once, and from sessions in a scope and "
-        "its child; background turns of 6 users; erase racing writes of the erased user",
+        "its child; background turns of 6 users; erase racing writes of the erased user; a write that loses a "
+        "uniqueness race and a read the server fails, with the driver's connections watched",
         "errors; duplicate entities or records; scope counter != count; current values != 1; SUPERSEDES cycles; "
-        "facts forgotten beyond the target; records of an erased user left", ("test_races.py", "test_races_turns.py")),
+        "facts forgotten beyond the target; records of an erased user left; driver calls on a connection "
+        "already back in the pool", ("test_races.py", "test_races_turns.py", "test_connection_handoff.py")),
     Row("Lock waits", "a scope lock held by a transaction that never ends, then a write to that scope; the "
         "server's lock timeout setting", "writes hanging past 60 s; writes landing twice", ("test_lock_wait.py",)),
     Row("Neo4j down or refusing", "a closed port, a 0.3 s connection_timeout, a wrong password",

@@ -14,6 +14,10 @@ session), so that each kind of failure gets the patience it deserves:
 - no connection within the driver's acquisition timeout (60 s: a new connection whose
   handshake the server did not answer, seen once in CI on a loaded machine): tried once
   more on a fresh connection, then ``Neo4jUnavailableError``.
+
+A statement the server fails inside a transaction function is kept from the driver (see
+``_in_transaction``): the driver's own clean-up of it touches a connection it has already
+handed to another thread.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from neo4j.exceptions import (
     ResultFailedError,
     ServiceUnavailable,
     SessionExpired,
+    TransactionError,
 )
 
 from .. import _templates
@@ -46,14 +51,36 @@ _FIRST_DELAY = 0.05
 _MAX_DELAY = 1.0
 
 
-async def _server_error_first(attempt: Callable[[], Awaitable[T]]) -> T:
-    """``attempt()``, raising the server's error where the driver replaced it: when a
-    statement fails, the driver's rollback can re-read the failed result and raise
-    ``ResultFailedError`` instead (seen in races: a uniqueness conflict came out as that,
-    was not retried, and read as "Neo4j is unreachable")."""
+async def _in_transaction(execute: Callable[..., Awaitable[Any]], fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """``execute(fn, *args)`` (a session's ``execute_read`` or ``execute_write``), so that a
+    statement the server fails never reaches the driver as an exception.
+
+    Why: when a statement fails, the driver hands the connection back to the pool at
+    once, but if the transaction function then raises, the driver rolls the
+    transaction back through that same connection: it probes the socket (switching its
+    timeout off and on) and may send ROLLBACK, although another thread may own the
+    connection by now. Seen as a thread blocked for good in ``recv()`` (issue 23.3), a
+    ``ResultFailedError`` in place of the server's error, and a "defunct connection"
+    after minutes. So the failure is kept here and ``fn`` returns normally: the
+    driver's commit then sees the failed transaction and raises without any I/O, and
+    the server's own error is raised in its place."""
+    failed: list[Neo4jError] = []
+
+    async def guarded(tx: AsyncManagedTransaction, *a: Any) -> Any:
+        try:
+            return await fn(tx, *a)
+        except Neo4jError as exc:
+            if getattr(tx, "_last_error", None) is None:
+                raise  # the transaction itself is sound: the driver rolls it back
+            failed.append(exc)
+            return None
+
     try:
-        return await attempt()
-    except ResultFailedError as exc:
+        out: T = await execute(guarded, *args)  # guarded returns None only when the driver then raises
+        return out
+    except (TransactionError, ResultFailedError) as exc:
+        if failed:
+            raise failed[-1] from None
         if isinstance(exc.__cause__, Neo4jError):
             raise exc.__cause__ from None
         raise
@@ -127,7 +154,7 @@ class AsyncExecutor:
         with translated_errors(user=self.user):
             while True:
                 try:
-                    return await _server_error_first(attempt)
+                    return await attempt()
                 except ConstraintError:
                     if not write or conflicts >= self.conflict_retries:
                         raise
@@ -155,7 +182,7 @@ class AsyncExecutor:
 
         async def attempt() -> list[dict[str, Any]]:
             async with self._session() as session:
-                return await session.execute_read(self._one, name, params)
+                return await _in_transaction(session.execute_read, self._one, name, params)
 
         return await self._retrying(attempt, write=False)
 
@@ -173,7 +200,7 @@ class AsyncExecutor:
 
         async def attempt() -> T:
             async with self._session() as session:
-                out = await session.execute_write(unit)
+                out = await _in_transaction(session.execute_write, unit)
             if self.events is not None and attempts[-1].events:  # committed: its events happened
                 self.events.publish(attempts[-1].events)
             return out
@@ -183,7 +210,7 @@ class AsyncExecutor:
     async def write_one(self, name: str, **params: Any) -> list[dict[str, Any]]:
         async def attempt() -> list[dict[str, Any]]:
             async with self._session() as session:
-                return await session.execute_write(self._one, name, params)
+                return await _in_transaction(session.execute_write, self._one, name, params)
 
         return await self._retrying(attempt, write=True)
 

@@ -16,6 +16,10 @@ session), so that each kind of failure gets the patience it deserves:
 - no connection within the driver's acquisition timeout (60 s: a new connection whose
   handshake the server did not answer, seen once in CI on a loaded machine): tried once
   more on a fresh connection, then ``Neo4jUnavailableError``.
+
+A statement the server fails inside a transaction function is kept from the driver (see
+``_in_transaction``): the driver's own clean-up of it touches a connection it has already
+handed to another thread.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from neo4j.exceptions import (
     ResultFailedError,
     ServiceUnavailable,
     SessionExpired,
+    TransactionError,
 )
 
 from .. import _templates
@@ -48,14 +53,36 @@ _FIRST_DELAY = 0.05
 _MAX_DELAY = 1.0
 
 
-def _server_error_first(attempt: Callable[[], T]) -> T:
-    """``attempt()``, raising the server's error where the driver replaced it: when a
-    statement fails, the driver's rollback can re-read the failed result and raise
-    ``ResultFailedError`` instead (seen in races: a uniqueness conflict came out as that,
-    was not retried, and read as "Neo4j is unreachable")."""
+def _in_transaction(execute: Callable[..., Any], fn: Callable[..., T], *args: Any) -> T:
+    """``execute(fn, *args)`` (a session's ``execute_read`` or ``execute_write``), so that a
+    statement the server fails never reaches the driver as an exception.
+
+    Why: when a statement fails, the driver hands the connection back to the pool at
+    once, but if the transaction function then raises, the driver rolls the
+    transaction back through that same connection: it probes the socket (switching its
+    timeout off and on) and may send ROLLBACK, although another thread may own the
+    connection by now. Seen as a thread blocked for good in ``recv()`` (issue 23.3), a
+    ``ResultFailedError`` in place of the server's error, and a "defunct connection"
+    after minutes. So the failure is kept here and ``fn`` returns normally: the
+    driver's commit then sees the failed transaction and raises without any I/O, and
+    the server's own error is raised in its place."""
+    failed: list[Neo4jError] = []
+
+    def guarded(tx: ManagedTransaction, *a: Any) -> Any:
+        try:
+            return fn(tx, *a)
+        except Neo4jError as exc:
+            if getattr(tx, "_last_error", None) is None:
+                raise  # the transaction itself is sound: the driver rolls it back
+            failed.append(exc)
+            return None
+
     try:
-        return attempt()
-    except ResultFailedError as exc:
+        out: T = execute(guarded, *args)  # guarded returns None only when the driver then raises
+        return out
+    except (TransactionError, ResultFailedError) as exc:
+        if failed:
+            raise failed[-1] from None
         if isinstance(exc.__cause__, Neo4jError):
             raise exc.__cause__ from None
         raise
@@ -129,7 +156,7 @@ class Executor:
         with translated_errors(user=self.user):
             while True:
                 try:
-                    return _server_error_first(attempt)
+                    return attempt()
                 except ConstraintError:
                     if not write or conflicts >= self.conflict_retries:
                         raise
@@ -157,7 +184,7 @@ class Executor:
 
         def attempt() -> list[dict[str, Any]]:
             with self._session() as session:
-                return session.execute_read(self._one, name, params)
+                return _in_transaction(session.execute_read, self._one, name, params)
 
         return self._retrying(attempt, write=False)
 
@@ -175,7 +202,7 @@ class Executor:
 
         def attempt() -> T:
             with self._session() as session:
-                out = session.execute_write(unit)
+                out = _in_transaction(session.execute_write, unit)
             if self.events is not None and attempts[-1].events:  # committed: its events happened
                 self.events.publish(attempts[-1].events)
             return out
@@ -185,7 +212,7 @@ class Executor:
     def write_one(self, name: str, **params: Any) -> list[dict[str, Any]]:
         def attempt() -> list[dict[str, Any]]:
             with self._session() as session:
-                return session.execute_write(self._one, name, params)
+                return _in_transaction(session.execute_write, self._one, name, params)
 
         return self._retrying(attempt, write=True)
 

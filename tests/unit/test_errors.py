@@ -11,12 +11,13 @@ from neo4j.exceptions import (
     ConstraintError,
     ResultFailedError,
     ServiceUnavailable,
+    TransactionError,
     TransientError,
 )
 
 from graphmem import ConfigurationError, ConflictError, Memory, Neo4jUnavailableError, Settings
 from graphmem._errors import NEO4J_HOW_TO, redact, translated_errors
-from graphmem._sync.executor import Executor
+from graphmem._sync.executor import Executor, _in_transaction
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -86,21 +87,60 @@ def test_transient_errors_of_a_live_server_are_retried():
     assert script.calls == 3
 
 
-def replaced_by_rollback(error: Exception) -> ResultFailedError:
-    """What the driver raises when its rollback re-reads the result that ``error`` failed."""
-    try:
-        raise ResultFailedError(None, "The result has failed.") from error
-    except ResultFailedError as exc:
-        return exc
+class FakeTx:
+    def __init__(self, failed: Exception | None) -> None:
+        self._last_error = failed  # what the driver records when a statement fails
 
 
-def test_a_server_error_the_drivers_rollback_replaced_is_handled_as_itself():
-    # seen racing upserts: a uniqueness conflict surfaced as ResultFailedError, was not
-    # retried, and was reported as "Neo4j is unreachable"
-    assert executor()._retrying(Script(replaced_by_rollback(ConstraintError("taken"))), write=True) == "done"
-    assert executor()._retrying(Script(replaced_by_rollback(TransientError("deadlock"))), write=False) == "done"
-    with pytest.raises(ConflictError, match="write conflicts"):
-        executor()._retrying(Script(replaced_by_rollback(ConstraintError("taken"))), write=False)
+def managed(tx: FakeTx, seen: list[str]):
+    """A session's ``execute_write`` as the driver runs it: a function that raises is
+    rolled back (through the connection); one that returns is committed, and the commit of
+    a failed transaction raises ``TransactionError`` at once."""
+
+    def execute(fn, *args):
+        try:
+            out = fn(tx, *args)
+        except Exception:
+            seen.append("rollback")
+            raise
+        if tx._last_error is not None:
+            raise TransactionError(None, "Transaction failed") from tx._last_error
+        seen.append("commit")
+        return out
+
+    return execute
+
+
+def test_a_failed_statement_reaches_the_caller_as_itself_without_a_driver_rollback():
+    # the driver has already handed the connection back when a statement fails; its
+    # rollback would probe it while another thread may own it (the stall of issue 23.3)
+    conflict = ConstraintError("taken")
+    seen: list[str] = []
+
+    def work(tx):
+        raise conflict
+
+    with pytest.raises(ConstraintError) as info:
+        _in_transaction(managed(FakeTx(failed=conflict), seen), work)
+    assert info.value is conflict and seen == []
+    # an error of graphmem's own code in a sound transaction is rolled back as usual
+    def buggy(tx):
+        raise ValueError("bad")
+
+    with pytest.raises(ValueError):
+        _in_transaction(managed(FakeTx(failed=None), seen), buggy)
+    assert seen == ["rollback"]
+    assert _in_transaction(managed(FakeTx(failed=None), seen), lambda tx, x: x * 2, 21) == 42
+
+
+def test_a_server_error_the_drivers_rollback_replaced_is_raised_as_itself():
+    # seen racing upserts before the fix above: a uniqueness conflict surfaced as
+    # ResultFailedError, was not retried, and was reported as "Neo4j is unreachable"
+    def execute(fn, *args):
+        raise ResultFailedError(None, "The result has failed.") from ConstraintError("taken")
+
+    with pytest.raises(ConstraintError):
+        _in_transaction(execute, lambda tx: None)
 
 
 def test_a_connection_not_handed_out_in_time_is_tried_once_more_then_reported():

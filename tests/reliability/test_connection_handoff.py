@@ -1,0 +1,79 @@
+"""A statement the server fails must not leave graphmem's thread touching the connection
+after the driver has handed it back to the pool (issue 23.3, the stall).
+
+The driver releases a connection as soon as a statement in a managed transaction fails;
+if the transaction function then raises, its rollback probes the socket and may send
+ROLLBACK through a connection that another thread may own by then. That other thread
+could block in ``recv()`` for good. The executor keeps the failure from the driver (see
+``_in_transaction`` in graphmem/_async/executor.py). These tests make the failure happen
+on purpose and watch every connection the driver touches."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from neo4j._sync.io._bolt._base import Bolt  # the driver's connection and pool: watched, not changed
+from neo4j._sync.io._pool import BoltPool
+
+from graphmem import GraphMemError
+
+pytestmark = [pytest.mark.integration, pytest.mark.reliability]
+
+
+@pytest.fixture
+def after_release(monkeypatch):
+    """Calls the driver makes on a connection the pool has taken back and not handed out again."""
+    released: set[int] = set()
+    seen: list[str] = []
+    release = BoltPool.release
+
+    def watched_release(pool, *connections):
+        release(pool, *connections)
+        released.update(id(c) for c in connections)
+
+    monkeypatch.setattr(BoltPool, "release", watched_release)
+    for name in ("defunct", "send_all", "fetch_all"):
+        original = getattr(Bolt, name)
+
+        def watched(self, *args, _original=original, _name=name, **kwargs):
+            if not self.in_use and id(self) in released:
+                seen.append(_name)
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(Bolt, name, watched)
+    return seen
+
+
+def wait_for_blocked_transaction(driver, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        records, _, _ = driver.execute_query("SHOW TRANSACTIONS YIELD status RETURN collect(status) AS s")
+        if any(status.startswith("Blocked") for status in records[0]["s"]):
+            return
+        time.sleep(0.05)
+    raise AssertionError("the write never blocked on the uncommitted record")
+
+
+def test_a_write_that_loses_a_uniqueness_race_leaves_its_connection_alone(memory, driver, after_release):
+    seed = memory.remember("Ada likes tea", scope="handoff", id="seed")
+    with driver.session() as session:
+        rival = session.begin_transaction()  # the same id, created and not yet committed
+        rival.run("MATCH (m:Memory {tenant: $t, id: 'seed'}) CREATE (n:Memory:Fact) SET n = m {.*, id: 'same'}",
+                  {"t": memory.tenant}).consume()
+        with ThreadPoolExecutor(1) as pool:
+            racing = pool.submit(memory.remember, "Ada likes tea", scope="handoff", id="same")
+            wait_for_blocked_transaction(driver)  # its CREATE waits on the rival's index entry
+            rival.commit()  # ... and now fails with a uniqueness conflict
+            result = racing.result(timeout=60)
+    assert result.id == "same" and result.text == seed.text  # the retry found the rival's record
+    assert after_release == []  # nothing touched a connection the pool had taken back
+
+
+def test_a_read_the_server_fails_keeps_the_servers_error_and_leaves_its_connection_alone(memory, after_release):
+    with pytest.raises(GraphMemError) as info:  # LIMIT of a string: the server refuses it
+        memory._run.read("decision_list", tenant=memory.tenant, chain=["x"], agent=None, sessionId=None,
+                         limit="many")
+    assert "Neo." in str(info.value)  # the server's own error, not the driver's "transaction failed"
+    assert after_release == []
