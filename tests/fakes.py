@@ -16,6 +16,14 @@ def tool_answer(schema: str, args: dict[str, Any]) -> AIMessage:
     return AIMessage(content="", tool_calls=[{"name": schema, "args": args, "id": f"call-{next(_ids)}"}])
 
 
+def extraction(entities: Any = (), facts: Any = (), profile: dict[str, Any] | None = None) -> AIMessage:
+    """A model reply carrying an extraction (what ``ingest`` and ``after_turn`` ask for)."""
+    args: dict[str, Any] = {"entities": list(entities), "facts": list(facts)}
+    if profile is not None:
+        args["profile"] = profile
+    return tool_answer("Extraction", args)
+
+
 class ScriptedChatModel(GenericFakeChatModel):
     """langchain-core's GenericFakeChatModel with tool binding, so
     ``with_structured_output`` runs its real tool-call parsing on the scripted replies.

@@ -192,17 +192,18 @@ class AsyncExecutor:
         ``work`` may run more than once (see the module docstring): it must read before
         it creates, and keep no state of its own between attempts."""
 
-        attempts: list[AsyncTx] = []
+        last: AsyncTx | None = None  # the transaction of the latest attempt
 
         async def unit(tx: AsyncManagedTransaction) -> T:
-            attempts.append(AsyncTx(tx, self.tracer))
-            return await work(attempts[-1])
+            nonlocal last
+            last = AsyncTx(tx, self.tracer)
+            return await work(last)
 
         async def attempt() -> T:
             async with self._session() as session:
                 out = await _in_transaction(session.execute_write, unit)
-            if self.events is not None and attempts[-1].events:  # committed: its events happened
-                self.events.publish(attempts[-1].events)
+            if self.events is not None and last is not None and last.events:  # committed: its events happened
+                self.events.publish(last.events)
             return out
 
         return await self._retrying(attempt, write=True)

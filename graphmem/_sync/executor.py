@@ -194,17 +194,18 @@ class Executor:
         ``work`` may run more than once (see the module docstring): it must read before
         it creates, and keep no state of its own between attempts."""
 
-        attempts: list[Tx] = []
+        last: Tx | None = None  # the transaction of the latest attempt
 
         def unit(tx: ManagedTransaction) -> T:
-            attempts.append(Tx(tx, self.tracer))
-            return work(attempts[-1])
+            nonlocal last
+            last = Tx(tx, self.tracer)
+            return work(last)
 
         def attempt() -> T:
             with self._session() as session:
                 out = _in_transaction(session.execute_write, unit)
-            if self.events is not None and attempts[-1].events:  # committed: its events happened
-                self.events.publish(attempts[-1].events)
+            if self.events is not None and last is not None and last.events:  # committed: its events happened
+                self.events.publish(last.events)
             return out
 
         return self._retrying(attempt, write=True)

@@ -218,8 +218,8 @@ class IngestMixin(Host):
         """The facts that fill the profile of ``who["user_id"]`` with what the extraction
         found about them (none without a user, or for fields a person gave)."""
         user_id = who.get("user_id")
-        if user_id is None or extraction.profile is None:
-            return []
+        if user_id is None or extraction.profile is None or not _profile.learned(extraction.profile, {}):
+            return []  # nothing usable found: no need to read the profile
         current = _profile.chosen(self.facts(scope=scope, subject=_profile.subject(user_id)))
         fields = _profile.learned(extraction.profile, current)
         if not fields:

@@ -14,16 +14,9 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from graphmem import AsyncMemory, ExtractionTimeoutError, InvalidInputError, Memory, MemoryEvent, TurnResult
 
-from ..fakes import ScriptedChatModel, scripted, tool_answer
+from ..fakes import ScriptedChatModel, extraction, scripted
 
 SCOPE = "acme/chat"
-
-
-def extraction(entities=(), facts=(), profile=None):
-    args = {"entities": list(entities), "facts": list(facts)}
-    if profile is not None:
-        args["profile"] = profile
-    return tool_answer("Extraction", args)
 
 
 ANN_TURN = [

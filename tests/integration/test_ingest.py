@@ -11,12 +11,8 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
 from graphmem import AsyncMemory, InvalidInputError, LearningSettings, Memory
-from tests.fakes import ScriptedChatModel, scripted, tool_answer
+from tests.fakes import ScriptedChatModel, extraction, scripted, tool_answer
 from tests.integration.helpers import utc
-
-
-def extraction(entities=(), facts=()) -> AIMessage:
-    return tool_answer("Extraction", {"entities": list(entities), "facts": list(facts)})
 
 
 def judgement(*verdicts: tuple[int, bool]) -> AIMessage:

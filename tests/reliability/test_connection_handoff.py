@@ -10,40 +10,62 @@ on purpose and watch every connection the driver touches."""
 
 from __future__ import annotations
 
+import inspect
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from neo4j._sync.io._bolt._base import Bolt  # the driver's connection and pool: watched, not changed
+
+# the driver's connection and pool classes: watched, not changed
+from neo4j._async.io._bolt._base import AsyncBolt
+from neo4j._async.io._pool import AsyncBoltPool
+from neo4j._sync.io._bolt._base import Bolt
 from neo4j._sync.io._pool import BoltPool
 
-from graphmem import GraphMemError
+from graphmem import AsyncMemory, GraphMemError
 
 pytestmark = [pytest.mark.integration, pytest.mark.reliability]
 
 
-@pytest.fixture
-def after_release(monkeypatch):
+def watch_released(monkeypatch, pool_class, connection_class) -> list[str]:
     """Calls the driver makes on a connection the pool has taken back and not handed out again."""
     released: set[int] = set()
     seen: list[str] = []
-    release = BoltPool.release
+    release = pool_class.release
 
-    def watched_release(pool, *connections):
-        release(pool, *connections)
-        released.update(id(c) for c in connections)
+    if inspect.iscoroutinefunction(release):
+        async def watched_release(pool, *connections):
+            await release(pool, *connections)
+            released.update(id(c) for c in connections)
+    else:
+        def watched_release(pool, *connections):
+            release(pool, *connections)
+            released.update(id(c) for c in connections)
 
-    monkeypatch.setattr(BoltPool, "release", watched_release)
+    monkeypatch.setattr(pool_class, "release", watched_release)
     for name in ("defunct", "send_all", "fetch_all"):
-        original = getattr(Bolt, name)
+        original = getattr(connection_class, name)
 
-        def watched(self, *args, _original=original, _name=name, **kwargs):
-            if not self.in_use and id(self) in released:
-                seen.append(_name)
-            return _original(self, *args, **kwargs)
+        def note(connection, name=name):
+            if not connection.in_use and id(connection) in released:
+                seen.append(name)
 
-        monkeypatch.setattr(Bolt, name, watched)
+        if inspect.iscoroutinefunction(original):  # the driver wraps coroutines and functions differently
+            async def watched(self, *args, _original=original, _note=note, **kwargs):
+                _note(self)
+                return await _original(self, *args, **kwargs)
+        else:
+            def watched(self, *args, _original=original, _note=note, **kwargs):
+                _note(self)
+                return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(connection_class, name, watched)
     return seen
+
+
+@pytest.fixture
+def after_release(monkeypatch):
+    return watch_released(monkeypatch, BoltPool, Bolt)
 
 
 def wait_for_blocked_transaction(driver, timeout: float = 15.0) -> None:
@@ -77,3 +99,13 @@ def test_a_read_the_server_fails_keeps_the_servers_error_and_leaves_its_connecti
                          limit="many")
     assert "Neo." in str(info.value)  # the server's own error, not the driver's "transaction failed"
     assert after_release == []
+
+
+async def test_the_async_memory_leaves_a_failed_reads_connection_alone(neo4j, schema, embedder, tenant, monkeypatch):
+    seen = watch_released(monkeypatch, AsyncBoltPool, AsyncBolt)  # send_all/fetch_all are coroutines there
+    async with AsyncMemory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as memory:
+        with pytest.raises(GraphMemError, match="Neo."):
+            await memory._run.read("decision_list", tenant=tenant, chain=["x"], agent=None, sessionId=None,
+                                   limit="many")
+        assert (await memory.remember("Ada likes tea", scope="handoff")).text == "Ada likes tea"
+    assert seen == []

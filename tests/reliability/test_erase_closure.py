@@ -10,7 +10,7 @@ import pytest
 
 from graphmem import EraseReport, ToolCall
 
-from ..fakes import scripted, tool_answer
+from ..fakes import extraction, scripted, tool_answer
 
 pytestmark = [pytest.mark.integration, pytest.mark.reliability]
 
@@ -264,10 +264,6 @@ def test_an_interrupted_erase_finishes_on_the_next_call(memory, driver, monkeypa
     assert report.fact == 3 and report.total <= 4  # the rest, and the insight if it was still there
     assert memory.get(insight.id) is None and memory.get(bob.id) is not None
     assert one(driver, FULLTEXT, t=memory.tenant, words=TRACE) == 0
-
-
-def extraction(entities, facts):
-    return tool_answer("Extraction", {"entities": entities, "facts": facts})
 
 
 def relation(subject, predicate, obj, text, message):

@@ -26,7 +26,7 @@ import pytest
 from neo4j import GraphDatabase
 
 from graphmem import GraphMemError, HashingEmbedder, Memory, Neo4jUnavailableError
-from tests.fakes import ScriptedChatModel, scripted, tool_answer
+from tests.fakes import ScriptedChatModel, extraction, scripted
 from tests.launcher.cli import alive, env_lines, neo4j_cli
 
 pytestmark = [pytest.mark.reliability]
@@ -206,14 +206,12 @@ def conversation(c: int) -> list[dict[str, Any]]:
             {"role": "assistant", "content": f"Noted, Person {c}", "occurred_at": at + timedelta(minutes=1)}]
 
 
-def extraction(c: int):
-    return tool_answer("Extraction", {
-        "entities": [{"name": f"Person {c}", "type": "person", "aliases": []},
-                     {"name": f"Town {c}", "type": "city", "aliases": []}],
-        "facts": [{"subject": f"Person {c}", "predicate": "lives_in", "object": f"Town {c}", "object_is_entity": True,
-                   "text": f"Person {c} lives in Town {c}", "valid_from": None, "corrects": False, "messages": [1],
-                   "single_valued": True}],
-    })
+def residence(c: int):
+    return extraction(
+        [{"name": f"Person {c}", "type": "person", "aliases": []}, {"name": f"Town {c}", "type": "city", "aliases": []}],
+        [{"subject": f"Person {c}", "predicate": "lives_in", "object": f"Town {c}", "object_is_entity": True,
+          "text": f"Person {c} lives in Town {c}", "valid_from": None, "corrects": False, "messages": [1],
+          "single_valued": True}])
 
 
 def per_conversation(server: Server, tenant: str) -> dict[str, tuple[int, int, int]]:
@@ -234,9 +232,9 @@ def test_ingest_killed_between_its_episodes_and_its_extraction_then_repeated(run
     idle = running.memory_with_timeout("idle-reader", monkeypatch)
     idle.remember("Ada lives in London", scope="s")  # its pooled connection sits idle through the crash
     for c in range(killed_at):
-        memory.ingest(conversation(c), scope="chat", llm=scripted(extraction(c)),
+        memory.ingest(conversation(c), scope="chat", llm=scripted(residence(c)),
                       session_id=f"c{c}")
-    killer = KillingChatModel(messages=iter([extraction(killed_at)]), victim=running)
+    killer = KillingChatModel(messages=iter([residence(killed_at)]), victim=running)
     with pytest.raises(Neo4jUnavailableError):
         memory.ingest(conversation(killed_at), scope="chat", llm=killer, session_id=f"c{killed_at}")
 
@@ -256,7 +254,7 @@ def test_ingest_killed_between_its_episodes_and_its_extraction_then_repeated(run
     # the killed call's episodes committed in their own transaction; its extraction did not land at all
     assert before == {**done, f"c{killed_at}": (2, 0, 0)}, before
 
-    results = [memory.ingest(conversation(c), scope="chat", llm=scripted(extraction(c)),
+    results = [memory.ingest(conversation(c), scope="chat", llm=scripted(residence(c)),
                              session_id=f"c{c}") for c in range(CONVERSATIONS)]
     memory.close()
     assert all(r.error is None for r in results)

@@ -12,19 +12,18 @@ import pytest
 
 from graphmem import Memory
 
-from ..fakes import scripted, tool_answer
+from ..fakes import extraction, scripted, tool_answer
 
 pytestmark = [pytest.mark.integration, pytest.mark.reliability]
 
 THREADS = 8
 
 
-def extraction(city: str, session: int):
-    return tool_answer("Extraction", {
-        "entities": [{"name": "Ann Lee", "type": "person", "aliases": ["Ann"]}, {"name": city, "type": "city", "aliases": []}],
-        "facts": [{"subject": "Ann Lee", "predicate": "visited", "object": city, "object_is_entity": True,
-                   "text": f"Ann visited {city} in session {session}.", "messages": [1]}],
-    })
+def visit(city: str, session: int):
+    return extraction(
+        [{"name": "Ann Lee", "type": "person", "aliases": ["Ann"]}, {"name": city, "type": "city", "aliases": []}],
+        [{"subject": "Ann Lee", "predicate": "visited", "object": city, "object_is_entity": True,
+          "text": f"Ann visited {city} in session {session}.", "messages": [1]}])
 
 
 NO_CONTRADICTION = tool_answer("Judgement", {"verdicts": []})  # visits of one city in two sessions agree
@@ -47,7 +46,7 @@ def ingest_at_once(memory, cities, scopes):
     def session(i: int):
         barrier.wait(30)
         return memory.ingest([{"role": "user", "content": f"I was in {cities[i]} (session {i})."}], scope=scopes[i],
-                             llm=scripted(extraction(cities[i], i), *[NO_CONTRADICTION] * 2), session_id=f"s{i}",
+                             llm=scripted(visit(cities[i], i), *[NO_CONTRADICTION] * 2), session_id=f"s{i}",
                              user_id="ann")
 
     with ThreadPoolExecutor(THREADS) as pool:
