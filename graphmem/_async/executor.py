@@ -64,26 +64,27 @@ async def _in_transaction(execute: Callable[..., Awaitable[Any]], fn: Callable[.
     after minutes. So the failure is kept here and ``fn`` returns normally: the
     driver's commit then sees the failed transaction and raises without any I/O, and
     the server's own error is raised in its place."""
-    failed: list[Neo4jError] = []
+    failed: list[Exception] = []  # what fn raised after a statement failed (at most one)
 
     async def guarded(tx: AsyncManagedTransaction, *a: Any) -> Any:
         try:
             return await fn(tx, *a)
-        except Neo4jError as exc:
+        except Exception as exc:
             if getattr(tx, "_last_error", None) is None:
-                raise  # the transaction itself is sound: the driver rolls it back
+                raise  # no statement failed: the driver rolls the transaction back as usual
             failed.append(exc)
             return None
 
     try:
-        out: T = await execute(guarded, *args)  # guarded returns None only when the driver then raises
-        return out
+        out: T = await execute(guarded, *args)
+        if not failed:
+            return out
+        error: Exception = failed[0]  # the driver did not raise on the failed commit: still a failure
     except (TransactionError, ResultFailedError) as exc:
-        if failed:
-            raise failed[-1] from None
-        if isinstance(exc.__cause__, Neo4jError):
-            raise exc.__cause__ from None
-        raise
+        error = failed[0] if failed else exc
+    if isinstance(error, (TransactionError, ResultFailedError)) and isinstance(error.__cause__, Neo4jError):
+        raise error.__cause__ from None  # the server's error, which the retry table knows
+    raise error
 
 
 class AsyncTx:

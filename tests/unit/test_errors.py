@@ -130,7 +130,28 @@ def test_a_failed_statement_reaches_the_caller_as_itself_without_a_driver_rollba
     with pytest.raises(ValueError):
         _in_transaction(managed(FakeTx(failed=None), seen), buggy)
     assert seen == ["rollback"]
+    with pytest.raises(ConstraintError):  # a server error in a transaction the driver did not mark failed
+        _in_transaction(managed(FakeTx(failed=None), seen), work)
+    assert seen == ["rollback", "rollback"]
     assert _in_transaction(managed(FakeTx(failed=None), seen), lambda tx, x: x * 2, 21) == 42
+
+
+def test_any_error_after_a_failed_statement_is_kept_from_the_driver_and_unwrapped():
+    # e.g. the driver's own "Transaction failed" from a later tx.run: still no rollback I/O,
+    # and the caller gets the server's error, which the retry table knows
+    conflict = ConstraintError("taken")
+    seen: list[str] = []
+
+    def work(tx):
+        try:
+            raise conflict
+        except ConstraintError:
+            pass  # a work function that swallows the failure and runs on
+        raise TransactionError(None, "Transaction failed") from conflict
+
+    with pytest.raises(ConstraintError) as info:
+        _in_transaction(managed(FakeTx(failed=conflict), seen), work)
+    assert info.value is conflict and seen == []
 
 
 def test_a_server_error_the_drivers_rollback_replaced_is_raised_as_itself():
