@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .launcher.cli import alive, env_lines
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -75,7 +77,7 @@ def _start_embedded(command: list[str], env: dict[str, str], source: str) -> Ser
     started = subprocess.run(command + ["start", "--ephemeral", "--no-browser"], capture_output=True, text=True, env=env)
     if started.returncode != 0:
         raise RuntimeError(f"graphmem neo4j start failed:\n{started.stderr}")
-    values = dict(line.split("=", 1) for line in started.stdout.splitlines() if "=" in line)
+    values = env_lines(started)
     return Server(values["NEO4J_URI"], values["NEO4J_USER"], values["NEO4J_PASSWORD"], source)
 
 
@@ -99,6 +101,6 @@ def _lost(server: Server, env: dict[str, str], patience: float = 10.0) -> str:
     folder = Path(env["GRAPHMEM_STATE_DIR"])
     pid_file, log = folder / "neo4j.pid", folder / "neo4j.log"
     pid = pid_file.read_text().split()[0] if pid_file.is_file() else "?"
-    alive = pid != "?" and Path(f"/proc/{pid}").exists()
+    running = pid.isdigit() and alive(int(pid))
     tail = " | ".join(log.read_text(errors="replace").splitlines()[-5:]) if log.is_file() else "no log"
-    return f"{type(error).__name__} at {server.uri}; pid {pid} {'alive' if alive else 'gone'}; log: {tail}"
+    return f"{type(error).__name__} at {server.uri}; pid {pid} {'alive' if running else 'gone'}; log: {tail}"

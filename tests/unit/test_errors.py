@@ -214,20 +214,14 @@ def test_an_async_embedder_failure_is_a_model_error_naming_it():
 def test_the_suites_server_check_reports_a_server_that_stopped_answering(tmp_path):
     # tests/neo4j_server.py starts the embedded Neo4j once more if the first stops
     # answering; what it reports must say why (seen once in a fresh-clone run)
+    from graphmem._launcher import _free_port
     from tests.neo4j_server import Server, _lost
 
     (tmp_path / "neo4j.pid").write_text("999999999\n")
     (tmp_path / "neo4j.log").write_text("started\nstopping\n")
-    port = closed_port()
+    port = _free_port()  # nothing listens on it
     report = _lost(Server(f"bolt://127.0.0.1:{port}", "neo4j", "x", "test"), {"GRAPHMEM_STATE_DIR": str(tmp_path)},
                    patience=0.3)
     assert "ServiceUnavailable" in report and f":{port}" in report
     assert "pid 999999999 gone" in report and "started | stopping" in report
 
-
-def closed_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
