@@ -2,8 +2,9 @@
 // Near-duplicate candidates for consolidation, $scan records at a time in id order after
 // $after: believed machine-made records ($automatic) of $kinds in the scope subtree
 // ($scope, $prefix = $scope + '/') and, for each, the ids of its $neighbours nearest
-// records by the vector index that are believed, machine-made, of the same kind, scope and
-// end of valid time (both still valid, or ended at the same instant), and have exact
+// records by the vector index that are believed, machine-made, of the same kind, scope,
+// owner (user, agent, session) and end of valid time (both still valid, or ended at the
+// same instant), and have exact
 // cosine similarity >= $threshold (scaled to 0..1 like vector.similarity.cosine). A record with no neighbour comes back with an empty list, so
 // the caller's cursor advances past it.
 MATCH (m:Memory {tenant: $tenant})
@@ -18,6 +19,8 @@ CALL (m) {
   WHERE o.tenant = $tenant AND o.scope = m.scope AND o.kind = m.kind AND o.id <> m.id
     AND o.provenance IN $automatic AND o.invalidatedAt IS NULL AND o.status <> 'rejected'
     AND ((o.validTo IS NULL AND m.validTo IS NULL) OR o.validTo = m.validTo)
+    AND coalesce(o.userId, '') = coalesce(m.userId, '') AND coalesce(o.agentId, '') = coalesce(m.agentId, '')
+    AND coalesce(o.sessionId, '') = coalesce(m.sessionId, '')
     AND size(o.embedding) = size(m.embedding)
     AND vector.similarity.cosine(o.embedding, m.embedding) >= $threshold
   WITH o ORDER BY vector.similarity.cosine(o.embedding, m.embedding) DESC, o.id

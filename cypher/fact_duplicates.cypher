@@ -2,9 +2,10 @@
 // For each candidate new fact, a believed, current fact that already says the same thing in
 // the same scope: same normalised text, provenance, subject, predicate, object and end of
 // validity, still valid at $now, and, when the candidate's start was stated, the same start
-// (a start that was only observed matches any). remember() returns that fact instead of
+// (a start that was only observed matches any), stated by the same owner (user, agent and
+// session: '' stands for none, which no id can be). remember() returns that fact instead of
 // writing a second one. $rows: [{id, scope, key, provenance, subject, predicate, object,
-// validFrom (null when only observed), validTo}]
+// validFrom (null when only observed), validTo, userId, agentId, sessionId}]
 UNWIND $rows AS row
 CALL (row) {
   MATCH (m:Memory {tenant: $tenant, textKey: row.key})
@@ -16,6 +17,8 @@ CALL (row) {
     AND (m.validTo = row.validTo OR (m.validTo IS NULL AND row.validTo IS NULL))
     AND (row.validFrom IS NULL OR m.validFrom = row.validFrom)
     AND (m.validTo IS NULL OR m.validTo > $now)
+    AND coalesce(m.userId, '') = coalesce(row.userId, '') AND coalesce(m.agentId, '') = coalesce(row.agentId, '')
+    AND coalesce(m.sessionId, '') = coalesce(row.sessionId, '')
   RETURN m ORDER BY m.createdAt, m.id LIMIT 1
 }
 RETURN row.id AS id, m {.*, embedding: null} AS node

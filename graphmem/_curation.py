@@ -45,7 +45,8 @@ class CurationStats(BaseModel):
     by_kind: dict[str, int] = Field(default_factory=dict)
     """Memories per kind."""
     by_provenance: dict[str, int] = Field(default_factory=dict)
-    """Believed memories per provenance."""
+    """Believed memories per provenance (``unknown`` for a node written outside graphmem
+    without one)."""
     by_reason: dict[str, int] = Field(default_factory=dict)
     """Invalidated memories per reason."""
 
@@ -183,10 +184,12 @@ def stats(rows: Iterable[Mapping[str, Any]]) -> CurationStats:
     for r in rows:
         n = int(r["n"])
         total += n
-        by_kind[r["kind"]] = by_kind.get(r["kind"], 0) + n
+        kind = r["kind"] or "unknown"
+        by_kind[kind] = by_kind.get(kind, 0) + n
         if r["believed"]:
             believed += n
-            by_provenance[r["provenance"]] = by_provenance.get(r["provenance"], 0) + n
+            provenance = r["provenance"] or "unknown"
+            by_provenance[provenance] = by_provenance.get(provenance, 0) + n
         else:
             reason = r["reason"] or "unknown"
             by_reason[reason] = by_reason.get(reason, 0) + n

@@ -27,7 +27,7 @@ def props(name: Any, *, tenant: str, type: Any, scope: Any, aliases: Any, proper
     properties_json = check.properties_json(properties)
     out = _props.shared(tenant, id=id, scope=scope, text=name, text_field="name", provenance=provenance,
                         status=Status.ACTIVE, sensitivity=sensitivity, importance=importance)
-    for owner in ("userId", "agentId", "sessionId"):
+    for owner in _props.OWNERS:
         del out[owner]
     out.update({
         "name": name,

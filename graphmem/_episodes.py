@@ -77,11 +77,14 @@ def row(content: Any, *, tenant: str, scope: Any, role: Any, occurred_at: Any, s
 
 
 def content_id(props: _props.Props) -> str:
-    """An episode id from (scope, session, role, time, content): a message stored again
-    without an id finds the first copy."""
+    """An episode id from (scope, session, role, time, content, and the user and agent when
+    set): a message stored again without an id finds the first copy, and the same words from
+    two people at the same instant are two episodes. (An episode without user or agent keeps
+    the id it had before owners counted.)"""
     digest = hashlib.blake2b(digest_size=16)
+    owners = [f"{key}={props[key]}" for key in ("userId", "agentId") if props[key] is not None]
     for part in (props["scope"], props["sessionId"] or "", props["role"], props["occurredAt"].isoformat(),
-                 props["text"]):
+                 props["text"], *owners):
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\x00")
     return "ep-" + digest.hexdigest()

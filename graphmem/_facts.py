@@ -93,6 +93,7 @@ class FactRow(TypedDict):
     derivedFrom: list[str]
     embedText: str
     explicitId: bool
+    field: str
 
 
 class Wave(TypedDict):
@@ -156,7 +157,7 @@ def row(item: Mapping[str, Any], *, tenant: str, now: datetime, single_valued: C
     # attribute ("where does Carol live?") meets "Carol moved to Denver" (lives_in)
     embed_text = props["text"] if predicate is None else f"{props['text']} ({predicate.replace('_', ' ')})"
     return {"props": props, "chain": _scopes.chain(props["scope"]), "derivedFrom": derived, "embedText": embed_text,
-            "explicitId": item.get("id") is not None}
+            "explicitId": item.get("id") is not None, "field": prefix}
 
 
 def rows(items: Any, *, tenant: str, now: datetime, single_valued: Container[str],
@@ -204,8 +205,10 @@ def supersede_waves(fresh: list[FactRow]) -> list[list[Wave]]:
 def duplicate_probe(new: list[FactRow]) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """What ``fact_duplicates`` checks for new facts, and the rows of this batch that repeat
     an earlier row of it (id -> the earlier row's id): the same text, scope, provenance,
-    triple and validity. A start that was only observed matches any start. A fact whose id
-    the caller chose is never a duplicate: the caller decides what is one record."""
+    triple, validity and owner (user, agent and session: two people saying the same thing
+    are two records, so one's erase never takes the other's). A start that was only
+    observed matches any start. A fact whose id the caller chose is never a duplicate: the
+    caller decides what is one record."""
     probe: list[dict[str, Any]] = []
     repeats: dict[str, str] = {}
     first: dict[tuple[Any, ...], tuple[str, Any]] = {}  # key -> (id, start) of its first row
@@ -214,21 +217,33 @@ def duplicate_probe(new: list[FactRow]) -> tuple[list[dict[str, Any]], dict[str,
             continue
         p = fact["props"]
         stated = p["validFrom"] if p["validFromStated"] else None
-        key = (p["scope"], p["textKey"], p["provenance"], p["subject"], p["predicate"], p["object"], p["validTo"])
+        key = (p["scope"], p["textKey"], p["provenance"], p["subject"], p["predicate"], p["object"], p["validTo"],
+               *(p[owner] for owner in _props.OWNERS))
         if key in first and (stated is None or stated == first[key][1]):
             repeats[p["id"]] = first[key][0]
             continue
         first.setdefault(key, (p["id"], p["validFrom"]))
         probe.append({"id": p["id"], "scope": p["scope"], "key": p["textKey"], "provenance": p["provenance"],
                       "subject": p["subject"], "predicate": p["predicate"], "object": p["object"],
-                      "validFrom": stated, "validTo": p["validTo"]})
+                      "validFrom": stated, "validTo": p["validTo"], **{owner: p[owner] for owner in _props.OWNERS}})
     return probe, repeats
+
+
+def check_sources(fresh: list[FactRow], found: Mapping[str, Mapping[str, Any]]) -> None:
+    """Every ``derived_from`` id of the new facts must name an episode of the tenant
+    (``found``: id -> stored node), as an insight's citations must exist."""
+    for fact in fresh:
+        for i, eid in enumerate(fact["derivedFrom"]):
+            node = found.get(eid)
+            if node is None or node["kind"] != "episode":
+                what = "names no memory in this tenant" if node is None else f"is a {node['kind']}, not an episode"
+                raise InvalidInputError(f"{fact['field']}derived_from[{i}]", f"{eid!r} {what}")
 
 
 def tombstone_probe(fresh: list[FactRow]) -> list[dict[str, Any]]:
     """What ``fact_tombstones`` checks for the machine-made facts of a batch."""
     return [
         {"id": p["id"], "key": p["textKey"], "subject": p["subject"], "predicate": p["predicate"],
-         "object": p["object"], "chain": fact["chain"], "scope": p["scope"]}
+         "object": p["object"], "chain": fact["chain"], "scope": p["scope"], "userId": p["userId"]}
         for fact in fresh if Provenance((p := fact["props"])["provenance"]).automatic
     ]

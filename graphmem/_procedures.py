@@ -200,7 +200,7 @@ def procedure_props(
     props = _props.shared(tenant, id=id, scope=scope, text=text, provenance=source,
                           status=Status.QUARANTINED if source.automatic else Status.ACTIVE,
                           sensitivity=sensitivity, importance=importance, tags=tags)
-    for owner in ("userId", "agentId", "sessionId"):
+    for owner in _props.OWNERS:
         del props[owner]
     trigger = None if trigger is None else check.text(trigger, "trigger")
     condition = None if condition is None else check.text(condition, "condition")

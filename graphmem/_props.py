@@ -13,6 +13,11 @@ from ._models import Provenance, Sensitivity, Status
 Props = dict[str, Any]
 """A node's properties as a write template sets them (camelCase keys, no tenant)."""
 
+OWNERS = ("userId", "agentId", "sessionId")
+"""Whose a record is. Every "is this the same record" decision (write-time dedupe, curation,
+twins, ids derived from content) compares all three, so two people saying the same thing
+are two records and one's erase never takes the other's (docs/design-notes.md#owners)."""
+
 
 def _same(name: str) -> str:
     return name
@@ -67,6 +72,16 @@ def expect_kind(node: Mapping[str, Any], kind: str, field: str = "id") -> None:
     """An id that is already written must name a record of the kind being written."""
     if node["kind"] != kind:
         raise InvalidInputError(field, f"{node['id']!r} is already used by a {node['kind']}")
+
+
+def expect_record(node: Mapping[str, Any], kind: str, props: Mapping[str, Any], field: str = "id") -> None:
+    """An id that is already written must name a record of the kind being written and of
+    the same owner: writing it again is idempotent only for the same user, agent and session."""
+    expect_kind(node, kind, field)
+    for owner, name in zip(OWNERS, ("user_id", "agent_id", "session_id")):
+        if owner in props and node.get(owner) != props[owner]:
+            raise InvalidInputError(field, f"{node['id']!r} is already used by a record of another {name} "
+                                           "(a record has one owner: choose another id)")
 
 
 def stored(props: Mapping[str, Any], *, tenant: str, kind: str, now: Any) -> Props:

@@ -15,11 +15,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import _scopes
+from . import _validate as check
 from ._errors import InvalidInputError
 from ._validate import MAX_TEXT_LENGTH
 
 ITEM_PREDICATE = "langgraph_item"
 MAX_SEARCH = 100_000
+MAX_VALUE_BYTES = 1_048_576
+"""The largest item value, as UTF-8 JSON (the longest episode is as long, in characters)."""
 
 
 def item_subject(scope: str, key: str) -> str:
@@ -35,16 +38,23 @@ def check_key(key: Any) -> str:
         raise InvalidInputError("key", "must be a non-empty string")
     if len(key) > 1024:
         raise InvalidInputError("key", "is longer than 1024 characters")
-    return key
+    return check.plain(key, "key")
 
 
 def value_json(value: Any) -> str:
+    """An item's value as JSON, checked as every write's text is: JSON values only, no
+    control character in a key or a text, at most ``MAX_VALUE_BYTES``."""
     if not isinstance(value, Mapping):
         raise InvalidInputError("value", f"must be a dict, got {type(value).__name__}")
+    check.plain_json(value, "value")
     try:
-        return json.dumps(dict(value), ensure_ascii=False, allow_nan=False)
+        encoded = json.dumps(dict(value), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError("value", f"must be JSON-serialisable: {exc}") from None
+    size = len(encoded.encode("utf-8", "surrogatepass"))
+    if size > MAX_VALUE_BYTES:
+        raise InvalidInputError("value", f"is {size:,} bytes as JSON; the limit is {MAX_VALUE_BYTES:,}")
+    return encoded
 
 
 def record_text(text: str | None, encoded: str) -> str:

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from datetime import date, datetime
 from typing import Any
 
-from . import _scopes
+from . import _import_rules, _scopes
 from . import _validate as check
 from ._errors import InvalidInputError
 from ._graph import EDGE_TYPES
@@ -86,8 +86,10 @@ def decode_props(props: Any, field: str) -> dict[str, Any]:
     return out
 
 
-def parse(record: Any, field: str) -> tuple[str, dict[str, Any]]:
-    """One export line as (record type, checked row ready for a template)."""
+def parse(record: Any, field: str, *, tenant: str, dimension: int | None) -> tuple[str, dict[str, Any]]:
+    """One export line as (record type, checked row ready for a template). A node's
+    properties go through the checks of the writes, and what graphmem derives is computed
+    again for ``tenant`` (``_import_rules``)."""
     if not isinstance(record, Mapping):
         raise InvalidInputError(field, "must be a JSON object")
     kind = record.get("record")
@@ -99,14 +101,11 @@ def parse(record: Any, field: str) -> tuple[str, dict[str, Any]]:
         return kind, {"path": _scopes.check_path(record.get("path"), f"{field}.path")}
     if kind == "node":
         props = decode_props(record.get("props"), f"{field}.props")
-        node_kind = props.get("kind", record.get("kind"))
+        node_kind = record.get("kind", props.get("kind"))
         if node_kind not in (*KINDS, "chunk"):
             raise InvalidInputError(f"{field}.kind", f"{node_kind!r} is not one of {', '.join((*KINDS, 'chunk'))}")
-        check.identifier(props.get("id"), f"{field}.props.id")
-        _scopes.check_path(props.get("scope"), f"{field}.props.scope")
-        if not isinstance(props.get("createdAt"), datetime):
-            raise InvalidInputError(f"{field}.props.createdAt", "is required (a tagged $datetime)")
-        return kind, {"kind": node_kind, "props": props}
+        checked = _import_rules.node(node_kind, props, f"{field}.props", tenant=tenant, dimension=dimension)
+        return kind, {"kind": node_kind, "props": checked}
     if kind == "edge":
         rel = record.get("type")
         if rel not in EDGE_TYPES:
@@ -115,7 +114,7 @@ def parse(record: Any, field: str) -> tuple[str, dict[str, Any]]:
             "type": rel,
             "source": check.identifier(record.get("source"), f"{field}.source"),
             "target": check.identifier(record.get("target"), f"{field}.target"),
-            "props": decode_props(record.get("props", {}), f"{field}.props"),
+            "props": _import_rules.edge(decode_props(record.get("props", {}), f"{field}.props"), f"{field}.props"),
         }
     raise InvalidInputError(f"{field}.record", f"{kind!r} is not one of header, scope, node, edge")
 

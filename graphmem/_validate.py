@@ -68,13 +68,22 @@ def identifier(value: Any, field: str, *, allow_none: bool = False) -> str | Non
         raise InvalidInputError(field, f"is longer than {MAX_ID_LENGTH} characters")
     if any(unicodedata.category(ch).startswith("C") for ch in value):
         raise InvalidInputError(field, "contains a control character")
+    if value != value.strip():
+        # 'maria' and 'maria ' would be two tenants, two users: an erase would miss one
+        raise InvalidInputError(field, f"{value!r} starts or ends with a space")
     return value
+
+
+def blank(value: str) -> bool:
+    """True when ``value`` shows nothing: only spaces and invisible format characters
+    (zero-width space and joiners, word joiner, byte-order mark: Unicode category Cf)."""
+    return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in value)
 
 
 def text(value: Any, field: str = "text", *, limit: int = MAX_TEXT_LENGTH) -> str:
     if not isinstance(value, str):
         raise InvalidInputError(field, f"must be a string, got {type(value).__name__}")
-    if not value.strip():
+    if blank(value):
         raise InvalidInputError(field, "must not be empty")
     if len(value) > limit:
         raise InvalidInputError(field, f"is {len(value)} characters; the limit is {limit}")
@@ -112,23 +121,38 @@ def literal(value: Any, field: str = "object") -> str | None:
 
 
 def properties_json(value: Any, field: str = "properties") -> str:
-    """An entity's ``properties`` as sorted JSON, at most ``MAX_PROPERTIES_BYTES`` of UTF-8."""
+    """An entity's ``properties`` as sorted JSON, at most ``MAX_PROPERTIES_BYTES`` of UTF-8.
+    Every key and text value is checked as text is (no control character, no lone
+    surrogate), the error naming its path (``properties.address.city``)."""
     import json
 
     if value is not None and not isinstance(value, Mapping):
         raise InvalidInputError(field, "must be a mapping of JSON values")
+    plain_json(dict(value or {}), field)
     try:
         encoded = json.dumps(dict(value or {}), sort_keys=True, allow_nan=False)
-        # the stored form escapes everything; this one shows lone surrogates (no UTF-8 form)
-        plain(json.dumps(dict(value or {}), ensure_ascii=False), field)
     except (TypeError, ValueError) as exc:
-        if isinstance(exc, InvalidInputError):
-            raise
         raise InvalidInputError(field, f"must be JSON-serialisable: {exc}") from None
     size = len(encoded)  # ASCII: one byte a character
     if size > MAX_PROPERTIES_BYTES:
         raise InvalidInputError(field, f"is {size:,} bytes as JSON; the limit is {MAX_PROPERTIES_BYTES:,}")
     return encoded
+
+
+def plain_json(value: Any, field: str, depth: int = 0) -> None:
+    """The text inside a JSON value (keys and strings, at any depth) holds only plain characters."""
+    if depth > 32:
+        raise InvalidInputError(field, "is nested more than 32 levels deep")
+    if isinstance(value, str):
+        plain(value, field)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str):
+                plain(key, f"{field} key {key!r}")
+            plain_json(item, f"{field}.{key}", depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            plain_json(item, f"{field}[{i}]", depth + 1)
 
 
 _KEY_HEAD = 960
@@ -237,7 +261,7 @@ def tags(value: Iterable[Any], field: str = "tags") -> list[str]:
     for i, tag in enumerate(value or ()):
         if i == most:
             raise InvalidInputError(field, f"has more than {most} items")
-        if not isinstance(tag, str) or not tag.strip():
+        if not isinstance(tag, str) or blank(tag):
             raise InvalidInputError(f"{field}[{i}]", "must be a non-empty string")
         if len(tag) > longest:
             raise InvalidInputError(f"{field}[{i}]", f"is {len(tag)} characters; the limit is {longest}")

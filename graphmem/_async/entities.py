@@ -54,7 +54,7 @@ class AsyncEntitiesMixin(AsyncHost):
         async def work(tx: AsyncTx) -> Episode:
             found = await tx.run("memory_existing", tenant=tenant, ids=[row["props"]["id"]])
             if found:
-                _props.expect_kind(found[0]["node"], "episode")
+                _props.expect_record(found[0]["node"], "episode", row["props"])
                 return record_of(Episode, found[0]["node"])
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([row["props"]["scope"]]))
             created = await tx.run("episode_create", tenant=tenant, rows=[row], now=now)

@@ -85,7 +85,7 @@ class AsyncIngestMixin(AsyncHost):
             seen = {r["node"]["id"]: r["node"] for r in await tx.run("memory_existing", tenant=tenant, ids=ids)}
             for i, rid in enumerate(ids):
                 if rid in seen:
-                    _props.expect_kind(seen[rid], "episode", f"messages[{i}].id")
+                    _props.expect_record(seen[rid], "episode", episodes[i]["props"], f"messages[{i}].id")
             # a message stored before (same id, or same scope, session, role, time and text) is kept once
             fresh = list({e["props"]["id"]: e for e in episodes if e["props"]["id"] not in seen}.values())
             if fresh:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from .. import _insights, _scopes
+from .. import _insights, _props, _scopes
 from .. import _validate as check
 from .._errors import InvalidInputError, NotFoundError
 from .._models import Insight, MemoryRecord, Record, Status
@@ -64,9 +64,7 @@ class AsyncInsightsMixin(AsyncHost):
         props = row["props"]
         found = {r["node"]["id"]: r["node"] for r in await tx.run("memory_existing", tenant=tenant, ids=[props["id"], *wanted])}
         if props["id"] in found:
-            node = found.pop(props["id"])
-            if node["kind"] != "insight":
-                raise InvalidInputError("id", f"{props['id']!r} is already used by a {node['kind']}")
+            _props.expect_record(found.pop(props["id"]), "insight", props)
             return record_of(Insight, await self._node(tx, props["id"])), "existing"
         evidence = _insights.check_evidence(wanted, list(found.values()), props["scope"])
         _insights.at_least_as_sensitive(props, evidence)
@@ -74,6 +72,7 @@ class AsyncInsightsMixin(AsyncHost):
             "insight_twin", tenant=tenant, cites=wanted, scope=props["scope"],
             textKey=props["textKey"], embedding=props["embedding"],
             threshold=self._core.neo4j_similarity(self._learning.corroboration_threshold),
+            **{owner: props[owner] for owner in _props.OWNERS},
         )
         if twins and twins[0]["status"] == Status.REJECTED.value and not allow_rejected_twin:
             return None, "rejected"

@@ -66,21 +66,24 @@ class AsyncRecordsMixin(AsyncHost):
         return await self._run.write(work)
 
     async def erase(
-        self, *, id: str | None = None, user_id: str | None = None, scope: str | None = None,
+        self, *, id: str | None = None, user_id: str | None = None, session_id: str | None = None,
+        scope: str | None = None,
     ) -> EraseReport:
         """Hard delete (data-protection requests): the memories matching every given selector
         (``scope`` means that scope and all below it; ``user_id`` also names the core notes
-        filed under that owner) with their edges, embeddings and episode windows, and what
+        filed under that owner; ``session_id`` every record written in that conversation,
+        whoever it names) with their edges, embeddings and episode windows, and what
         only they gave rise to: records derived over CITES / DERIVED_FROM from erased records
         alone, entities nothing else refers to, scopes left empty. No id of an erased record
         stays in a surviving one. Large erases run in transactions of about 5,000 memories,
         each landing whole; calling again after an interruption finishes the job. Returns
         an ``EraseReport``: counts by kind, ``total`` (or ``int(report)``) the memories."""
-        if id is None and user_id is None and scope is None:
-            raise InvalidInputError("id", "erase() needs at least one of id, user_id, scope")
+        if id is None and user_id is None and session_id is None and scope is None:
+            raise InvalidInputError("id", "erase() needs at least one of id, user_id, session_id, scope")
         params = {
             "id": check.identifier(id, "id", allow_none=True),
             "userId": check.identifier(user_id, "user_id", allow_none=True),
+            "sessionId": check.identifier(session_id, "session_id", allow_none=True),
             "scope": None if scope is None else _scopes.check_path(scope),
         }
         tenant = self._core.tenant

@@ -5,7 +5,7 @@ file by ``tools/unasync.py``."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
 
 from .. import _scopes, _transfer
@@ -51,29 +51,33 @@ class AsyncTransferMixin(AsyncHost):
             after = rows[-1]["id"]
 
     async def import_records(self, records: Iterable[Mapping[str, Any]], *, batch_size: int = 500) -> dict[str, int]:
-        """Write exported records into this tenant, one transaction per batch of
-        ``batch_size`` nodes or edges, keeping ids, timestamps and every property as
-        exported. Nodes must come before edges (as ``export_records`` yields them); an id
-        the tenant already holds raises ``ConflictError`` and an edge whose ends are missing
-        raises ``InvalidInputError``, each rolling back its batch. Returns counts of
-        ``scopes``, ``nodes`` and ``edges`` written."""
+        """Write exported records into this tenant, keeping ids, timestamps and every
+        property as exported. The whole file is checked before anything is written: each
+        node's properties as the writes check them (``docs/limits.md``), what graphmem derives
+        (full-text key, normalised keys) computed again for this tenant, nodes before edges,
+        no id twice, every edge between memories of the file or the tenant, no id the
+        tenant already holds. A record that fails raises ``InvalidInputError`` (or
+        ``ConflictError`` for a taken id) naming it as ``records[i]``, and nothing is
+        written. Then it is written in transactions of ``batch_size`` nodes or edges.
+        ``records`` is read twice when it can be (a list, a file reader), else held in
+        memory. Returns counts of ``scopes``, ``nodes`` and ``edges`` written."""
         if isinstance(records, (Mapping, str, bytes)) or not isinstance(records, Iterable):
             raise InvalidInputError("records", "must be an iterable of export records")
         if not isinstance(batch_size, int) or batch_size < 1:
             raise InvalidInputError("batch_size", "must be a positive integer")
+        if iter(records) is records:  # a one-shot iterator: keep what the check reads
+            records = list(records)
+        dimension = await self._known_dimension()
+        await self._check_import(records, dimension)
         counts = {"scopes": 0, "nodes": 0, "edges": 0}
         scopes: list[str] = []
         nodes: list[dict[str, Any]] = []
         edges: list[dict[str, Any]] = []
         first = ""
-        for i, record in enumerate(records):
-            field = f"records[{i}]"
-            kind, row = _transfer.parse(record, field)
+        for field, kind, row in self._parsed(records, dimension):
             if kind == "scope":
                 scopes.append(row["path"])
             elif kind == "node":
-                if edges or counts["edges"]:
-                    raise InvalidInputError(field, "nodes must come before edges")
                 nodes.append(row)
                 if len(nodes) >= batch_size:
                     counts["nodes"] += await self._import_nodes(nodes)
@@ -98,13 +102,49 @@ class AsyncTransferMixin(AsyncHost):
             counts["edges"] += await self._import_edges(edges, first)
         return counts
 
+    def _parsed(self, records: Iterable[Mapping[str, Any]], dimension: int | None) -> Iterator[tuple[str, str, Any]]:
+        tenant = self._core.tenant
+        for i, record in enumerate(records):
+            field = f"records[{i}]"
+            kind, row = _transfer.parse(record, field, tenant=tenant, dimension=dimension)
+            yield field, kind, row
+
+    async def _check_import(self, records: Iterable[Mapping[str, Any]], dimension: int | None) -> None:
+        """Every check of an import that needs the whole file, before anything is written."""
+        nodes: dict[str, str] = {}  # id -> the record that holds it
+        ends: dict[str, str] = {}  # an edge end outside the file -> the first edge naming it
+        edges_seen = False
+        for field, kind, row in self._parsed(records, dimension):
+            if kind == "node":
+                if edges_seen:
+                    raise InvalidInputError(field, "nodes must come before edges")
+                rid = row["props"]["id"]
+                if rid in nodes:
+                    raise InvalidInputError(f"{field}.props.id", f"{rid!r} is also the id of {nodes[rid]}")
+                nodes[rid] = field
+            elif kind == "edge":
+                edges_seen = True
+                for end in ("source", "target"):
+                    if row[end] not in nodes:
+                        ends.setdefault(row[end], f"{field}.{end}")
+        tenant = self._core.tenant
+        held = {r["node"]["id"] for chunk in _chunks(sorted({*nodes, *ends}))
+                for r in await self._run.read("memory_existing", tenant=tenant, ids=chunk)}
+        taken = sorted(held & nodes.keys(), key=lambda rid: _position(nodes[rid]))
+        if taken:
+            raise ConflictError(f"{nodes[taken[0]]}: tenant {tenant!r} already holds memory {taken[0]!r}; "
+                                "import into an empty tenant or erase it first")
+        missing = sorted(ends.keys() - held, key=lambda rid: _position(ends[rid]))
+        if missing:
+            raise InvalidInputError(ends[missing[0]], f"{missing[0]!r} is a memory neither in the file nor in the tenant")
+
     async def _import_nodes(self, rows: list[dict[str, Any]]) -> int:
         tenant = self._core.tenant
         ids = [row["props"]["id"] for row in rows]
 
         async def work(tx: AsyncTx) -> int:
             taken = await tx.run("memory_existing", tenant=tenant, ids=ids)
-            if taken:
+            if taken:  # written meanwhile by someone else
                 raise ConflictError(f"tenant {tenant!r} already holds memory {taken[0]['node']['id']!r}; "
                                     "import into an empty tenant or erase it first")
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([row["props"]["scope"] for row in rows
@@ -120,9 +160,19 @@ class AsyncTransferMixin(AsyncHost):
         async def work(tx: AsyncTx) -> int:
             created = await tx.run("import_edges", tenant=tenant, rows=rows)
             n = int(created[0]["created"]) if created else 0
-            if n != len(rows):
+            if n != len(rows):  # an end erased meanwhile
                 raise InvalidInputError(field, f"{len(rows) - n} of {len(rows)} edges in this batch name a memory "
                                                "that is neither in the file nor in the tenant")
             return n
 
         return await self._run.write(work)
+
+
+def _chunks(ids: list[str], size: int = _PAGE) -> Iterator[list[str]]:
+    for start in range(0, len(ids), size):
+        yield ids[start:start + size]
+
+
+def _position(field: str) -> int:
+    """``records[12].source`` -> 12, to report the first failing record of a file."""
+    return int(field.split("[", 1)[1].split("]", 1)[0])

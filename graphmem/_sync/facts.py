@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import _entities, _facts, _props, _scopes
 from .. import _validate as check
-from .._errors import InvalidInputError, NotFoundError
+from .._errors import ConflictError, InvalidInputError, NotFoundError
 from .._facts import AUTOMATIC, FactInput, FactRow
 from .._models import Fact, Provenance
 from .._records import record_of
@@ -106,8 +106,9 @@ class FactsMixin(Host):
         ids = [row["props"]["id"] for row in rows]
         existing: dict[str, Any] = {}
         found = tx.run("memory_existing", tenant=tenant, ids=ids)
+        by_id = {row["props"]["id"]: row["props"] for row in rows}
         for r in found:  # idempotent rewrites return the stored records unchanged
-            _props.expect_kind(r["node"], "fact")
+            _props.expect_record(r["node"], "fact", by_id[r["node"]["id"]])
             existing[r["node"]["id"]] = r["node"]
         new = [row for row in rows if row["props"]["id"] not in existing]
         duplicates, repeats = _facts.duplicate_probe(new)
@@ -120,6 +121,10 @@ class FactsMixin(Host):
         if probe:
             suppressed = {r["id"] for r in tx.run("fact_tombstones", tenant=tenant, rows=probe, automatic=AUTOMATIC)}
         fresh = [row for row in new if row["props"]["id"] not in suppressed]
+        sources = sorted({eid for row in fresh for eid in row["derivedFrom"]})
+        if sources:
+            found = tx.run("memory_existing", tenant=tenant, ids=sources)
+            _facts.check_sources(fresh, {r["node"]["id"]: r["node"] for r in found})
         created: dict[str, Any] = {}
         if fresh:
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([r["props"]["scope"] for r in fresh]))
@@ -218,8 +223,9 @@ class FactsMixin(Host):
             tx.run("fact_create", tenant=tenant, rows=[row], now=now)
             invalidated = [r["id"] for r in tx.run(
                 "memory_invalidate", tenant=tenant, ids=[fact_id], reason="corrected", by=new_id, note=reason, now=now)]
-            if not invalidated:
-                raise InvalidInputError("fact_id", f"{fact_id!r} was invalidated concurrently")
+            if not invalidated:  # another writer got there first: a race lost, not bad input
+                raise ConflictError(f"fact_id: {fact_id!r} was invalidated concurrently by another write; "
+                                    "read it again and correct the fact that replaced it")
             if row["props"]["embedding"] is not None:
                 invalidated += [r["id"] for r in tx.run(
                     "fact_collisions", tenant=tenant, id=new_id, chain=row["chain"],

@@ -32,7 +32,7 @@ class StoreMixin(Host):
         "limit": int, "refresh": bool}`` (the query is embedded with the memory's embedder
         unless a vector is given) or ``{"op": "namespaces", "prefix": scope | None}``.
         writes: ``{"scope", "key", "value": dict | None (delete), "text": str | None,
-        "embed": bool, "embedding": list | None, "ttl": minutes | None}``, at most one per
+        "embed": bool, "embedding": list | None, "ttl": minutes | None, "user_id": str | None}``, at most one per
         (scope, key). An item with a TTL is valid until that many minutes after it was
         written or (``refresh``) last read. Returns one list of rows per read: ``{id, scope,
         key, value (dict), created, updated, similarity, ttl}`` (namespaces: ``{scope}``)."""
@@ -61,7 +61,7 @@ class StoreMixin(Host):
                 "text": _store.record_text(w.get("text"), encoded), "scope": scope, "subject": subject,
                 "predicate": _store.ITEM_PREDICATE, "object": "pending", "single_valued": True, "valid_from": now,
                 "valid_to": None if ttl is None else now + timedelta(minutes=ttl),
-                "provenance": Provenance.MANUAL, "embedding": w.get("embedding"),
+                "provenance": Provenance.MANUAL, "embedding": w.get("embedding"), "user_id": w.get("user_id"),
             }, tenant=self._core.tenant, now=now, single_valued=self._core.single_valued_predicates,
                 dimension=self._core.dimension)
             props = row["props"]

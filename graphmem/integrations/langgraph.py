@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from langgraph.store.base import (
@@ -35,6 +35,7 @@ from langgraph.store.base import (
 )
 
 from .. import _scopes, _store
+from .. import _validate as check
 from .._async.memory import AsyncMemory
 from .._errors import ConfigurationError, InvalidInputError
 from ._bridge import check_memory
@@ -54,6 +55,10 @@ class GraphMemStore(BaseStore):
     ``query`` ranks by cosine similarity; ``filter`` takes LangGraph's operators
     (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``).
 
+    ``user_id`` says whose the items are, so that ``memory.erase(user_id=...)`` reaches
+    them: a user id for every item, or a function of the namespace that returns one (or
+    None), e.g. ``user_id=lambda ns: ns[1] if ns[:1] == ("users",) else None``.
+
     ``ttl={"default_ttl": minutes, "refresh_on_read": True}`` (or ``put(..., ttl=...)``):
     an item's valid time ends that many minutes after it was written or last read; an
     expired item is never returned (whatever ``omit_expired`` says) and stays in
@@ -62,8 +67,12 @@ class GraphMemStore(BaseStore):
     supports_ttl = True
 
     def __init__(self, memory: Any, *, scope: str | None = None, index: IndexConfig | None = None,
-                 ttl: TTLConfig | None = None) -> None:
+                 ttl: TTLConfig | None = None,
+                 user_id: str | Callable[[tuple[str, ...]], str | None] | None = None) -> None:
         self.memory = check_memory(memory)
+        if user_id is not None and not callable(user_id):
+            check.identifier(user_id, "user_id")
+        self.user_id = user_id
         self.ttl_config = dict(ttl) if ttl else None  # type: ignore[assignment]
         self.root = None if scope is None else _scopes.check_path(scope)
         self.index_config: dict[str, Any] | None = dict(index) if index else None
@@ -89,6 +98,12 @@ class GraphMemStore(BaseStore):
             return _scopes.check_path(path, "namespace")
         except InvalidInputError as exc:
             raise InvalidNamespaceError(str(exc)) from None
+
+    def user_of(self, namespace: tuple[str, ...]) -> str | None:
+        """Whose the items of ``namespace`` are (the ``user_id`` the store was given)."""
+        if self.user_id is None or isinstance(self.user_id, str):
+            return self.user_id
+        return check.identifier(self.user_id(tuple(namespace)), "user_id", allow_none=True)
 
     def _prefix(self, namespace: tuple[str, ...]) -> str | None:
         return self.scope_of(namespace) if namespace else self.root
@@ -165,8 +180,10 @@ class GraphMemStore(BaseStore):
         for op in puts:
             ttl = None if isinstance(op.ttl, NotProvided) else op.ttl
             write = {"scope": self.scope_of(op.namespace), "key": op.key, "value": op.value,
-                     "text": None, "embed": False, "embedding": None, "ttl": ttl}
+                     "text": None, "embed": False, "embedding": None, "ttl": ttl,
+                     "user_id": None if op.value is None else self.user_of(op.namespace)}
             if op.value is not None:
+                _store.value_json(op.value)  # refused here, before a field of it is read or embedded
                 write["text"], write["embed"] = self._texts(op)
             writes.append(write)
         return writes

@@ -294,7 +294,8 @@ def test_properties_are_limited_json():
                        ({"k": float("nan")}, "JSON"), (["not", "a", "mapping"], "mapping")]:
         with pytest.raises(InvalidInputError, match=words) as info:
             check.properties_json(bad)
-        assert info.value.field == "properties"
+        # a bad text inside is named by its path, the rest by the argument
+        assert info.value.field == ("properties.k" if words == "surrogate" else "properties")
 
 
 def test_list_limits_follow_the_field_name():
