@@ -84,6 +84,33 @@ ROWS = [
         "scope, a rerun after an older erase, an erase interrupted between batches",
         "nodes, properties, edges or index entries still holding the marker or an erased id; the other user's "
         "records changed", ("test_erase_closure.py",)),
+    Row("Owners", "the same statement from two users, from one user in two sessions, three times in one batch; "
+        "the same message from two users at one instant; curation dedupe, forget and insight twins across users; "
+        "an explicit id reused by another user; erase by session; LangGraph items owned through their namespace",
+        "one person's record returned for, merged into, silenced by or erased with another's",
+        tuple(f"test_trust.py::test_{name}" for name in (
+            "two_people", "a_batch_keeps", "an_explicit_id", "the_same_words", "curation_never", "one_person",
+            "an_insight", "erase_by_session", "store_items"))),
+    Row("Import checks", "11 kinds of bad property in an export line (NUL, ESC, 10 MB text, NaN and short vectors, "
+        "a control character in a tag, unknown provenance, importance 7, a padded user id, an untagged date, a "
+        "property graphmem never writes); a lexKey chosen to flood another tenant's full-text key; export then "
+        "import into another tenant; an id twice in one file, an id the tenant holds",
+        "lines written from a refused file; another tenant's keyword recall changed; keyword recall lost in a copy",
+        tuple(f"test_trust.py::test_{name}" for name in (
+            "import_refuses", "a_chosen_lexkey", "an_exported_copy", "import_checks", "import_keeps"))),
+    Row("Clear errors", "a memory without provenance under stats() and curate(); control characters deep in entity "
+        "properties; text of zero-width characters only; derived_from naming nothing or a fact; store values that "
+        "are not JSON, of 10 MB, with control characters; tenants and ids padded with spaces; correct() losing a "
+        "race; the documented scope depth",
+        "raw (non-graphmem) exceptions; writes left by a refused call",
+        tuple(f"test_trust.py::test_{name}" for name in (
+            "stats_and_curate", "control_characters", "text_of_only", "derived_from", "store_values",
+            "tenants_and_ids", "a_correction_that", "limits_doc"))),
+    Row("Fuzzing the outside doors", "mutated export files into import_records; hostile namespaces, keys, values, "
+        "index fields and TTLs through the LangGraph store's put/get/search/delete; hostile and unknown arguments "
+        "to every MCP tool (the SDK's in-memory client); counts below the table",
+        "raw errors (an exception that is not graphmem's or LangGraph's, an MCP tool crash); partial writes",
+        ("test_fuzz_surfaces.py",)),
     Row("Isolation", "10,000 randomized reads on 4 threads across 3 tenants sharing ids, scopes, subjects, texts "
         "and entity names, through 18 read paths: recall (graph expansion, citations), context, facts, history, "
         "get, evidence, suggest_procedures, messages, sessions, profile, notes, summaries, context_for_turn, "
@@ -143,10 +170,20 @@ def fault_notes(figures: dict[str, Any]) -> str:
     return " ".join(lines)
 
 
-def render(outcomes: dict[str, str], seconds: dict[str, float], figures: dict[str, Any], command: str) -> str:
+def fuzz_notes(tally: dict[str, Any]) -> str:
+    """The outside doors' fuzz counts, in words."""
+    if not tally:
+        return ""
+    parts = [f"{surface} {t['tried']} cases ({t['ok']} accepted, {t['clear']} clear errors, {t['raw']} raw errors, "
+             f"{t['partial']} partial writes)" for surface, t in sorted(tally.items())]
+    return "Fuzz counts: " + "; ".join(parts) + "."
+
+
+def render(outcomes: dict[str, str], seconds: dict[str, float], figures: dict[str, Any], command: str,
+           tally: dict[str, Any] | None = None) -> str:
     rows = [row_cells(row, outcomes, seconds) for row in ROWS]
     body = harness.table(["check", "what was tried", "tests passed", "seconds", "lost or leaked"], rows)
-    notes = [fault_notes(figures),
+    notes = [fault_notes(figures), fuzz_notes(tally or {}),
              f"Reproduce with `{command}` (tests/reliability/, a real Neo4j; the fault tests start and kill one "
              "of their own). Each cell of the last column is a count the tests assert exactly, by direct Cypher "
              "or on every returned record: 0 means every test behind the row passed."]
@@ -164,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.monotonic() - started
     faults = sys.modules.get("tests.reliability.test_faults")
     figures = getattr(faults, "FAULT_FIGURES", {})
-    body = render(collector.outcomes, collector.seconds, figures, "python bench/reliability.py")
+    tally = getattr(sys.modules.get("tests.reliability.test_fuzz_surfaces"), "TALLY", {})
+    body = render(collector.outcomes, collector.seconds, figures, "python bench/reliability.py", tally)
     path = harness.write_result("reliability", "Reliability: bad input, races, faults, isolation",
                                 body, f"The whole run took {elapsed:.0f} s.")
     print(f"wrote {path}")

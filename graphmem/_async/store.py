@@ -149,11 +149,16 @@ class AsyncStoreMixin(AsyncHost):
         return out
 
 
+_MAX_TTL = 100 * 366 * 24 * 60  # a century, in minutes: any end of valid time a datetime can hold
+
+
 def _ttl(value: Any) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         raise InvalidInputError("ttl", f"must be a positive number of minutes, got {value!r}")
+    if value > _MAX_TTL:
+        raise InvalidInputError("ttl", f"is {value:g} minutes; the limit is {_MAX_TTL:,} (a century)")
     return float(value)
 
 
