@@ -72,6 +72,7 @@ from ._models import (
     Supersession,
 )
 from ._notes import NoteEdit
+from ._onnx import OnnxEmbedder
 from ._procedures import SuggestedProcedure, ToolCall
 from ._profile import Profile
 from ._recall import RecallSettings, RecallWeights
@@ -126,6 +127,7 @@ __all__ = [
     "NotFoundError",
     "Note",
     "NoteEdit",
+    "OnnxEmbedder",
     "Procedure",
     "Profile",
     "Provenance",
