@@ -26,7 +26,7 @@
 // with their semantic and lexical scores and ranks (a record found only lexically or
 // through the graph still gets its true cosine similarity, so missing the semantic
 // shortlist does not zero its semantic part), graph score, and, for insights, the cited
-// records. Final scoring happens in the caller. Records are projected by the shared
+// records (for facts, the episodes they were derived from). Final scoring happens in the caller. Records are projected by the shared
 // fragment `record` from one properties(m) read, temporal values as ISO-8601 text
 // (docs/design-notes.md#recall-record-projection). The cached plan is kept (replan=skip) and
 // every choice the planner could make from statistics is fixed by the statement itself:
@@ -147,6 +147,11 @@ RETURN inScope, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign,
        d.lexicalRank AS lexicalRank, coalesce(e.via, 0.0) AS graph,
        CASE WHEN m:Insight THEN [(m)-[:CITES]->(c)
             WHERE 'Memory' IN labels(c) AND c.tenant = $tenant AND c.scope IN $chain AND c.status IN $statuses AND c.sensitivity IN $sensitivities
+              AND c.createdAt <= $asOf
+              AND ($includeInvalidated OR c.invalidatedAt IS NULL OR c.invalidatedAt > $asOf)
+            | {{record(c)}}]
+            WHEN m:Fact THEN [(m)-[:DERIVED_FROM]->(c:Episode)
+            WHERE c.tenant = $tenant AND c.scope IN $chain AND c.sensitivity IN $sensitivities
               AND c.createdAt <= $asOf
               AND ($includeInvalidated OR c.invalidatedAt IS NULL OR c.invalidatedAt > $asOf)
             | {{record(c)}}] ELSE [] END AS cites

@@ -57,7 +57,7 @@ def line(result: ScoredMemory) -> str:
     marker = source + (", unvalidated" if result.quarantined else "")
     text = " ".join(_shown(record).split())
     out = f"- [{marker}] {text}{_validity(record)}"
-    if result.citations:
+    if result.citations and record.kind == "insight":
         out += " [cites: " + "; ".join(" ".join(c.text.split())[:80] for c in result.citations) + "]"
     return out
 

@@ -10,11 +10,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from . import _relevance
 from ._models import Provenance, Record, Status
 from ._recall import RecallSettings
 from ._records import to_record
 
 _INSIGHT_GAP = 1e-6
+_UNCALIBRATED_FLOOR = 0.15
 
 
 class ScoreParts(BaseModel):
@@ -41,9 +43,11 @@ class ScoreParts(BaseModel):
     """The best ``fused`` score among the turns next to this one in its conversation that
     are candidates too (a turn is often the answer to the one before it)."""
     relevance: float = 0.0
-    """Absolute relevance to the question (not rescaled per query): 1.0 for a full-text match
-    of a question word, otherwise the plain cosine similarity; compared with
-    ``min_relevance``."""
+    """Relevance to the question on a scale that is not rescaled per result list: 1.0 for a
+    full-text match of a question word; otherwise, with an embedder, the share of unrelated
+    text the record beats (the normal distribution's probability of its standout over the
+    question's cosines to everyday sentences: 0.99 at ``min_standout`` 2.5); with a plain
+    ``min_relevance`` floor, the cosine similarity."""
 
 
 class ScoredMemory(BaseModel):
@@ -58,7 +62,8 @@ class ScoredMemory(BaseModel):
     parts: ScoreParts
     """The parts the score was made of."""
     citations: tuple[Record, ...] = ()
-    """For an insight, the visible records it cites."""
+    """For an insight, the visible records it cites; for a fact, the visible episodes it was
+    derived from (``DERIVED_FROM``: its source turns)."""
     quarantined: bool = False
     """True when the record awaits validation (never with ``purpose="act"``)."""
     via_graph: bool = False
@@ -129,35 +134,58 @@ def fused_evidence(rows: list[dict[str, Any]], settings: RecallSettings) -> list
     return [(e - low) / (high - low) if high > low else 1.0 for e in evidence]
 
 
-def relevance(row: dict[str, Any]) -> float:
-    """A candidate's absolute relevance to the question: 1.0 when it matches a word of the
-    question in the full-text index, otherwise its plain cosine similarity (-1..1; Neo4j's
-    score is (1 + cos) / 2), or 0 without an embedding. Unlike the fused score it is not
-    rescaled per query, so an unrelated question gets low values everywhere."""
+def relevance(row: dict[str, Any], stick: tuple[float, float] | None = None) -> float:
+    """A candidate's relevance to the question: 1.0 when it matches a word of the question
+    in the full-text index; otherwise, with a yardstick (the mean and deviation of the
+    question's cosines to unrelated text), the normal probability of its standout over it;
+    without one, its plain cosine similarity (-1..1; Neo4j's score is (1 + cos) / 2), or 0
+    without an embedding. Unlike the fused score it is not rescaled per result list, so an
+    unrelated question gets low values everywhere."""
     if row["lexicalRank"] is not None:
         return 1.0
     semantic = row["semantic"]
-    return 0.0 if semantic is None else 2.0 * float(semantic) - 1.0
+    if semantic is None:
+        return 0.0
+    cosine = 2.0 * float(semantic) - 1.0
+    if stick is None:
+        return cosine
+    return 0.5 * (1.0 + math.erf(_relevance.standout(cosine, stick) / math.sqrt(2.0)))
 
 
-def relevant(rows: list[dict[str, Any]], min_relevance: float) -> list[dict[str, Any]]:
-    """The candidates at or above ``min_relevance``; records reached through the graph stay
-    when a direct hit does (they were expanded from the best hits)."""
+def floor_of(settings: RecallSettings, min_relevance: float | None, stick: tuple[float, float] | None) -> float:
+    """The value ``relevance`` must reach: a plain cosine when one was given (here or in the
+    settings), else the calibrated floor at ``min_standout``, else (scored without a
+    yardstick) a cosine of 0.15."""
+    chosen = settings.min_relevance if min_relevance is None else min_relevance
+    if chosen is not None:
+        return chosen
+    if stick is None:  # scored without a yardstick (no query vector): the cosine floor of WordLlama's scale
+        return _UNCALIBRATED_FLOOR
+    return 0.5 * (1.0 + math.erf(settings.min_standout / math.sqrt(2.0)))
+
+
+def relevant(rows: list[dict[str, Any]], floor: float, stick: tuple[float, float] | None = None) -> list[dict[str, Any]]:
+    """The candidates at or above ``floor``; records reached through the graph stay when a
+    direct hit does (they were expanded from the best hits)."""
     direct = [r for r in rows if r["semanticRank"] is not None or r["lexicalRank"] is not None]
-    if not any(relevance(r) >= min_relevance for r in direct):
+    if not any(relevance(r, stick) >= floor for r in direct):
         return []
-    return [r for r in rows if relevance(r) >= min_relevance or (r["graph"] or 0.0) > 0
+    return [r for r in rows if relevance(r, stick) >= floor or (r["graph"] or 0.0) > 0
             or (r["semanticRank"] is None and r["lexicalRank"] is None)]
 
 
 def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings, k: int,
-          min_relevance: float | None = None) -> list[ScoredMemory]:
+          min_relevance: float | None = None, stick: tuple[float, float] | None = None) -> list[ScoredMemory]:
     """Turn the template's candidate rows into ranked ``ScoredMemory`` results, leaving out
-    what is not relevant (``min_relevance``, default ``settings.min_relevance``)."""
+    what is not relevant (``floor_of``: a plain ``min_relevance`` cosine, or the floor
+    calibrated by ``stick``, the question's cosines to unrelated text; without either, a
+    cosine of 0.15)."""
     rows = [r for r in rows if r.get("node") is not None]
     if not rows:
         return []
-    floor = settings.min_relevance if min_relevance is None else min_relevance
+    plain = settings.min_relevance if min_relevance is None else min_relevance
+    stick = None if plain is not None else stick
+    floor = floor_of(settings, min_relevance, stick)
     best_lexical = max((r["lexical"] or 0.0) for r in rows) or 1.0
     rrf_top = 2.0 / (settings.rrf_k + 1)
     w = settings.weights
@@ -166,7 +194,7 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
     # fusion sees every candidate (its scale is relative to them); the floor then only removes
     fused_scores = fused_evidence(rows, settings)
     by_id = {row["node"]["id"]: f for row, f in zip(rows, fused_scores)}
-    keep = {id(r) for r in relevant(rows, floor)}
+    keep = {id(r) for r in relevant(rows, floor, stick)}
     for row, fused in zip(rows, fused_scores):
         if id(row) not in keep:
             continue
@@ -181,7 +209,7 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
         # model_construct: every value is a float computed here, nothing to validate
         parts = ScoreParts.model_construct(semantic=semantic, lexical=lexical, fused=fused, graph=graph, recency=recency,
                                            importance=record.importance, trust=trust, neighbour=neighbour,
-                                           relevance=relevance(row))
+                                           relevance=relevance(row, stick))
         total = (w.fused * fused + w.semantic * semantic + w.lexical * lexical + w.graph * graph
                  + w.recency * recency + w.importance * record.importance + w.trust * trust
                  + w.neighbour * neighbour)
@@ -230,6 +258,9 @@ def _insights_below_their_evidence(results: list[ScoredMemory]) -> list[ScoredMe
     by_id = {r.record.id: r for r in results}
     adjusted = []
     for r in results:
+        if r.record.kind != "insight":  # a fact's citations are its sources: it may rank above them
+            adjusted.append(r)
+            continue
         cited = [by_id[c.id].score for c in r.citations if c.id in by_id]
         if cited and r.score >= min(cited):
             r = r.model_copy(update={"score": min(cited) - _INSIGHT_GAP})

@@ -57,6 +57,7 @@ class OnnxEmbedder(Embeddings):
     question (``bag_of_words = False``). Measured on 2 cores: about 300 short sentences/s."""
 
     bag_of_words = False
+    """False: recall embeds the whole question (a bag-of-words embedder gets its content words only)."""
 
     def __init__(self, model: str | os.PathLike[str] | None = None, *, tokenizer: str | os.PathLike[str] | None = None,
                  query_prefix: str = "", document_prefix: str = "", max_length: int = 256, batch_size: int = 32,

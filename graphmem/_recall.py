@@ -59,13 +59,15 @@ class RecallSettings:
     ``session_penalty`` spreads the results over conversations: each record already
     ranked from the same session lowers a record's score by this much (0 turns it off).
 
-    ``min_relevance`` leaves out records that do not answer the question at all: a record
-    is kept when it matches a word of the question in the full-text index or its plain
-    cosine similarity to the question is at least this (0.15 suits WordLlama, where
-    unrelated texts score about -0.1..0.1 and related ones 0.3 and up, and drops no
-    evidence on LongMemEval or LoCoMo; another embedder may want its own value; -1 keeps
-    everything). Records reached through the graph are
-    kept with the direct hits they were expanded from.
+    The relevance floor leaves out records that do not answer the question at all: a
+    record is kept when it matches a word of the question in the full-text index, or when
+    its cosine similarity to the question stands at least ``min_standout`` standard
+    deviations above the question's similarity to everyday sentences that answer nothing
+    (``graphmem/_relevance.py``), measured with the memory's own embedder: the floor follows
+    each embedder's scale and each question's (docs/design-notes.md#recall-relevance-floor).
+    ``min_relevance`` replaces it with one plain cosine for every question (-1 keeps
+    everything). Records reached through the graph are kept with the direct hits they were
+    expanded from.
 
     The full-text query is narrowed to the visible scopes inside Lucene (their ``lexKey``
     tokens) unless those scopes hold at least ``lexical_open_share`` of all memories in the
@@ -88,8 +90,10 @@ class RecallSettings:
             raise InvalidInputError("strategy", f"{self.strategy!r} is not one of 'auto', 'exact', 'index'")
         if not 0.0 <= self.semantic_share <= 1.0:
             raise InvalidInputError("semantic_share", f"must be between 0 and 1, got {self.semantic_share!r}")
-        if not (_is_number(self.min_relevance) and -1.0 <= self.min_relevance <= 1.0):
-            raise InvalidInputError("min_relevance", f"must be a number from -1 to 1, got {self.min_relevance!r}")
+        if self.min_relevance is not None and not (_is_number(self.min_relevance) and -1.0 <= self.min_relevance <= 1.0):
+            raise InvalidInputError("min_relevance", f"must be None or a number from -1 to 1, got {self.min_relevance!r}")
+        if not (_is_number(self.min_standout) and math.isfinite(self.min_standout)):
+            raise InvalidInputError("min_standout", f"must be a finite number, got {self.min_standout!r}")
         if not (self.session_penalty >= 0 and math.isfinite(self.session_penalty)):
             raise InvalidInputError("session_penalty", f"must be 0 or more, got {self.session_penalty!r}")
         if not self.lexical_open_share > 0:
@@ -137,9 +141,12 @@ class RecallSettings:
     """Smallest BM25 deviation the fusion takes seriously (see above)."""
     session_penalty: float = 0.08
     """Score taken off per record already ranked from the same session (see above)."""
-    min_relevance: float = 0.15
-    """The relevance floor: a record needs a full-text match of a question word or this plain
-    cosine similarity (see above)."""
+    min_standout: float = 2.5
+    """The relevance floor: a record needs a full-text match of a question word, or a cosine
+    this many standard deviations above the question's cosines to unrelated text (see above)."""
+    min_relevance: float | None = None
+    """A plain cosine floor instead of ``min_standout``, the same for every question (None:
+    the calibrated floor)."""
 
 
 def _is_number(value: Any) -> bool:

@@ -38,9 +38,9 @@ class AsyncRecallMixin(AsyncHost):
         graph, re-scored with recency, importance and trust. By default only what is valid
         and believed now; ``purpose="act"`` leaves out quarantined records; ``user_id``,
         ``agent_id`` and ``session_id`` keep only that user's, agent's or conversation's
-        records. Records that do not answer the question at all are left out
-        (``min_relevance``, default ``RecallSettings.min_relevance``), so an unrelated
-        question gets an empty list. One round trip
+        records. Records that do not answer the question at all are left out (a floor
+        calibrated for the embedder and the question, ``RecallSettings.min_standout``; or a
+        plain cosine, ``min_relevance``), so an unrelated question gets an empty list. One round trip
         to Neo4j (besides embedding the query); one or two more only when filters or
         others' documents ate the candidates' over-fetch.
 
@@ -53,8 +53,9 @@ class AsyncRecallMixin(AsyncHost):
         k = _recall.check_k(k)
         floor = _recall.check_min_relevance(min_relevance)
         as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
+        vector = await self._query_vector(text)
         args: dict[str, Any] = dict(
-            tenant=self._core.tenant, query=text, scope=scope, k=k, vector=await self._query_vector(text),
+            tenant=self._core.tenant, query=text, scope=scope, k=k, vector=vector,
             as_of=as_of_t, valid_at=valid_t, kind_list=_recall.kinds(kinds), purpose=purpose,
             max_sensitivity=max_sensitivity, include_invalidated=include_invalidated,
             settings=self._recall_settings, user_id=user_id, agent_id=agent_id, session_id=session_id,
@@ -69,7 +70,8 @@ class AsyncRecallMixin(AsyncHost):
                 break
             retry.update(more)
             rows = await self._recall_rows(_recall.params(**args, **retry))
-        return _fusion.score(rows, now=self._core.now(), settings=self._recall_settings, k=k, min_relevance=floor)
+        return _fusion.score(rows, now=self._core.now(), settings=self._recall_settings, k=k, min_relevance=floor,
+                             stick=await self._yardstick(vector))
 
     async def _recall_rows(self, params: dict[str, Any]) -> list[dict[str, Any]]:
         """Run the recall template. A stored vector Neo4j's cosine refuses (written before

@@ -10,7 +10,7 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from .. import _fulltext, _templates
+from .. import _fulltext, _relevance, _templates
 from .. import _validate as check
 from .._errors import GraphMemError, InvalidInputError, SchemaError
 from .._vectors import Vector
@@ -105,6 +105,17 @@ class SchemaMixin(Host):
             raise InvalidInputError("embedder", f"returned {len(vectors)} vectors for {len(todo)} texts")
         for i, vector in zip(todo, vectors):
             rows[i]["props"]["embedding"] = check.embedding(vector, fields[i], dimension)
+
+    def _yardstick(self, vector: Vector | None) -> tuple[float, float] | None:
+        """The mean and deviation of the query's cosines to everyday sentences that answer
+        nothing (``_relevance``), for the relevance floor; their vectors are embedded once per
+        memory object. None without a query vector."""
+        if vector is None or self._core.embedder is None:
+            return None
+        if self._core.background is None:
+            vectors = self._core.embedder.embed_documents(list(_relevance.SENTENCES))
+            self._core.background = [_relevance.unit(v) for v in vectors]
+        return _relevance.yardstick(vector, self._core.background)
 
     def _query_vector(self, text: str) -> Vector | None:
         """The embedding of a question, or None without an embedder. A bag-of-words embedder
