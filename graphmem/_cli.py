@@ -19,8 +19,10 @@ def _parser() -> argparse.ArgumentParser:
     neo4j = commands.add_parser("neo4j", help="run a local Neo4j without Docker (embedded, Bolt and Browser on 127.0.0.1)")
     actions = neo4j.add_subparsers(dest="action", required=True)
     start = actions.add_parser(
-        "start", help="start Neo4j in the background and print NEO4J_* lines to eval",
-        description="Start Neo4j in the background and print NEO4J_* lines to eval. Data is kept in "
+        "start", help="start Neo4j in the background and print lines to eval that set NEO4J_*",
+        description="Start Neo4j in the background and print lines for `eval` that export NEO4J_URI, NEO4J_USER, "
+                    "NEO4J_PASSWORD (and NEO4J_BROWSER_URL) by sourcing <state dir>/neo4j.env (mode 600): the "
+                    "password is never printed unless --show-password. Data is kept in "
                     "<state dir>/neo4j-data (state dir: GRAPHMEM_STATE_DIR or ./.graphmem) across stop and "
                     "start, with the password it got on its first start; `graphmem neo4j reset` deletes it.")
     start.add_argument("--port", type=int, default=None, help="Bolt port (default: GRAPHMEM_NEO4J_PORT, else the last one if free, else a free one)")
@@ -31,7 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     start.add_argument("--no-browser", dest="browser", action="store_false",
                        help="leave the HTTP connector off: no Neo4j Browser (it is on by default)")
     start.add_argument("--timeout", type=float, default=None, help="seconds to wait for Bolt (default 180)")
-    actions.add_parser("status", help="print the NEO4J_* lines of the running Neo4j, exit 1 if none")
+    _show_password(start)
+    _show_password(actions.add_parser("status", help="print the lines to eval for the running Neo4j, exit 1 if none"))
     actions.add_parser("stop", help="stop the Neo4j started with this state dir (its data is kept)")
     reset = actions.add_parser("reset", help="delete the kept data folder (refused while Neo4j runs: stop it first)")
     reset.add_argument("--data", type=Path, default=None, help="the data folder to delete (default: <state dir>/neo4j-data)")
@@ -40,6 +43,18 @@ def _parser() -> argparse.ArgumentParser:
     _mcp_parser(commands)
     _commands.register(commands)
     return parser
+
+
+def _show_password(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--show-password", action="store_true",
+                         help="print NEO4J_URI=..., NEO4J_USER=..., NEO4J_PASSWORD=<the password> lines instead of "
+                              "lines that source the private env file (the password then lands in any captured output)")
+
+
+def _print_settings(running: _launcher.RunningNeo4j, show_password: bool) -> None:
+    """The lines to ``eval``: by default they source the 600 env file, so no password is printed."""
+    text = running.env_lines() if show_password else running.eval_lines(_launcher.state_dir() / "neo4j.env")
+    sys.stdout.write(text)
 
 
 def _mcp_parser(commands: Any) -> None:
@@ -103,7 +118,7 @@ def _neo4j(args: argparse.Namespace) -> int:
         else:
             print("graphmem: already running, nothing started.", file=sys.stderr)
         _describe(running)
-        sys.stdout.write(running.env_lines())
+        _print_settings(running, args.show_password)
         return 0
     if args.action == "status":
         running = _launcher.status()
@@ -115,7 +130,7 @@ def _neo4j(args: argparse.Namespace) -> int:
                       "`graphmem neo4j start` starts it again on the same data", file=sys.stderr)
             return 1
         _describe(running)
-        sys.stdout.write(running.env_lines())
+        _print_settings(running, args.show_password)
         return 0
     if args.action == "stop":
         running = _launcher.status()

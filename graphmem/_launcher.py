@@ -28,10 +28,13 @@ from pathlib import Path
 from ._errors import LauncherError
 from ._launcher_process import (
     _MAIN_CLASS,
+    _chosen_password,
+    _env_text,
     _is_launcher,
     _log_tail,
     _read_env_file,
     _recorded_pid,
+    _source_lines,
     _terminate,
     _write_private,
 )
@@ -52,12 +55,22 @@ class RunningNeo4j:
     data: str = ""
     ephemeral: bool = False
 
-    def env_lines(self) -> str:
-        """``NAME=value`` lines a POSIX shell can ``eval``."""
-        lines = f"NEO4J_URI={self.uri}\nNEO4J_USER={self.user}\nNEO4J_PASSWORD={self.password}\n"
+    def settings(self) -> dict[str, str]:
+        """The connection settings as environment variables (the password among them)."""
+        values = {"NEO4J_URI": self.uri, "NEO4J_USER": self.user, "NEO4J_PASSWORD": self.password}
         if self.browser_url:
-            lines += f"NEO4J_BROWSER_URL={self.browser_url}\n"
-        return lines
+            values["NEO4J_BROWSER_URL"] = self.browser_url
+        return values
+
+    def env_lines(self) -> str:
+        """``NAME=value`` lines a POSIX shell can ``eval``, the password in clear
+        (``graphmem neo4j start --show-password``, and the private env file)."""
+        return _env_text(self.settings())
+
+    def eval_lines(self, env_file: Path) -> str:
+        """Lines for ``eval`` that source ``env_file`` (mode 600, holding ``env_lines``) and
+        export its settings: what ``graphmem neo4j start|status`` print, without the password."""
+        return _source_lines(env_file, tuple(self.settings()))
 
 
 def state_dir() -> Path:
@@ -147,14 +160,6 @@ def _port_taken(port: int) -> bool:
     return False
 
 
-
-
-
-
-
-
-
-
 def default_data_dir() -> Path:
     """Where ``start`` keeps Neo4j's data unless told otherwise: ``<state dir>/neo4j-data``."""
     return state_dir() / "neo4j-data"
@@ -178,9 +183,6 @@ def status() -> RunningNeo4j | None:
         browser_url=env.get("NEO4J_BROWSER_URL") or None, data=env.get("GRAPHMEM_NEO4J_DATA", ""),
         ephemeral=env.get("GRAPHMEM_NEO4J_EPHEMERAL") == "1",
     )
-
-
-
 
 
 def _previous_port(url: str | None) -> int | None:
@@ -211,7 +213,7 @@ def _data_password(data_dir: Path) -> str:
     """The password of a persistent data folder: the one stored beside the data on its first
     start (Neo4j keeps it in its system database from then on), or a new one."""
     stored_file = data_dir / _PASSWORD_FILE
-    wanted = os.environ.get("GRAPHMEM_NEO4J_PASSWORD")
+    wanted = _chosen_password()
     if stored_file.is_file():
         stored = stored_file.read_text().strip()
         if wanted and wanted != stored:
@@ -258,7 +260,7 @@ def start(*, port: int | None = None, http_port: int | None = None, data: Path |
             http = _free_port()
     if ephemeral:
         data_dir = Path(tempfile.mkdtemp(prefix="graphmem-neo4j-"))
-        password = os.environ.get("GRAPHMEM_NEO4J_PASSWORD") or secrets.token_urlsafe(18)
+        password = _chosen_password() or secrets.token_urlsafe(18)
     else:
         data_dir = Path(data).resolve() if data is not None else default_data_dir()
         password = _data_password(data_dir)
@@ -311,8 +313,9 @@ def _launch(java: str, build_dir: Path, port: int, http: int, folder: Path, data
         browser_url=f"http://127.0.0.1:{http}/browser/" if http else None, data=str(data_dir), ephemeral=ephemeral,
     )
     _wait_for_query(found, deadline, log)
-    _write_private(folder / "neo4j.env", found.env_lines() + f"GRAPHMEM_NEO4J_VERSION={version}\n"
-                   f"GRAPHMEM_NEO4J_DATA={data_dir}\nGRAPHMEM_NEO4J_EPHEMERAL={int(ephemeral)}\n")
+    _write_private(folder / "neo4j.env", found.env_lines() + _env_text({
+        "GRAPHMEM_NEO4J_VERSION": version, "GRAPHMEM_NEO4J_DATA": str(data_dir),
+        "GRAPHMEM_NEO4J_EPHEMERAL": str(int(ephemeral))}))
     (folder / "neo4j.pid").write_text(f"{proc.pid}\n{data_dir if ephemeral else ''}\n")
     return found
 
@@ -340,10 +343,6 @@ def _wait_for_query(found: RunningNeo4j, deadline: float, log: Path) -> None:
                     _terminate(found.pid)
                     raise LauncherError(f"Neo4j started but did not answer RETURN 1; log tail:\n{_log_tail(log)}") from None
                 time.sleep(0.3)
-
-
-
-
 
 
 def stop() -> bool:
