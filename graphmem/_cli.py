@@ -68,9 +68,17 @@ def _mcp_parser(commands: Any) -> None:
     mcp.add_argument("--uri", help="Neo4j URI (default: NEO4J_URI)")
     mcp.add_argument("--user", help="Neo4j user (default: NEO4J_USER)")
     mcp.add_argument("--database", help="Neo4j database (default: NEO4J_DATABASE or the server's default)")
+    mcp.add_argument("--user-id", help="the user every write is recorded for, so erase(user_id=...) reaches it "
+                                       "(default: GRAPHMEM_MCP_USER_ID, else none)")
     mcp.add_argument("--no-setup", action="store_true", help="do not apply graphmem's schema on start")
-    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP on 127.0.0.1 (path /mcp) instead of stdio")
+    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP on 127.0.0.1 (path /mcp) instead of stdio; "
+                                                         "every request needs the bearer token")
     mcp.add_argument("--port", type=int, default=8000, help="HTTP port with --http (default 8000)")
+    mcp.add_argument("--token-file", help="with --http: a file (mode 600) holding the bearer token (default: "
+                                          "GRAPHMEM_MCP_TOKEN, else <state dir>/mcp-token, created on first start)")
+    mcp.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                     help="with --http: an Origin besides the server's own that browsers may call from, e.g. "
+                          "http://127.0.0.1:3000 (repeatable; also GRAPHMEM_MCP_ALLOWED_ORIGINS, comma-separated)")
 
 
 def _mcp(args: argparse.Namespace) -> int:
