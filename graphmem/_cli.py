@@ -32,7 +32,9 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--ephemeral", action="store_true", help="keep data in a temporary folder that stop removes (tests, benchmarks)")
     start.add_argument("--no-browser", dest="browser", action="store_false",
                        help="leave the HTTP connector off: no Neo4j Browser (it is on by default)")
-    start.add_argument("--timeout", type=float, default=None, help="seconds to wait for Bolt (default 180)")
+    start.add_argument("--timeout", type=float, default=None,
+                       help="give up when Neo4j has shown no progress (no log output, CPU or disk work) for this many "
+                            "seconds; while it progresses, start waits (default: GRAPHMEM_NEO4J_START_TIMEOUT, else 180)")
     _show_password(start)
     _show_password(actions.add_parser("status", help="print the lines to eval for the running Neo4j, exit 1 if none"))
     actions.add_parser("stop", help="stop the Neo4j started with this state dir (its data is kept)")

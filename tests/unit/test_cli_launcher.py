@@ -321,7 +321,7 @@ def fake_launch(state, monkeypatch):
     monkeypatch.delenv("GRAPHMEM_NEO4J_PORT", raising=False)
     monkeypatch.delenv("GRAPHMEM_NEO4J_HTTP_PORT", raising=False)
 
-    def launch(java, build_dir, port, http, folder, data_dir, ephemeral, password, heap, log, timeout):
+    def launch(java, build_dir, port, http, folder, data_dir, ephemeral, password, heap, log, timeout, progress):
         calls.append(dict(port=port, http=http, data=data_dir, ephemeral=ephemeral, password=password))
         return "launched"
 
