@@ -128,17 +128,20 @@ class AccessGate:
         given = headers.get("authorization", b"")
         scheme, _, token = given.partition(b" ")
         if not hmac.compare_digest(scheme.lower() + b" " + token.strip(), self.expected):
-            await _refuse(send, 401, "a bearer token is required: send `Authorization: Bearer <token>` "
+            await _refuse(scope, send, 401, "a bearer token is required: send `Authorization: Bearer <token>` "
                           "(see docs/integrations.md#mcp-over-http)", {"www-authenticate": 'Bearer realm="graphmem"'})
             return
         origin = headers.get("origin")
         if origin is not None and origin.decode("latin-1").rstrip("/").lower() not in self.origins:
-            await _refuse(send, 403, "this Origin may not call the server (allow it with --allow-origin)")
+            await _refuse(scope, send, 403, "this Origin may not call the server (allow it with --allow-origin)")
             return
         await self.app(scope, receive, send)
 
 
-async def _refuse(send: Send, status: int, message: str, extra: Mapping[str, str] | None = None) -> None:
+async def _refuse(scope: Scope, send: Send, status: int, message: str, extra: Mapping[str, str] | None = None) -> None:
+    if scope["type"] == "websocket":  # closed before it is accepted: the client sees a 403
+        await send({"type": "websocket.close", "code": 1008})
+        return
     body = json.dumps({"error": message}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     headers += [(k.encode(), v.encode()) for k, v in (extra or {}).items()]
