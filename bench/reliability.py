@@ -65,6 +65,21 @@ ROWS = [
         "server's lock timeout setting", "writes hanging past 60 s; writes landing twice", ("test_lock_wait.py",)),
     Row("Neo4j down or refusing", "a closed port, a 0.3 s connection_timeout, a wrong password",
         "errors slower than the bound; passwords in messages", ("test_connection.py",)),
+    Row("Launcher secrets", "`graphmem neo4j start` and `status` on a running server: both output streams; the "
+        "printed lines evaluated by bash and sh, the Makefile's two eval lines, a program connecting from that shell; "
+        "`--show-password`; a password made of shell syntax sourced from the env file",
+        "passwords printed; settings not exported; an env file others may read; shell code run from the env file",
+        ("test_secrets.py",)),
+    Row("MCP over HTTP", "a real `graphmem mcp --http` on 127.0.0.1: requests without a token, with 4 wrong ones and "
+        "other schemes, on an open session, GET, DELETE, another path; 7 foreign origins; the server's own two and "
+        "an allowed one; a first start without a token; a token file others may read, a short token, a bad origin",
+        "requests served without the token or from a foreign origin; records written by refused requests; tokens "
+        "printed", ("test_mcp_http.py",)),
+    Row("MCP writes and arguments", "remember, correct and add_episode through a server configured for a user (the "
+        "stdio command) beside another user's server, then erase by user; `tenant`, `user_id` and an invented "
+        "argument sent to each of the 9 tools; 7 kinds of bad value",
+        "records of the erased user left; the other user's records lost; undeclared arguments accepted; writes by "
+        "refused calls; pydantic text in errors", ("test_mcp_trust.py",)),
     Row("Faults: kill -9 mid remember_many", "4,000 facts in 20 batches of 200 (half with explicit ids, half "
         "deduplicated by text) on the default data folder; kill -9 after 3 batches returned; "
         "`graphmem neo4j start`; the same 20 calls again on the same Memory",
@@ -76,8 +91,9 @@ ROWS = [
         "episodes, facts or entities lost or duplicated; extractions half-landed; calls failing after the restart",
         ("test_faults.py::test_ingest",)),
     Row("Faults: stale state", "a pid file naming a dead process, store lock files left by the kill, a pid "
-        "reused by another state dir's Neo4j", "restarts refused or moved to another port; foreign servers "
-        "reported or stopped", ("test_faults.py::test_a_pid_file", "test_faults.py::test_remember_many")),
+        "reused by another state dir's Neo4j; the restart's wait while Neo4j recovers its transaction log",
+        "restarts refused or moved to another port; foreign servers reported or stopped; restarts without a "
+        "recovery progress line", ("test_faults.py::test_a_pid_file", "test_faults.py::test_remember_many")),
     Row("Erasure", "a private marker planted in every kind of record a user can have (facts, episodes and their "
         "windows, an insight, an extracted fact, a summary, an induced procedure, profile fields, a core note, a "
         "correction, a decision, her entities, a scope named after her) beside another user's; erase by user, by "
@@ -161,6 +177,9 @@ def fault_notes(figures: dict[str, Any]) -> str:
         lines.append(f"remember_many: {bulk['batches_returned']} batches had returned at the kill, "
                      f"{bulk['batches_on_disk']} were on disk after the restart (each whole), "
                      f"{bulk['after_repeat']:,} of {bulk['expected']:,} facts after the repeat.")
+    recovery = figures.get("recovery_lines")
+    if recovery:
+        lines.append("The restarts' last progress lines: " + "; ".join(f"`{line}`" for line in recovery) + ".")
     ingest = figures.get("ingest")
     if ingest:
         plural = {"Entity": "entities", "Episode": "episodes", "Fact": "facts"}

@@ -19,8 +19,10 @@ def _parser() -> argparse.ArgumentParser:
     neo4j = commands.add_parser("neo4j", help="run a local Neo4j without Docker (embedded, Bolt and Browser on 127.0.0.1)")
     actions = neo4j.add_subparsers(dest="action", required=True)
     start = actions.add_parser(
-        "start", help="start Neo4j in the background and print NEO4J_* lines to eval",
-        description="Start Neo4j in the background and print NEO4J_* lines to eval. Data is kept in "
+        "start", help="start Neo4j in the background and print lines to eval that set NEO4J_*",
+        description="Start Neo4j in the background and print lines for `eval` that export NEO4J_URI, NEO4J_USER, "
+                    "NEO4J_PASSWORD (and NEO4J_BROWSER_URL) by sourcing <state dir>/neo4j.env (mode 600): the "
+                    "password is never printed unless --show-password. Data is kept in "
                     "<state dir>/neo4j-data (state dir: GRAPHMEM_STATE_DIR or ./.graphmem) across stop and "
                     "start, with the password it got on its first start; `graphmem neo4j reset` deletes it.")
     start.add_argument("--port", type=int, default=None, help="Bolt port (default: GRAPHMEM_NEO4J_PORT, else the last one if free, else a free one)")
@@ -30,8 +32,11 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--ephemeral", action="store_true", help="keep data in a temporary folder that stop removes (tests, benchmarks)")
     start.add_argument("--no-browser", dest="browser", action="store_false",
                        help="leave the HTTP connector off: no Neo4j Browser (it is on by default)")
-    start.add_argument("--timeout", type=float, default=None, help="seconds to wait for Bolt (default 180)")
-    actions.add_parser("status", help="print the NEO4J_* lines of the running Neo4j, exit 1 if none")
+    start.add_argument("--timeout", type=float, default=None,
+                       help="give up when Neo4j has shown no progress (no log output, CPU or disk work) for this many "
+                            "seconds; while it progresses, start waits (default: GRAPHMEM_NEO4J_START_TIMEOUT, else 180)")
+    _show_password(start)
+    _show_password(actions.add_parser("status", help="print the lines to eval for the running Neo4j, exit 1 if none"))
     actions.add_parser("stop", help="stop the Neo4j started with this state dir (its data is kept)")
     reset = actions.add_parser("reset", help="delete the kept data folder (refused while Neo4j runs: stop it first)")
     reset.add_argument("--data", type=Path, default=None, help="the data folder to delete (default: <state dir>/neo4j-data)")
@@ -40,6 +45,18 @@ def _parser() -> argparse.ArgumentParser:
     _mcp_parser(commands)
     _commands.register(commands)
     return parser
+
+
+def _show_password(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--show-password", action="store_true",
+                         help="print NEO4J_URI=..., NEO4J_USER=..., NEO4J_PASSWORD=<the password> lines instead of "
+                              "lines that source the private env file (the password then lands in any captured output)")
+
+
+def _print_settings(running: _launcher.RunningNeo4j, show_password: bool) -> None:
+    """The lines to ``eval``: by default they source the 600 env file, so no password is printed."""
+    text = running.env_lines() if show_password else running.eval_lines(_launcher.state_dir() / "neo4j.env")
+    sys.stdout.write(text)
 
 
 def _mcp_parser(commands: Any) -> None:
@@ -53,9 +70,17 @@ def _mcp_parser(commands: Any) -> None:
     mcp.add_argument("--uri", help="Neo4j URI (default: NEO4J_URI)")
     mcp.add_argument("--user", help="Neo4j user (default: NEO4J_USER)")
     mcp.add_argument("--database", help="Neo4j database (default: NEO4J_DATABASE or the server's default)")
+    mcp.add_argument("--user-id", help="the user every write is recorded for, so erase(user_id=...) reaches it "
+                                       "(default: GRAPHMEM_MCP_USER_ID, else none)")
     mcp.add_argument("--no-setup", action="store_true", help="do not apply graphmem's schema on start")
-    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP on 127.0.0.1 (path /mcp) instead of stdio")
+    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP on 127.0.0.1 (path /mcp) instead of stdio; "
+                                                         "every request needs the bearer token")
     mcp.add_argument("--port", type=int, default=8000, help="HTTP port with --http (default 8000)")
+    mcp.add_argument("--token-file", help="with --http: a file (mode 600) holding the bearer token (default: "
+                                          "GRAPHMEM_MCP_TOKEN, else <state dir>/mcp-token, created on first start)")
+    mcp.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                     help="with --http: an Origin besides the server's own that browsers may call from, e.g. "
+                          "http://127.0.0.1:3000 (repeatable; also GRAPHMEM_MCP_ALLOWED_ORIGINS, comma-separated)")
 
 
 def _mcp(args: argparse.Namespace) -> int:
@@ -103,7 +128,7 @@ def _neo4j(args: argparse.Namespace) -> int:
         else:
             print("graphmem: already running, nothing started.", file=sys.stderr)
         _describe(running)
-        sys.stdout.write(running.env_lines())
+        _print_settings(running, args.show_password)
         return 0
     if args.action == "status":
         running = _launcher.status()
@@ -115,7 +140,7 @@ def _neo4j(args: argparse.Namespace) -> int:
                       "`graphmem neo4j start` starts it again on the same data", file=sys.stderr)
             return 1
         _describe(running)
-        sys.stdout.write(running.env_lines())
+        _print_settings(running, args.show_password)
         return 0
     if args.action == "stop":
         running = _launcher.status()

@@ -28,15 +28,16 @@ from pathlib import Path
 from ._errors import LauncherError
 from ._launcher_process import (
     _MAIN_CLASS,
+    _chosen_password,
+    _env_text,
     _is_launcher,
-    _log_tail,
     _read_env_file,
     _recorded_pid,
+    _source_lines,
     _terminate,
     _write_private,
 )
-
-_READY = "GRAPHMEM_BOLT_READY"
+from ._launcher_wait import LogFollower, wait_for_bolt, wait_for_query
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,22 @@ class RunningNeo4j:
     data: str = ""
     ephemeral: bool = False
 
-    def env_lines(self) -> str:
-        """``NAME=value`` lines a POSIX shell can ``eval``."""
-        lines = f"NEO4J_URI={self.uri}\nNEO4J_USER={self.user}\nNEO4J_PASSWORD={self.password}\n"
+    def settings(self) -> dict[str, str]:
+        """The connection settings as environment variables (the password among them)."""
+        values = {"NEO4J_URI": self.uri, "NEO4J_USER": self.user, "NEO4J_PASSWORD": self.password}
         if self.browser_url:
-            lines += f"NEO4J_BROWSER_URL={self.browser_url}\n"
-        return lines
+            values["NEO4J_BROWSER_URL"] = self.browser_url
+        return values
+
+    def env_lines(self) -> str:
+        """``NAME=value`` lines a POSIX shell can ``eval``, the password in clear
+        (``graphmem neo4j start --show-password``, and the private env file)."""
+        return _env_text(self.settings())
+
+    def eval_lines(self, env_file: Path) -> str:
+        """Lines for ``eval`` that source ``env_file`` (mode 600, holding ``env_lines``) and
+        export its settings: what ``graphmem neo4j start|status`` print, without the password."""
+        return _source_lines(env_file, tuple(self.settings()))
 
 
 def state_dir() -> Path:
@@ -147,14 +158,6 @@ def _port_taken(port: int) -> bool:
     return False
 
 
-
-
-
-
-
-
-
-
 def default_data_dir() -> Path:
     """Where ``start`` keeps Neo4j's data unless told otherwise: ``<state dir>/neo4j-data``."""
     return state_dir() / "neo4j-data"
@@ -178,9 +181,6 @@ def status() -> RunningNeo4j | None:
         browser_url=env.get("NEO4J_BROWSER_URL") or None, data=env.get("GRAPHMEM_NEO4J_DATA", ""),
         ephemeral=env.get("GRAPHMEM_NEO4J_EPHEMERAL") == "1",
     )
-
-
-
 
 
 def _previous_port(url: str | None) -> int | None:
@@ -211,7 +211,7 @@ def _data_password(data_dir: Path) -> str:
     """The password of a persistent data folder: the one stored beside the data on its first
     start (Neo4j keeps it in its system database from then on), or a new one."""
     stored_file = data_dir / _PASSWORD_FILE
-    wanted = os.environ.get("GRAPHMEM_NEO4J_PASSWORD")
+    wanted = _chosen_password()
     if stored_file.is_file():
         stored = stored_file.read_text().strip()
         if wanted and wanted != stored:
@@ -237,7 +237,10 @@ def start(*, port: int | None = None, http_port: int | None = None, data: Path |
 
     Data lives in ``data`` (default ``<state dir>/neo4j-data``) and survives ``stop``; with
     ``ephemeral=True`` it lives in a temporary folder that ``stop`` removes. With ``browser``
-    the HTTP connector serves Neo4j Browser on 127.0.0.1 as well.
+    the HTTP connector serves Neo4j Browser on 127.0.0.1 as well. The wait lasts while Neo4j
+    makes progress (a recovery after a crash can take minutes) and ends after ``timeout``
+    seconds without any (default ``GRAPHMEM_NEO4J_START_TIMEOUT``, else 180); ``progress``
+    hears what it is doing meanwhile (``graphmem._launcher_wait``).
     """
     running = status()
     if running:
@@ -258,14 +261,14 @@ def start(*, port: int | None = None, http_port: int | None = None, data: Path |
             http = _free_port()
     if ephemeral:
         data_dir = Path(tempfile.mkdtemp(prefix="graphmem-neo4j-"))
-        password = os.environ.get("GRAPHMEM_NEO4J_PASSWORD") or secrets.token_urlsafe(18)
+        password = _chosen_password() or secrets.token_urlsafe(18)
     else:
         data_dir = Path(data).resolve() if data is not None else default_data_dir()
         password = _data_password(data_dir)
     log = folder / "neo4j.log"
     heap = os.environ.get("GRAPHMEM_NEO4J_HEAP", "3g")
     try:
-        return _launch(java, build_dir, port, http, folder, data_dir, ephemeral, password, heap, log, timeout)
+        return _launch(java, build_dir, port, http, folder, data_dir, ephemeral, password, heap, log, timeout, progress)
     except BaseException:
         if ephemeral:
             shutil.rmtree(data_dir, ignore_errors=True)
@@ -280,7 +283,7 @@ def _post_connect_command() -> str:
 
 
 def _launch(java: str, build_dir: Path, port: int, http: int, folder: Path, data_dir: Path, ephemeral: bool,
-            password: str, heap: str, log: Path, timeout: float | None) -> RunningNeo4j:
+            password: str, heap: str, log: Path, timeout: float | None, progress: Callable[..., None]) -> RunningNeo4j:
     env = dict(os.environ, GRAPHMEM_NEO4J_PASSWORD=password)
     command = [java, f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC",
                "-cp", os.pathsep.join([str(build_dir / "target" / "graphmem-embedded-neo4j-1.0.0.jar"),
@@ -289,61 +292,22 @@ def _launch(java: str, build_dir: Path, port: int, http: int, folder: Path, data
     if http:
         command += ["--http-port", str(http)]
         env["GRAPHMEM_BROWSER_POST_CONNECT"] = _post_connect_command()
-    with open(log, "wb") as out:
+    stall = timeout or float(os.environ.get("GRAPHMEM_NEO4J_START_TIMEOUT", "180"))
+    with open(log, "wb") as out:  # the launcher's log starts empty; Neo4j's own is followed from here
+        logs = [LogFollower(log), LogFollower(data_dir / "logs" / "debug.log")]
         proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 env=env, start_new_session=True)
-    deadline = time.monotonic() + (timeout or float(os.environ.get("GRAPHMEM_NEO4J_START_TIMEOUT", "180")))
-    version = None
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise LauncherError(f"Neo4j exited during start (code {proc.returncode}); log tail:\n{_log_tail(log)}")
-        for line in log.read_text(errors="replace").splitlines():
-            if line.startswith(_READY):
-                version = line.rsplit("version=", 1)[-1]
-        if version:
-            break
-        time.sleep(0.2)
-    if not version:
-        _terminate(proc.pid)
-        raise LauncherError(f"Neo4j did not come up within the timeout; log tail:\n{_log_tail(log)}")
+    version = wait_for_bolt(proc, logs, stall, progress)
     found = RunningNeo4j(
         uri=f"bolt://127.0.0.1:{port}", user="neo4j", password=password, pid=proc.pid, version=version,
         browser_url=f"http://127.0.0.1:{http}/browser/" if http else None, data=str(data_dir), ephemeral=ephemeral,
     )
-    _wait_for_query(found, deadline, log)
-    _write_private(folder / "neo4j.env", found.env_lines() + f"GRAPHMEM_NEO4J_VERSION={version}\n"
-                   f"GRAPHMEM_NEO4J_DATA={data_dir}\nGRAPHMEM_NEO4J_EPHEMERAL={int(ephemeral)}\n")
+    wait_for_query(found.uri, (found.user, found.password), found.pid, found.data, time.monotonic() + stall, log)
+    _write_private(folder / "neo4j.env", found.env_lines() + _env_text({
+        "GRAPHMEM_NEO4J_VERSION": version, "GRAPHMEM_NEO4J_DATA": str(data_dir),
+        "GRAPHMEM_NEO4J_EPHEMERAL": str(int(ephemeral))}))
     (folder / "neo4j.pid").write_text(f"{proc.pid}\n{data_dir if ephemeral else ''}\n")
     return found
-
-
-def _wait_for_query(found: RunningNeo4j, deadline: float, log: Path) -> None:
-    from neo4j import GraphDatabase
-    from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
-
-    from . import _templates
-
-    ping = _templates.get("ping").text
-    with GraphDatabase.driver(found.uri, auth=(found.user, found.password)) as driver:
-        while True:
-            try:
-                driver.execute_query(ping)
-                return
-            except AuthError:
-                _terminate(found.pid)
-                raise LauncherError(
-                    f"Neo4j refused the password stored for {found.data} (user {found.user}): the store was "
-                    "given another one; start once with GRAPHMEM_NEO4J_PASSWORD set to it, "
-                    "or delete the data with `graphmem neo4j reset`") from None
-            except (ServiceUnavailable, Neo4jError, OSError):
-                if time.monotonic() > deadline:
-                    _terminate(found.pid)
-                    raise LauncherError(f"Neo4j started but did not answer RETURN 1; log tail:\n{_log_tail(log)}") from None
-                time.sleep(0.3)
-
-
-
-
 
 
 def stop() -> bool:

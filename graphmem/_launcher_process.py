@@ -4,14 +4,19 @@ log tails, stopping a process."""
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import time
+from collections.abc import Mapping
 from pathlib import Path
+
+from ._errors import LauncherError
 
 _MAIN_CLASS = "graphmem.embedded.Launcher"
 
 
 def _read_env_file(path: Path) -> dict[str, str]:
+    """The ``NAME=value`` lines of an env file; a value written shell-quoted is unquoted."""
     try:
         text = path.read_text()
     except OSError:
@@ -20,8 +25,34 @@ def _read_env_file(path: Path) -> dict[str, str]:
     for line in text.splitlines():
         if "=" in line:
             key, _, value = line.partition("=")
-            values[key.strip()] = value.strip()
+            value = value.strip()
+            if value.startswith("'"):
+                try:
+                    value = "".join(shlex.split(value))
+                except ValueError:
+                    pass
+            values[key.strip()] = value
     return values
+
+
+def _chosen_password() -> str | None:
+    """``GRAPHMEM_NEO4J_PASSWORD`` if set: one line of printable text (the env file is line-based)."""
+    wanted = os.environ.get("GRAPHMEM_NEO4J_PASSWORD") or None
+    if wanted is not None and not wanted.isprintable():
+        raise LauncherError("GRAPHMEM_NEO4J_PASSWORD must not contain control characters (a newline, a tab, ...)")
+    return wanted
+
+
+def _env_text(values: Mapping[str, str]) -> str:
+    """``NAME=value`` lines a POSIX shell can source as they are: a value with anything but
+    letters, digits and ``@%+=:,./-_`` is single-quoted, so sourcing never runs any of it."""
+    return "".join(f"{name}={shlex.quote(value)}\n" for name, value in values.items())
+
+
+def _source_lines(env_file: Path, exported: tuple[str, ...]) -> str:
+    """What ``graphmem neo4j start|status`` print for ``eval``: source the private env file
+    and export the connection settings, so no password is ever in the printed text."""
+    return f". {shlex.quote(str(env_file))}\nexport {' '.join(exported)}\n"
 
 
 def _write_private(path: Path, text: str) -> None:

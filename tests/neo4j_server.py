@@ -37,8 +37,12 @@ def _docker_answers() -> bool:
         return False
 
 
+LAUNCHER_STATE = ROOT / ".graphmem" / "test"  # the state dir of the embedded server the session starts
+LAUNCHER_SOURCE = "embedded launcher (graphmem neo4j start)"
+
+
 def _launcher_env() -> dict[str, str]:
-    return dict(os.environ, GRAPHMEM_STATE_DIR=str(ROOT / ".graphmem" / "test"))
+    return dict(os.environ, GRAPHMEM_STATE_DIR=str(LAUNCHER_STATE))
 
 
 @contextlib.contextmanager
@@ -60,7 +64,7 @@ def neo4j_server():
         return
     command = [sys.executable, "-m", "graphmem._cli", "neo4j"]
     env = _launcher_env()
-    source = "embedded launcher (graphmem neo4j start)"
+    source = LAUNCHER_SOURCE
     try:
         server = _start_embedded(command, env, source)
         lost = _lost(server, env)

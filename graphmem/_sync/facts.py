@@ -185,12 +185,16 @@ class FactsMixin(Host):
         valid_to: datetime | None = None,
         id: str | None = None,
         embedding: list[float] | None = None,
+        user_id: str | None = None,
     ) -> Fact:
         """A person says ``fact_id`` was wrong: write the corrected fact (provenance
         human-correction), invalidate the old record (reason 'corrected', SUPERSEDES),
         and invalidate extraction facts that the correction semantically contradicts
-        (contract §7.2). All in one transaction."""
+        (contract §7.2). All in one transaction. ``user_id`` is the user the corrected fact
+        is recorded for (default: the old fact's), so ``erase(user_id=...)`` of whoever
+        made the correction reaches it."""
         check.identifier(fact_id, "fact_id")
+        check.identifier(user_id, "user_id", allow_none=True)
         tenant = self._core.tenant
         rows = self._run.read("memory_get", tenant=tenant, id=fact_id)
         if not rows or rows[0]["node"]["kind"] != "fact":
@@ -210,7 +214,7 @@ class FactsMixin(Host):
             observed_at=None if valid_from or old.valid_from_stated else old.valid_from,
             valid_to=valid_to if valid_to is not None or valid_from is not None else old.valid_to,
             provenance=Provenance.HUMAN_CORRECTION, importance=old.importance, sensitivity=old.sensitivity,
-            tags=old.tags, user_id=old.user_id, agent_id=old.agent_id, session_id=old.session_id, id=id,
+            tags=old.tags, user_id=old.user_id if user_id is None else user_id, agent_id=old.agent_id, session_id=old.session_id, id=id,
             embedding=embedding,
         ), tenant=tenant, now=now, single_valued=self._core.single_valued_predicates, dimension=dimension)
         self._embed([row], ["corrected_text"])

@@ -9,19 +9,16 @@ from datetime import datetime
 from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from .. import _scopes
 from .._errors import InvalidInputError, NotFoundError
 from .._fusion import ScoredMemory
 from .._models import Episode, Fact, Provenance, Record
+from ._arguments import argument_errors
 from ._bridge import acall, call, check_memory
 
 __all__ = ["memory_tools"]
-
-
-
-
 
 
 # -- tools ----------------------------------------------------------------------------
@@ -90,17 +87,6 @@ def _line(record: Record, score: float | None = None) -> str:
 
 def _day(value: datetime | None) -> str:
     return "" if value is None else value.strftime("%Y-%m-%d")
-
-
-def _validation_message(error: ValidationError) -> str:
-    parts = []
-    for e in error.errors():
-        field = ".".join(str(p) for p in e.get("loc", ())) or "input"
-        if e.get("type") == "extra_forbidden":
-            parts.append(f"{field}: not an argument of this tool (the application decides where memories live)")
-        else:
-            parts.append(f"{field}: {e.get('msg')}")
-    return "Invalid arguments: " + "; ".join(parts)
 
 
 class _Tools:
@@ -277,7 +263,7 @@ def memory_tools(
         tools.append(StructuredTool.from_function(
             func=_guard(func) if sync else None, coroutine=_guard(coroutine), name=name,  # type: ignore[arg-type]
             description=description, args_schema=schema, handle_tool_error=True,  # type: ignore[arg-type]
-            handle_validation_error=_validation_message,
+            handle_validation_error=argument_errors,
         ))
     return tools
 

@@ -17,15 +17,16 @@ from .._models import Fact, MemoryRecord
 EMBEDDERS = ("wordllama", "hashing", "none")
 
 
-
-
 @dataclass(frozen=True)
 class ServerConfig:
-    """What the server serves: one tenant, one root scope, one Neo4j, one embedder.
+    """What the server serves: one tenant, one root scope, one Neo4j, one embedder, and the
+    user id every write is recorded for (``user_id``, optional; ``erase(user_id=...)``
+    removes what the server wrote for that user).
 
-    ``from_env`` reads ``GRAPHMEM_TENANT``, ``GRAPHMEM_SCOPE``, ``GRAPHMEM_EMBEDDER`` and the
-    ``NEO4J_*`` variables; keyword overrides (the command line's flags) win over them. The
-    password is only ever read from the environment (a flag would show in ``ps``).
+    ``from_env`` reads ``GRAPHMEM_TENANT``, ``GRAPHMEM_SCOPE``, ``GRAPHMEM_EMBEDDER``,
+    ``GRAPHMEM_MCP_USER_ID`` and the ``NEO4J_*`` variables; keyword overrides (the command
+    line's flags) win over them. The password is only ever read from the environment (a flag
+    would show in ``ps``).
     """
 
     tenant: str
@@ -36,11 +37,13 @@ class ServerConfig:
     password: str | None = field(default=None, repr=False)
     database: str | None = None
     setup: bool = True
+    user_id: str | None = None
 
     def __post_init__(self) -> None:
         try:
             check.identifier(self.tenant, "tenant")
             _scopes.check_path(self.scope, "scope")
+            check.identifier(self.user_id, "user_id", allow_none=True)
         except InvalidInputError as exc:
             raise ConfigurationError(f"graphmem mcp: {exc}") from exc
         if self.embedder not in EMBEDDERS:
@@ -53,7 +56,7 @@ class ServerConfig:
             "tenant": env.get("GRAPHMEM_TENANT"), "scope": env.get("GRAPHMEM_SCOPE"),
             "embedder": env.get("GRAPHMEM_EMBEDDER") or "wordllama", "uri": env.get("NEO4J_URI") or None,
             "user": env.get("NEO4J_USER") or None, "password": env.get("NEO4J_PASSWORD"),
-            "database": env.get("NEO4J_DATABASE") or None,
+            "database": env.get("NEO4J_DATABASE") or None, "user_id": env.get("GRAPHMEM_MCP_USER_ID") or None,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         for key, variable in (("tenant", "GRAPHMEM_TENANT"), ("scope", "GRAPHMEM_SCOPE")):

@@ -7,10 +7,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -20,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from graphmem import AsyncMemory, Memory
 from graphmem.integrations.mcp import create_server
+from tests.mcp_http import client, http_server
 
 ROOT = "acme/alice"
 TOOLS = {"remember", "recall", "context", "forget", "correct", "history", "facts", "add_episode", "suggest_procedures"}
@@ -229,33 +228,13 @@ async def test_stdio_subprocess(neo4j, schema, embedder, tenant):
         assert mine.get(fact_id).invalidation_reason == "forgotten" and mine.get(fact_id).scope == ROOT
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 async def test_streamable_http_on_localhost(neo4j, schema, embedder, tenant):
-    port = free_port()
-    env = dict(os.environ, **server_env(neo4j, tenant))
-    process = subprocess.Popen([sys.executable, "-m", "graphmem._cli", "mcp", "--embedder", "hashing", "--no-setup",
-                                "--http", "--port", str(port)], env=env, cwd=REPO,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, process.stderr.read().decode()
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            assert time.monotonic() < deadline, "the HTTP server did not come up"
-            time.sleep(0.2)
-        async with Client(f"http://127.0.0.1:{port}/mcp") as http:
+    """Over HTTP with the bearer token (tests/reliability/test_mcp_http.py tries it without)."""
+    token = "t-" + uuid.uuid4().hex
+    with http_server(dict(server_env(neo4j, tenant), GRAPHMEM_MCP_TOKEN=token)) as (port, _):
+        async with client(port, token) as http:
             [fact_id] = ids(await call(http, "remember", text="Alice prefers window seats"))
             assert fact_id in await call(http, "recall", query="window seats")
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as mine:
         assert mine.get(fact_id).scope == ROOT
 

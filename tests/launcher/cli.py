@@ -24,7 +24,20 @@ def neo4j_cli(state: Path, *args: str, check: bool = True, env: dict[str, str] |
 
 
 def env_lines(done: subprocess.CompletedProcess) -> dict[str, str]:
-    return dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
+    """The NEO4J_* settings ``eval "$(graphmem neo4j start)"`` exports: the command's printed
+    lines evaluated by a real bash that has no NEO4J_* of its own, its environment read back."""
+    return eval_in_shell(done.stdout)
+
+
+def eval_in_shell(lines: str, shell: str = "bash") -> dict[str, str]:
+    """The NEO4J_* variables a ``shell`` exports after ``eval "$lines"`` (``env`` shows exported ones only)."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
+    done = subprocess.run([shell, "-c", 'eval "$1" && env', shell, lines], capture_output=True, text=True,
+                          env=environment, timeout=60)
+    if done.returncode != 0:
+        raise AssertionError(f"{shell} could not eval the printed lines (exit {done.returncode}):\n{done.stderr}")
+    values = dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
+    return {k: v for k, v in values.items() if k.startswith("NEO4J_")}
 
 
 def alive(pid: int) -> bool:

@@ -47,10 +47,13 @@ class Server:
         self.state = state
         self.env: dict[str, str] = {}
         self.restarts: list[float] = []
+        self.said = ""  # what the last start printed on stderr
 
     def start(self) -> dict[str, str]:
         started = time.monotonic()
-        self.env = env_lines(neo4j_cli(self.state, "start", "--no-browser"))
+        done = neo4j_cli(self.state, "start", "--no-browser")
+        self.env = env_lines(done)
+        self.said = done.stderr
         self.restarts.append(time.monotonic() - started)
         return self.env
 
@@ -66,6 +69,10 @@ class Server:
         self.start()
         FAULT_FIGURES["restart_s"].append(round(self.restarts[-1], 1))
         assert self.pid != old_pid
+        # the wait follows the recovery the kill made necessary, and says so (issue 28.6)
+        progress = [line for line in self.said.splitlines() if line.startswith("graphmem: Neo4j is recovering")]
+        assert progress and progress[0].startswith("graphmem: Neo4j is recovering its transaction log ("), self.said
+        FAULT_FIGURES.setdefault("recovery_lines", []).append(progress[-1])
         # the same port (nothing else listens on it; before the fix the killed server's
         # lingering connections moved the restart to a new one, stranding open clients)
         assert self.env["NEO4J_URI"] == old_uri

@@ -114,10 +114,14 @@ def test_status_none_when_pid_is_not_a_launcher(state, monkeypatch):
     assert running.env_lines() == "NEO4J_URI=bolt://127.0.0.1:7999\nNEO4J_USER=neo4j\nNEO4J_PASSWORD=secret\n"
 
 
-def test_cli_status_prints_env_lines_of_running_server(state, monkeypatch, capsys):
+def test_cli_status_prints_lines_that_source_the_env_file(state, monkeypatch, capsys):
     write_state(state, os.getpid())
     monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: True)
     assert main(["neo4j", "status"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [f". {state.resolve() / 'neo4j.env'}", "export NEO4J_URI NEO4J_USER NEO4J_PASSWORD"]
+    assert "secret" not in captured.out + captured.err
+    assert main(["neo4j", "status", "--show-password"]) == 0  # the old output, for those who ask
     out = capsys.readouterr().out
     assert out.splitlines() == ["NEO4J_URI=bolt://127.0.0.1:7999", "NEO4J_USER=neo4j", "NEO4J_PASSWORD=secret"]
 
@@ -295,7 +299,7 @@ def test_cli_status_describes_data_and_browser(state, monkeypatch, capsys):
     running_state(state, state / "neo4j-data", browser="http://127.0.0.1:7475/browser/")
     assert main(["neo4j", "status"]) == 0
     captured = capsys.readouterr()
-    assert captured.out.splitlines()[-1] == "NEO4J_BROWSER_URL=http://127.0.0.1:7475/browser/"
+    assert captured.out.splitlines()[-1] == "export NEO4J_URI NEO4J_USER NEO4J_PASSWORD NEO4J_BROWSER_URL"
     assert f"data:    {state / 'neo4j-data'} (kept" in captured.err
     assert "browser: http://127.0.0.1:7475/browser/" in captured.err
     assert "secret" not in captured.err
@@ -317,7 +321,7 @@ def fake_launch(state, monkeypatch):
     monkeypatch.delenv("GRAPHMEM_NEO4J_PORT", raising=False)
     monkeypatch.delenv("GRAPHMEM_NEO4J_HTTP_PORT", raising=False)
 
-    def launch(java, build_dir, port, http, folder, data_dir, ephemeral, password, heap, log, timeout):
+    def launch(java, build_dir, port, http, folder, data_dir, ephemeral, password, heap, log, timeout, progress):
         calls.append(dict(port=port, http=http, data=data_dir, ephemeral=ephemeral, password=password))
         return "launched"
 

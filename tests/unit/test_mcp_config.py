@@ -26,7 +26,14 @@ def test_config_comes_from_the_environment_and_flags_win():
     assert (flagged.tenant, flagged.scope, flagged.embedder, flagged.uri) == ("other", "x", "hashing", "bolt://127.0.0.1:7999")
 
 
+def test_the_user_id_comes_from_the_environment_or_the_flag():
+    assert ServerConfig.from_env(ENV).user_id is None
+    assert ServerConfig.from_env({**ENV, "GRAPHMEM_MCP_USER_ID": "maria"}).user_id == "maria"
+    assert ServerConfig.from_env({**ENV, "GRAPHMEM_MCP_USER_ID": "maria"}, user_id="bob").user_id == "bob"
+
+
 @pytest.mark.parametrize("change, words", [
+    ({"GRAPHMEM_MCP_USER_ID": "bad\x00id"}, "user_id"),
     ({"GRAPHMEM_TENANT": ""}, "GRAPHMEM_TENANT"),
     ({"GRAPHMEM_SCOPE": ""}, "GRAPHMEM_SCOPE"),
     ({"GRAPHMEM_SCOPE": "a/../b"}, "'..'"),

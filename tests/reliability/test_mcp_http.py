@@ -1,0 +1,164 @@
+"""Issue 28.5: ``graphmem mcp --http`` had no authentication (any local process could call it)
+and accepted an Origin of ``localhost:<any port>``. Now every request needs the bearer token,
+checked before the MCP session is looked up, and a browser Origin other than the server's own
+(or one the operator allowed) is refused. Against a real server process on 127.0.0.1 and the
+test Neo4j; what landed is counted by direct Cypher."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+
+import httpx
+import pytest
+
+from graphmem.integrations._mcp_http import TOKEN_FILE, resolve_token
+from tests.mcp_http import REPO, client, http_server
+
+pytestmark = [pytest.mark.integration, pytest.mark.reliability]
+
+ROOT = "acme/alice"
+PROTOCOL = "2025-06-18"
+
+
+def server_env(neo4j, tenant: str, **extra: str) -> dict[str, str]:
+    env = {"NEO4J_URI": neo4j.uri, "NEO4J_USER": neo4j.user, "NEO4J_PASSWORD": neo4j.password,
+           "GRAPHMEM_TENANT": tenant, "GRAPHMEM_SCOPE": ROOT, **extra}
+    return env
+
+
+class Raw:
+    """JSON-RPC over plain HTTP, to see the status codes an SDK client hides."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}/mcp"
+        self.session: dict[str, str] = {}
+        self.calls = 0
+
+    def post(self, message: dict, *, token: str | None, **headers: str) -> httpx.Response:
+        sent = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+                **self.session, **headers}
+        if token is not None:
+            sent["Authorization"] = f"Bearer {token}"
+        return httpx.post(self.url, headers=sent, content=json.dumps(message), timeout=60)
+
+    def open(self, token: str) -> None:
+        """An MCP session, as a client opens one: initialize, then initialized."""
+        done = self.post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}},
+            token=token)
+        assert done.status_code == 200, done.text
+        self.session = {"mcp-session-id": done.headers["mcp-session-id"], "mcp-protocol-version": PROTOCOL}
+        assert self.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, token=token).status_code == 202
+
+    def remember(self, text: str, *, token: str | None, **headers: str) -> httpx.Response:
+        self.calls += 1
+        return self.post({"jsonrpc": "2.0", "id": self.calls, "method": "tools/call",
+                          "params": {"name": "remember", "arguments": {"text": text}}}, token=token, **headers)
+
+
+def result(response: httpx.Response) -> dict:
+    """The JSON-RPC result of a streamable-HTTP response (an SSE event)."""
+    assert response.status_code == 200, (response.status_code, response.text)
+    [data] = [line[5:] for line in response.text.splitlines() if line.startswith("data:")]
+    return json.loads(data)["result"]
+
+
+def texts(driver, tenant: str) -> list[str]:
+    records, _, _ = driver.execute_query("MATCH (n:Memory {tenant: $t}) RETURN n.text AS text ORDER BY text", {"t": tenant})
+    return [r["text"] for r in records]
+
+
+def test_no_token_or_a_wrong_one_gets_401_and_writes_nothing(neo4j, schema, driver, tenant):
+    token = "tok-" + uuid.uuid4().hex
+    with http_server(server_env(neo4j, tenant, GRAPHMEM_MCP_TOKEN=token)) as (port, _):
+        raw = Raw(port)
+        refused = raw.post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}, token=None)
+        assert refused.status_code == 401 and "mcp-session-id" not in refused.headers
+        assert refused.headers["www-authenticate"].startswith("Bearer")
+        raw.open(token)  # a real session exists: the token is still needed for every request on it
+        for attempt in (None, "wrong-" + uuid.uuid4().hex, token[:-1], token + "x", token.upper()):
+            response = raw.remember(f"planted with {attempt}", token=attempt)
+            assert response.status_code == 401, response.text
+            assert "bearer token is required" in response.json()["error"]
+        for headers in ({"Authorization": f"Basic {token}"}, {"Authorization": token}, {"Authorization": ""}):
+            assert raw.remember("planted without the scheme", token=None, **headers).status_code == 401
+        for method in ("GET", "DELETE"):  # the event stream and session end are guarded too
+            assert httpx.request(method, raw.url, headers=raw.session, timeout=60).status_code == 401
+        assert httpx.get(f"http://127.0.0.1:{port}/", timeout=60).status_code == 401  # before any routing
+        assert texts(driver, tenant) == []
+        stored = result(raw.remember("Alice's token-guarded fact", token=token))
+        assert not stored["isError"] and "remembered" in stored["content"][0]["text"]
+        assert result(raw.remember("Alice's second fact", token=None, Authorization=f"bearer {token}"))["isError"] is False
+        assert texts(driver, tenant) == ["Alice's second fact", "Alice's token-guarded fact"]
+
+
+async def test_the_sdk_client_works_with_the_token(neo4j, schema, driver, tenant):
+    token = "tok-" + uuid.uuid4().hex
+    with http_server(server_env(neo4j, tenant, GRAPHMEM_MCP_TOKEN=token)) as (port, _):
+        async with client(port, token) as mcp:
+            out = await mcp.call_tool("remember", {"text": "Alice likes the SDK client"})
+            assert not out.is_error
+        assert texts(driver, tenant) == ["Alice likes the SDK client"]
+
+
+def test_only_the_servers_own_origin_and_allowed_ones_pass(neo4j, schema, driver, tenant):
+    token = "tok-" + uuid.uuid4().hex
+    allowed = "http://127.0.0.1:3000"
+    with http_server(server_env(neo4j, tenant, GRAPHMEM_MCP_TOKEN=token), "--allow-origin", allowed) as (port, _):
+        raw = Raw(port)
+        raw.open(token)
+        foreign = [f"http://localhost:{port + 1}", f"http://127.0.0.1:{port + 1}", "http://127.0.0.1:3001",
+                   f"https://127.0.0.1:{port}", "http://evil.example", f"http://evil.example:{port}", "null"]
+        for origin in foreign:
+            response = raw.remember(f"planted from {origin}", token=token, Origin=origin)
+            assert response.status_code == 403, (origin, response.text)
+        assert texts(driver, tenant) == []
+        for origin in (f"http://127.0.0.1:{port}", f"http://localhost:{port}", allowed):
+            assert result(raw.remember(f"from {origin}", token=token, Origin=origin))["isError"] is False
+        assert raw.remember("no token, own origin", token=None, Origin=f"http://127.0.0.1:{port}").status_code == 401
+        assert texts(driver, tenant) == sorted(f"from {o}" for o in (f"http://127.0.0.1:{port}", f"http://localhost:{port}", allowed))
+
+
+def test_a_first_start_makes_a_private_token_file_and_prints_only_its_path(neo4j, schema, driver, tenant, tmp_path):
+    state = tmp_path / "state"
+    with http_server(server_env(neo4j, tenant, GRAPHMEM_STATE_DIR=str(state))) as (port, process):
+        token_file = state / TOKEN_FILE
+        token = token_file.read_text().strip()
+        assert token_file.stat().st_mode & 0o777 == 0o600 and len(token) >= 40
+        raw = Raw(port)
+        assert raw.remember("no token", token=None).status_code == 401
+        raw.open(token)
+        assert result(raw.remember("Alice's fact via the generated token", token=token))["isError"] is False
+    assert str(token_file) in process.stderr_text and token not in process.stderr_text
+    assert resolve_token(None, state, environ={}, say=pytest.fail) == (token, str(token_file))  # reused, silently
+    assert texts(driver, tenant) == ["Alice's fact via the generated token"]
+
+
+@pytest.mark.parametrize(("setup", "message"), [
+    ("loose-file", "chmod 600"),
+    ("short-token", "GRAPHMEM_MCP_TOKEN"),
+    ("bad-origin", "allow_origin"),
+])
+def test_unsafe_access_settings_refuse_to_start(tmp_path, setup, message):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHMEM_", "NEO4J_"))}
+    env.update(GRAPHMEM_TENANT="t", GRAPHMEM_SCOPE=ROOT, GRAPHMEM_STATE_DIR=str(tmp_path / "state"))
+    args = ["--http", "--port", "1"]
+    if setup == "loose-file":
+        loose = tmp_path / "token"
+        loose.write_text("a-long-enough-token-value\n")
+        loose.chmod(0o644)
+        args += ["--token-file", str(loose)]
+    elif setup == "short-token":
+        env["GRAPHMEM_MCP_TOKEN"] = "short"
+    else:
+        args += ["--allow-origin", "127.0.0.1:3000/path"]
+    done = subprocess.run([sys.executable, "-m", "graphmem._cli", "mcp", *args], env=env, cwd=REPO, capture_output=True,
+                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert "a-long-enough-token-value" not in done.stderr
+    assert not (tmp_path / "state" / TOKEN_FILE).exists()
