@@ -21,7 +21,7 @@ from typing import Any
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import PrivateAttr
+from pydantic import Field, PrivateAttr
 
 PREDICATE = "observed"
 _NUMBERED = re.compile(r"^(\d+)\. (\w+): (.*)$")
@@ -57,7 +57,7 @@ class RecordedExtraction(BaseChatModel):
 
     texts: dict[str, str]
     facts_by_turn: dict[str, list[tuple[str, str]]]
-    tally: dict[str, int] = {}
+    tally: dict[str, int] = Field(default_factory=lambda: {"calls": 0, "facts": 0})
     _schema: str = PrivateAttr(default="")
 
     @classmethod
