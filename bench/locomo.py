@@ -1,22 +1,30 @@
-"""Retrieval quality without an LLM on LoCoMo (3-conversation dev subset): graphmem's fused
-recall against BM25 and dense-only search over the same turns (same embedder), and their
-reciprocal rank fusion, computed in the same run.
+"""Retrieval quality without an LLM on LoCoMo: graphmem's recall against BM25, dense search
+and their reciprocal rank fusion over the same turns, computed in the same run. The three
+baselines are the reference harness's (``../shared/bench/retrieval_check.py``, with the
+dense model of the embedder graphmem runs with) when it is beside the repository, else the
+project's own (``bench/reference.py``).
 
-Every turn of a conversation is stored as an episode, its text "speaker: text" with the
-caption of a shared image appended as LoCoMo's own scripts append it (" and shared <BLIP
-caption>."), one ``ingest(llm=None)`` per session with the session's id and date. Each
-conversation is a tenant of its own, erased after its questions. Every question is recalled
-with ``recall(question, k=10, kinds=["episode"])`` and scored at turn level against its
-evidence turns (``dia_id``): evidence recall@1/5/10 (share of the evidence turns in the top
-k), all-evidence@10, MRR@10 (reciprocal rank of the first evidence turn in the top 10, else
-0) and session recall@10 (share of the evidence sessions among the sessions of the top 10).
+Every turn of a conversation is an episode, its text "speaker: text" with " [shares
+<caption>]" for a shared image (as the reference harness writes it), one ``ingest`` per
+session with the session's id and date; one tenant per conversation, erased after its
+questions. Every question is recalled with ``recall(question, k=10, kinds=["episode"])``
+and scored at turn level against its evidence turns (``dia_id``): evidence recall@1/5/10
+(share of the evidence turns in the top k), all-evidence@10, MRR@10 and session recall@10.
 
-Categories 1-4 (multi-hop, temporal, open-domain, single-hop) are scored and make
-"overall"; category 5 (adversarial: the conversation never says the answer, its "evidence"
-is the turn that comes closest) is reported on a row of its own and left out of overall.
-Questions without an evidence turn that exists are left out (2 in dev3).
+``--facts observations`` runs the fact path: ``ingest`` gets a recorded extraction model
+(``bench/recorded_model.py``) that answers from the conversation's own ``observation``
+field, one fact per observation with DERIVED_FROM to its source turn; recall asks for facts
+and episodes, and a fact stands for the turns it was derived from (its ``citations``).
 
-    python bench/locomo.py [--data PATH] [--limit N] [--conversations N]   (or GRAPHMEM_LOCOMO=PATH)
+Categories 1-4 (multi-hop, temporal, open-domain, single-hop) make "overall"; category 5
+(adversarial) is reported on a row of its own and left out of overall. Questions without an
+evidence turn that exists are left out.
+
+    python bench/locomo.py [--data FILE] [--samples ID,ID] [--embedder wordllama|minilm|none]
+                           [--facts observations] [--limit N] [--conversations N] [--record PKL]
+
+One vector index dimension per database: run each embedder on a Neo4j of its own
+(``make bench`` gives every benchmark a fresh one).
 """
 
 from __future__ import annotations
@@ -36,16 +44,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import harness
-from baselines import BM25, dense_rank, rrf
+import reference
+from recorded_model import RecordedExtraction
 
-from graphmem import MAX_TEXT_LENGTH, Memory, WordLlamaEmbedder
+from graphmem import MAX_TEXT_LENGTH, Memory, OnnxEmbedder, WordLlamaEmbedder
 
 DATA = Path(os.environ.get("GRAPHMEM_LOCOMO") or Path(__file__).resolve().parents[2] / "shared" / "data"
             / "locomo" / "locomo_dev3.json")  # ../shared/data next to the repository
 K = 10
 CATEGORIES = {1: "1 multi-hop", 2: "2 temporal", 3: "3 open-domain", 4: "4 single-hop", 5: "5 adversarial (not scored)"}
 SCORED = (1, 2, 3, 4)
-SYSTEMS = ("graphmem", "BM25", "dense", "BM25+dense RRF")
+BASELINES = ("BM25", "dense", "RRF")
 METRICS = ["recall@1", "recall@5", "recall@10", "all@10", "mrr@10", "session recall@10"]
 DIA = re.compile(r"D\d+:\d+")
 
@@ -62,8 +71,31 @@ def session_of(dia_id: str) -> str:
 def turn_text(turn: dict) -> str:
     text = f"{turn['speaker']}: {turn['text']}"
     if turn.get("blip_caption"):
-        text += f" and shared {turn['blip_caption']}."
+        text += f" [shares {turn['blip_caption']}]"
     return text[:MAX_TEXT_LENGTH]
+
+
+def embedder_of(name: str):
+    if name == "wordllama":
+        return WordLlamaEmbedder()
+    if name == "minilm":
+        return OnnxEmbedder()
+    if name == "none":
+        return None
+    raise SystemExit(f"--embedder must be wordllama, minilm or none, not {name!r}")
+
+
+def ranked_turns(hits, episode_turn: dict[str, str], k: int) -> list[str]:
+    """The turns a result list stands for, in order, at most ``k``: an episode for its own
+    turn, a fact for the turns it was derived from."""
+    out: list[str] = []
+    for hit in hits:
+        ids = [hit.record.id] if hit.record.kind == "episode" else [c.id for c in hit.citations]
+        for eid in ids:
+            turn = episode_turn.get(eid)
+            if turn and turn not in out:
+                out.append(turn)
+    return out[:k]
 
 
 def sessions(conversation: dict) -> list[tuple[int, datetime, list[dict]]]:
@@ -99,6 +131,9 @@ def scores(ranked: list[str], evidence: list[str]) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(DATA))
+    parser.add_argument("--samples", default="", help="only these sample ids (comma-separated)")
+    parser.add_argument("--embedder", default="wordllama", help="wordllama (default), minilm or none")
+    parser.add_argument("--facts", default="", choices=["", "observations"], help="ingest with the recorded extraction model")
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions of each conversation (0 = all)")
     parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations (0 = all)")
     parser.add_argument("--record", default="", help="pickle every question's turns, rankings and recall candidates here")
@@ -107,26 +142,32 @@ def main(argv: list[str] | None = None) -> int:
     if not path.is_file():
         raise SystemExit(f"LoCoMo data not found at {path} (see ../shared/data/locomo/README.md)")
     samples = json.loads(path.read_text())
+    if args.samples:
+        wanted = set(args.samples.split(","))
+        samples = [s for s in samples if s["sample_id"] in wanted]
     if args.conversations:
         samples = samples[:args.conversations]
     uri, auth = harness.neo4j_auth()
-    embedder = WordLlamaEmbedder()
+    embedder = embedder_of(args.embedder)
+    source, baselines = reference.systems(args.embedder, embedder)
+    systems = ("graphmem", *baselines)
+    llm = RecordedExtraction.from_samples(samples, turn_text) if args.facts else None
+    kinds = ["fact", "episode"] if args.facts else ["episode"]
     recorder = harness.Recorder() if args.record else None
     record: list[dict] = []
     results: dict[str, dict[int, list[dict[str, float]]]] = defaultdict(lambda: defaultdict(list))
     run = uuid.uuid4().hex[:8]
     started = time.perf_counter()
     ingest_seconds = recall_ms = 0.0
-    asked = skipped = turns_total = 0
+    asked = skipped = turns_total = facts_total = 0
     for c, sample in enumerate(samples, 1):
         conversation = sample["conversation"]
         parts = sessions(conversation)
-        turns = [(turn["dia_id"], f"session_{n}", date, turn_text(turn)) for n, date, session in parts for turn in session]
+        turns = [(turn["dia_id"], turn_text(turn)) for _, _, session in parts for turn in session]
         turns_total += len(turns)
         turn_ids = {t[0] for t in turns}
-        texts = [t[3] for t in turns]
-        bm25 = BM25(texts)
-        vectors = embedder.embed_documents(texts)
+        for system in baselines.values():
+            system.ingest(turns)
         questions = sample["qa"][:args.limit] if args.limit else sample["qa"]
         tenant = f"locomo-{run}-{c}"
         with Memory(uri, auth, tenant=tenant, embedder=embedder) as memory:
@@ -136,8 +177,9 @@ def main(argv: list[str] | None = None) -> int:
             episode_turn: dict[str, str] = {}
             for n, date, session in parts:
                 done = memory.ingest([{"role": "user", "content": turn_text(t)} for t in session], scope="locomo",
-                                     llm=None, session_id=f"{sample['sample_id']}/session_{n}", occurred_at=date)
+                                     llm=llm, session_id=f"{sample['sample_id']}/session_{n}", occurred_at=date)
                 episode_turn.update(zip(done.episode_ids, (t["dia_id"] for t in session)))
+                facts_total += len(done.facts)
             ingest_seconds += time.perf_counter() - t0
             for q in questions:
                 evidence = evidence_of(q, turn_ids)
@@ -148,31 +190,25 @@ def main(argv: list[str] | None = None) -> int:
                 asked += 1
                 question = str(q["question"])
                 t0 = time.perf_counter()
-                hits = memory.recall(question, scope="locomo", k=K, kinds=["episode"])
+                hits = memory.recall(question, scope="locomo", k=K, kinds=kinds)
                 this_ms = (time.perf_counter() - t0) * 1000
                 recall_ms += this_ms
-                ours = [episode_turn.get(h.record.id, "?") for h in hits]
-                by_bm25 = bm25.rank(question)
-                by_dense = dense_rank(embedder.embed_query(question), vectors)
-                ranked = {"graphmem": ours, "BM25": [turns[i][0] for i in by_bm25],
-                          "dense": [turns[i][0] for i in by_dense],
-                          "BM25+dense RRF": [turns[i][0] for i in rrf(by_bm25, by_dense)]}
-                for name in SYSTEMS:
+                ranked = {"graphmem": ranked_turns(hits, episode_turn, K)}
+                for name, system in baselines.items():
+                    ranked[name] = system.rank(question, K)
+                for name in systems:
                     results[name][category].append(scores(ranked[name], evidence))
                 if recorder:
                     record.append({"sample": sample["sample_id"], "question": question, "category": category,
-                                   "evidence": evidence, "graphmem": ours, "episode_turn": dict(episode_turn),
+                                   "evidence": evidence, "graphmem": ranked["graphmem"], "episode_turn": dict(episode_turn),
                                    "rows": recorder.take()})
-                print(f"[{sample['sample_id']} {asked}] cat {category}: recall@10 graphmem "
-                      f"{results['graphmem'][category][-1]['recall@10']:.2f} BM25 {results['BM25'][category][-1]['recall@10']:.2f} "
-                      f"dense {results['dense'][category][-1]['recall@10']:.2f} (recall {this_ms:.0f} ms)", flush=True)
             memory.erase(scope="locomo")
     if args.record:
         with open(args.record, "wb") as f:
             pickle.dump(record, f)
     rows = []
     for label in [*(CATEGORIES[c] for c in SCORED), "overall (categories 1-4)", CATEGORIES[5]]:
-        for name in SYSTEMS:
+        for name in systems:
             per = results[name]
             if label.startswith("overall"):
                 items = [s for c in SCORED for s in per[c]]
@@ -183,19 +219,23 @@ def main(argv: list[str] | None = None) -> int:
     body = harness.table(["category", "system", "questions", *METRICS], [
         [*r[:3], *(f"{v:.3f}" for v in r[3:])] for r in rows])
 
-    def verdict(label: str) -> str:  # on evidence recall@10, against BM25 and dense
+    def verdict(label: str) -> str:  # on evidence recall@10, against every baseline
         col = 3 + METRICS.index("recall@10")
         ours = next(r[col] for r in rows if r[0] == label and r[1] == "graphmem")
-        best = max(r[col] for r in rows if r[0] == label and r[1] in ("BM25", "dense"))
-        return "beats both" if ours > best + 1e-9 else ("ties the better" if abs(ours - best) <= 1e-9 else "LOSES")
+        best = max(r[col] for r in rows if r[0] == label and r[1] in baselines)
+        return "beats all" if ours > best + 1e-9 else ("ties the best" if abs(ours - best) <= 1e-9 else "LOSES")
 
     labels = list(dict.fromkeys(r[0] for r in rows if r[0] != CATEGORIES[5]))
-    notes = (f"{len(samples)} conversations, {turns_total:,} turns, {asked} questions recalled ({skipped} without an "
-             f"evidence turn left out); categories 1-4 make overall, category 5 (adversarial) is not scored. "
+    what = f"embedder {args.embedder}" + (f", facts from the recorded model ({facts_total:,} facts)" if args.facts else "")
+    notes = (f"{len(samples)} conversations ({', '.join(s['sample_id'] for s in samples)}) of {path.name}, "
+             f"{turns_total:,} turns, {asked} questions recalled ({skipped} without an evidence turn left out); "
+             f"{what}; baselines: {source}. Categories 1-4 make overall, category 5 (adversarial) is not scored. "
              f"Ingest {ingest_seconds:.0f} s in total, graphmem recall mean {recall_ms / max(1, asked):.0f} ms; run "
-             f"{time.perf_counter() - started:.0f} s. graphmem on evidence recall@10 against the better of BM25 and dense: "
+             f"{time.perf_counter() - started:.0f} s. graphmem on evidence recall@10 against the best baseline: "
              + "; ".join(f"{label}: {verdict(label)}" for label in labels))
-    out = harness.write_result("locomo", "LoCoMo (dev 3 conversations): turn-level retrieval without an LLM", body, notes)
+    name = "locomo" + ("" if args.embedder == "wordllama" else f"-{args.embedder}") + ("-facts" if args.facts else "")
+    title = f"LoCoMo ({path.stem}): turn-level retrieval without an LLM, {what}"
+    out = harness.write_result(name, title, body, notes)
     print(body)
     print(notes)
     print(f"written to {out}")
