@@ -117,15 +117,16 @@ class Recorder:
     candidate rows each recall scored, by wrapping graphmem's scoring function for the run."""
 
     def __init__(self) -> None:
-        from graphmem import _recall
+        from graphmem import _fusion
 
-        self.original, self.rows = _recall.score, None
+        self.original, self.rows, self.stick = _fusion.score, None, None
 
         def keep(rows, **kwargs):
             self.rows = [dict(r) for r in rows]
+            self.stick = kwargs.get("stick")
             return self.original(rows, **kwargs)
 
-        _recall.score = keep
+        _fusion.score = keep
 
     def take(self) -> list[dict] | None:
         rows, self.rows = self.rows, None

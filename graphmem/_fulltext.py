@@ -56,6 +56,35 @@ def content_words(query: str) -> str:
     return " ".join(kept) or query
 
 
+def _is_name(token: str) -> bool:
+    word = token.strip("?,.!:;\"()[]")
+    if word.endswith(("'s", "\u2019s")):
+        word = word[:-2]
+    return len(word) > 1 and word[0].isupper() and word[1:].islower() and word != "I"
+
+
+def without_names(query: str) -> str:
+    """The question without the names in it: the capitalised words that do not open a
+    sentence ("When did Caroline go to the support group?" -> "When did go to the support
+    group?"); acronyms (LGBTQ) and the first word stay. The question itself when nothing
+    else is left (docs/design-notes.md#recall-names)."""
+    tokens = query.split()
+    kept = [t for i, t in enumerate(tokens)
+            if i == 0 or tokens[i - 1].endswith((".", "!", "?")) or not _is_name(t)]
+    return " ".join(kept) or query
+
+
+def embedded_question(query: str, *, bag_of_words: bool) -> str:
+    """What recall embeds for a question. A bag-of-words embedder (an average over words)
+    gets the question's content words without its names: a name says whom the question is
+    about, which the full-text side matches exactly, while in an average a person's name
+    outweighs the rest and makes every line that person said look like an answer. A
+    contextual embedder gets the question as it is."""
+    if not bag_of_words:
+        return query
+    return content_words(without_names(query))
+
+
 def lucene(found: str | None, tenant: str | None, chain: Sequence[str]) -> str | None:
     """The Lucene query for ``found`` words, narrowed to ``chain`` when ``tenant`` is given."""
     if found is None:

@@ -43,7 +43,7 @@ class RecallWeights:
     """Weight of the record's own ``importance``."""
     trust: float = 0.05
     """Weight of the provenance's trust."""
-    neighbour: float = 0.24
+    neighbour: float = 0.12
     """Weight of the best fused score among the conversation turns next to the record."""
 
 
@@ -139,8 +139,9 @@ class RecallSettings:
     """Smallest cosine deviation the fusion takes seriously (see above)."""
     lexical_spread: float = 0.5
     """Smallest BM25 deviation the fusion takes seriously (see above)."""
-    session_penalty: float = 0.08
-    """Score taken off per record already ranked from the same session (see above)."""
+    session_penalty: float = 0.0
+    """Score taken off per record already ranked from the same session (see above; off by
+    default: it pushed a conversation's second answering turn out of the top ten)."""
     min_standout: float = 2.5
     """The relevance floor: a record needs a full-text match of a question word, or a cosine
     this many standard deviations above the question's cosines to unrelated text (see above)."""

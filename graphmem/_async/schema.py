@@ -117,11 +117,11 @@ class AsyncSchemaMixin(AsyncHost):
 
     async def _query_vector(self, text: str) -> Vector | None:
         """The embedding of a question, or None without an embedder. A bag-of-words embedder
-        (``bag_of_words = True``, as WordLlama) is given the question's content words only."""
+        (``bag_of_words = True``, as WordLlama) is given the question's content words without
+        its names (``_fulltext.embedded_question``)."""
         embedder = self._core.embedder
         if embedder is None:
             return None
-        if getattr(embedder, "bag_of_words", False):
-            text = _fulltext.content_words(text)
+        text = _fulltext.embedded_question(text, bag_of_words=getattr(embedder, "bag_of_words", False))
         # checked against the index: an embedder of another dimension gets a clear error
         return check.embedding(await embedder.aembed_query(text), "embedder output", await self._known_dimension())

@@ -1,0 +1,71 @@
+"""Small memories ranked as a reader expects (issue 31), with the default embedder on the
+real Neo4j: the relevance floor follows the embedder's scale and the question's, a fact
+brings its source turn, and what answers nothing is left out."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem import Memory, WordLlamaEmbedder
+
+
+@pytest.fixture(scope="module")
+def wordllama():
+    return WordLlamaEmbedder()
+
+
+@pytest.fixture
+def mem(neo4j, schema, wordllama, tenant):
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=wordllama) as m:
+        yield m
+
+
+def texts(results):
+    return [r.record.text for r in results]
+
+
+def test_a_question_about_her_job_finds_the_nurse(mem):
+    for text in ("Alice works as a nurse", "Alice has two cats", "The weather was nice yesterday"):
+        mem.remember(text, scope="u")
+    found = mem.recall("what is her job?", scope="u")
+    # no word of the question is in any text: only meaning finds it, and the floor keeps it
+    assert texts(found)[:1] == ["Alice works as a nurse"]
+    assert "The weather was nice yesterday" not in texts(found)
+    assert found[0].parts.relevance > 0.99
+
+
+def test_a_question_nothing_answers_gets_nothing(mem):
+    for text in ("Alice works as a nurse", "Alice has two cats", "The weather was nice yesterday"):
+        mem.remember(text, scope="u")
+    assert mem.recall("what is the capital of Peru?", scope="u") == []
+    # a plain cosine floor still overrides the calibrated one
+    assert len(mem.recall("what is the capital of Peru?", scope="u", min_relevance=-1.0)) == 3
+
+
+def test_the_order_number_is_found_by_its_words(mem):
+    mem.ingest([{"role": "user", "content": "Hi, I'm Priya"},
+                {"role": "assistant", "content": "Welcome Priya! How can I help with your order?"},
+                {"role": "user", "content": "My order number is 4411"}], scope="u", llm=None, session_id="s1")
+    assert texts(mem.recall("which order number did Priya give?", scope="u"))[0] == "My order number is 4411"
+
+
+def test_a_fact_brings_its_source_turn(mem):
+    said = mem.ingest([{"role": "user", "content": "I finally adopted a greyhound called Biscuit"}], scope="u",
+                      llm=None, session_id="s1")
+    fact = mem.remember("The user owns a dog named Biscuit", scope="u", derived_from=said.episode_ids)
+    found = mem.recall("what is the name of the dog?", scope="u", kinds=["fact"])
+    assert [r.record.id for r in found] == [fact.id]
+    assert [c.id for c in found[0].citations] == list(said.episode_ids)
+    # the context line of a fact stays the fact's (its sources are for callers, not the prompt)
+    assert "cites" not in mem.context("what is the name of the dog?", scope="u")
+
+
+def test_the_floor_is_measured_on_the_embedder_s_own_scale(mem):
+    mem.remember("Alice works as a nurse", scope="u")
+    plain_job = mem.recall("what is her job?", scope="u", min_relevance=-1.0)[0].parts.relevance
+    plain_rain = mem.recall("will it rain tomorrow?", scope="u", min_relevance=-1.0)[0].parts.relevance
+    # on WordLlama's scale both cosines are small (a plain floor of 0.3 would drop the answer) ...
+    assert plain_job < 0.3 and plain_rain < plain_job
+    # ... but only the answer stands out from unrelated text
+    assert mem.recall("what is her job?", scope="u")[0].parts.relevance > 0.99
+    assert mem.recall("will it rain tomorrow?", scope="u") == []
