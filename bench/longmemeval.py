@@ -16,6 +16,14 @@ of "overall", as LongMemEval's own retrieval metrics leave them out; they are re
 a row of their own, and a last row scores all questions as earlier runs did.
 
     python bench/longmemeval.py [--data PATH] [--limit N]     (or GRAPHMEM_LONGMEMEVAL=PATH)
+
+``--granularity turn`` scores as the reference check (``../shared/bench/retrieval_check.py
+lme --granularity turn``) does: the user turns only, each its own item, one ``ingest`` per
+session; ``recall(question, k=50, kinds=["episode"])``; an answer is a turn marked
+``has_answer`` in an answer session; all-evidence@10 and nDCG@10 over turns, and the
+session view of the same ranking; beside BM25, dense and RRF from ``bench/reference.py``
+(the reference harness's when it is beside the repository). ``--embedder`` picks
+wordllama (default), minilm or none.
 """
 
 from __future__ import annotations
@@ -35,7 +43,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import harness
+import reference
 from baselines import BM25, dense_rank
+from locomo import embedder_of
 
 from graphmem import MAX_TEXT_LENGTH, Memory, WordLlamaEmbedder
 
@@ -71,7 +81,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default=str(DATA))
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions (0 = all)")
     parser.add_argument("--record", default="", help="pickle every question's turns, rankings and recall candidates here")
+    parser.add_argument("--granularity", default="session", choices=["session", "turn"])
+    parser.add_argument("--embedder", default="wordllama", help="wordllama (default), minilm or none (turn granularity)")
     args = parser.parse_args(argv)
+    if args.granularity == "turn":
+        return by_turn(args)
     path = Path(args.data)
     if not path.is_file():
         raise SystemExit(f"LongMemEval data not found at {path} (see ../shared/data/longmemeval/README.md)")
@@ -157,6 +171,78 @@ def main(argv: list[str] | None = None) -> int:
              f"run {time.perf_counter() - started:.0f} s. graphmem on nDCG@10 against the better baseline: "
              + "; ".join(f"{k}: {v}" for k, v in wins.items()))
     out = harness.write_result("longmemeval", "LongMemEval S (dev 60): retrieval without an LLM", body, notes)
+    print(body)
+    print(notes)
+    print(f"written to {out}")
+    return 0
+
+
+def turn_scores(ranked: list[str], gold: set[str]) -> dict[str, float]:
+    top = ranked[:K]
+    dcg = sum(1 / math.log2(i + 2) for i, t in enumerate(top) if t in gold)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(gold), K)))
+    sessions = list(dict.fromkeys(t.rsplit("_", 1)[0] for t in ranked))
+    wanted = {g.rsplit("_", 1)[0] for g in gold}
+    return {"any@10": float(bool(set(top) & gold)), "all@10": float(gold <= set(top)), "ndcg@10": dcg / ideal,
+            "session all@5": float(wanted <= set(sessions[:5])), "session all@10": float(wanted <= set(sessions[:10]))}
+
+
+def by_turn(args: argparse.Namespace) -> int:
+    """The turn-level run (see the module text)."""
+    questions = json.loads(Path(args.data).read_text())
+    if args.limit:
+        questions = questions[:args.limit]
+    uri, auth = harness.neo4j_auth()
+    embedder = embedder_of(args.embedder)
+    source, baselines = reference.systems(args.embedder, embedder)
+    systems = ("graphmem", *baselines)
+    results: dict[str, dict[str, list[dict[str, float]]]] = defaultdict(lambda: defaultdict(list))
+    run = uuid.uuid4().hex[:8]
+    started = time.perf_counter()
+    asked = 0
+    for n, q in enumerate(questions, 1):
+        if q["question_id"].endswith("_abs"):
+            continue
+        items, gold, sessions = [], set(), []
+        for sid, session in zip(q["haystack_session_ids"], q["haystack_sessions"]):
+            mine = [(f"{sid}_{i + 1}", t) for i, t in enumerate(session) if t["role"] == "user" and t["content"].strip()]
+            sessions.append((sid, mine))
+            items += [(tid, t["content"][:MAX_TEXT_LENGTH]) for tid, t in mine]
+            gold |= {tid for tid, t in mine if "answer" in sid and t.get("has_answer")}
+        if not gold:
+            continue
+        asked += 1
+        for system in baselines.values():
+            system.ingest(items)
+        with Memory(uri, auth, tenant=f"lme-turn-{run}-{n}", embedder=embedder) as memory:
+            if asked == 1:
+                memory.setup()
+            episode_turn: dict[str, str] = {}
+            for sid, date, (_, mine) in zip(q["haystack_session_ids"], q["haystack_dates"], sessions):
+                if mine:
+                    done = memory.ingest([{"role": "user", "content": t["content"][:MAX_TEXT_LENGTH]} for _, t in mine],
+                                         scope="lme", llm=None, session_id=sid, occurred_at=when(date))
+                    episode_turn.update(zip(done.episode_ids, (tid for tid, _ in mine)))
+            hits = memory.recall(q["question"], scope="lme", k=50, kinds=["episode"])
+            memory.erase(scope="lme")
+        ranked = {"graphmem": [episode_turn.get(h.record.id, "?") for h in hits]}
+        for name, system in baselines.items():
+            ranked[name] = system.rank(q["question"], 50)
+        for name in systems:
+            results[name][q["question_type"]].append(turn_scores(ranked[name], gold))
+    kinds = sorted(results["graphmem"])
+    metrics = ["any@10", "all@10", "ndcg@10", "session all@5", "session all@10"]
+    rows = []
+    for kind in [*kinds, "overall"]:
+        for name in systems:
+            items = [s for k in kinds for s in results[name][k]] if kind == "overall" else results[name][kind]
+            rows.append([kind, name, len(items), *(f"{sum(s[m] for s in items) / len(items):.3f}" for m in metrics)])
+    body = harness.table(["question type", "system", "questions", *metrics], rows)
+    notes = (f"{asked} questions with user-turn evidence (abstention questions left out), turn level as the reference "
+             f"check scores it; embedder {args.embedder}; baselines: {source}; run {time.perf_counter() - started:.0f} s.")
+    name = "longmemeval-turns" + ("" if args.embedder == "wordllama" else f"-{args.embedder}")
+    out = harness.write_result(name, f"LongMemEval S ({Path(args.data).stem}): turn-level retrieval, embedder {args.embedder}",
+                               body, notes)
     print(body)
     print(notes)
     print(f"written to {out}")
