@@ -69,7 +69,7 @@ class Core:
             raise InvalidInputError("contradiction_threshold", "must be in (0, 1]")
         self.contradiction_threshold = contradiction_threshold
         self.dimension: int | None = None
-        self.background: list[list[float]] | None = None  # the relevance floor's yardstick vectors
+        self.background: Any = None  # the relevance floor's yardstick (a numpy matrix, _relevance.matrix)
         """The vector index's dimension, once known (from ``setup()`` or the database)."""
 
     def now(self) -> datetime:

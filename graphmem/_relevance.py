@@ -11,8 +11,8 @@ of their standard deviations above their mean (docs/design-notes.md#recall-relev
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
+from typing import Any
 
 SENTENCES = (
     "The kettle clicked off and the kitchen went quiet again.",
@@ -52,21 +52,26 @@ SENTENCES = (
 _LEAST_DEVIATION = 0.02  # a near-constant yardstick would make every small difference huge
 
 
-def yardstick(query: Sequence[float], background: Sequence[Sequence[float]]) -> tuple[float, float]:
-    """Mean and standard deviation (at least 0.02) of the query's cosines to the background
-    vectors (unit vectors: the dot product is the cosine)."""
-    cosines = [sum(a * b for a, b in zip(query, vector)) for vector in background]
-    mean = sum(cosines) / len(cosines)
-    deviation = math.sqrt(sum((c - mean) ** 2 for c in cosines) / len(cosines))
-    return mean, max(deviation, _LEAST_DEVIATION)
+def matrix(vectors: Sequence[Sequence[float]]) -> Any:
+    """The background vectors as one unit-row matrix (numpy: 32 dot products cost
+    microseconds rather than milliseconds of Python)."""
+    import numpy as np
+
+    rows = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.where(norms > 0, norms, 1.0)
+
+
+def yardstick(query: Sequence[float], background: Any) -> tuple[float, float]:
+    """Mean and standard deviation (at least 0.02) of the query's cosines to the rows of
+    ``background`` (``matrix``; the query is a unit vector, so a dot product is the cosine)."""
+    import numpy as np
+
+    cosines = background @ np.asarray(query, dtype=np.float64)
+    return float(cosines.mean()), max(float(cosines.std()), _LEAST_DEVIATION)
 
 
 def standout(cosine: float, stick: tuple[float, float]) -> float:
     """How many of the yardstick's deviations ``cosine`` stands above its mean."""
     mean, deviation = stick
     return (cosine - mean) / deviation
-
-
-def unit(vector: Sequence[float]) -> list[float]:
-    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
-    return [x / norm for x in vector]

@@ -112,7 +112,7 @@ class AsyncSchemaMixin(AsyncHost):
             return None
         if self._core.background is None:
             vectors = await self._core.embedder.aembed_documents(list(_relevance.SENTENCES))
-            self._core.background = [_relevance.unit(v) for v in vectors]
+            self._core.background = _relevance.matrix(vectors)
         return _relevance.yardstick(vector, self._core.background)
 
     async def _query_vector(self, text: str) -> Vector | None:

@@ -114,7 +114,7 @@ class SchemaMixin(Host):
             return None
         if self._core.background is None:
             vectors = self._core.embedder.embed_documents(list(_relevance.SENTENCES))
-            self._core.background = [_relevance.unit(v) for v in vectors]
+            self._core.background = _relevance.matrix(vectors)
         return _relevance.yardstick(vector, self._core.background)
 
     def _query_vector(self, text: str) -> Vector | None:
