@@ -2,12 +2,19 @@
 
 ``GRAPHMEM_TEST_SCHEME=neo4j`` runs the tests over a routing URI (``neo4j://``, what a
 cluster or Aura needs: reads in read transactions, a routing table) instead of ``bolt://``;
-a single Neo4j 5 server answers routing requests itself."""
+a single Neo4j 5 server answers routing requests itself.
+
+With pytest-xdist (``make test`` runs ``-n``), the controller starts the one server before
+its workers start and hands each worker its address (``workerinput``); every worker runs
+against it, each test in a tenant of its own. Tests that share a module-wide fixture or a
+server of their own carry an ``xdist_group`` mark, so ``--dist loadgroup`` keeps each group
+on one worker."""
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import os
 import uuid
 
@@ -18,7 +25,7 @@ import graphmem
 import graphmem._templates
 from graphmem import HashingEmbedder, Memory
 
-from .neo4j_server import neo4j_server
+from .neo4j_server import Server, neo4j_server
 
 _STACK = contextlib.ExitStack()
 _SERVER = {}
@@ -38,9 +45,14 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.timeout(RELIABILITY_TIMEOUT))
 
 
-def pytest_report_collectionfinish(config, start_path, items):
-    if not any(item.get_closest_marker("integration") for item in items):
-        return "neo4j: not needed (no integration tests selected)"
+def _distributing(config) -> bool:
+    """Whether this process is pytest-xdist's controller, handing tests to workers."""
+    return bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput") \
+        and getattr(config.option, "dist", "no") != "no"
+
+
+def _bring_up() -> str:
+    """Start (or find) the test server; the header line naming it."""
     server = _STACK.enter_context(neo4j_server())
     scheme = os.environ.get("GRAPHMEM_TEST_SCHEME")
     if scheme:
@@ -49,7 +61,43 @@ def pytest_report_collectionfinish(config, start_path, items):
         records, _, _ = driver.execute_query(graphmem._templates.get("server_components").text)
     info = records[0]
     _SERVER["server"] = server
-    return f"neo4j: {info['name']} {info['version']} {info['edition']} at {server.uri} via {server.source}"
+    _SERVER["header"] = f"neo4j: {info['name']} {info['version']} {info['edition']} at {server.uri} via {server.source}"
+    return _SERVER["header"]
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput") and "graphmem_neo4j" in config.workerinput:
+        _SERVER["server"] = Server(**json.loads(config.workerinput["graphmem_neo4j"]))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    # the controller runs no test: it starts the server before xdist starts its workers, and
+    # applies the schema once, so that workers do not create the same indexes all at once
+    config = session.config
+    if _distributing(config) and not all(str(a).replace("\\", "/").startswith("tests/unit") for a in config.args):
+        _bring_up()
+        server = _SERVER["server"]
+        with Memory(server.uri, (server.user, server.password), embedder=HashingEmbedder(DIMENSIONS)) as m:
+            m.setup()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):  # xdist: each worker gets the server's address
+    if "server" in _SERVER:
+        node.workerinput["graphmem_neo4j"] = json.dumps(dataclasses.asdict(_SERVER["server"]))
+
+
+def pytest_report_header(config):
+    return _SERVER.get("header")
+
+
+def pytest_report_collectionfinish(config, start_path, items):
+    if "server" in _SERVER:
+        return None
+    if not any(item.get_closest_marker("integration") for item in items):
+        return "neo4j: not needed (no integration tests selected)"
+    return _bring_up()
 
 
 def pytest_sessionfinish(session, exitstatus):

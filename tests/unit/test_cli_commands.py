@@ -1,5 +1,6 @@
 """The memory commands' parser and transcript reader (no database), and their documentation:
-every command is in the README's command-line section and in docs/cli.md."""
+every command is in docs/cli.md (its overview block and a section of its own) and named in
+the README's command-line paragraph."""
 
 from __future__ import annotations
 
@@ -15,15 +16,18 @@ from graphmem import _cli, _commands
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_every_command_is_documented_in_the_readme_and_docs():
+def test_every_command_is_documented_in_docs_and_named_in_the_readme():
     readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Command line"):readme.index("## Notebooks")]
+    section = readme[readme.index("**The command line.**"):readme.index("**Neo4j Browser.**")]
     docs = (ROOT / "docs" / "cli.md").read_text()
+    glance = docs[docs.index("## At a glance"):docs.index("## Common options")]
     parser_commands = set(_cli._parser()._subparsers._group_actions[0].choices)
     assert set(_commands.NAMES) <= parser_commands
+    assert "docs/cli.md" in section
     for name in _commands.NAMES:
-        assert re.search(rf"^graphmem {name}\b", section, flags=re.M), name
+        assert re.search(rf"^graphmem {name}\b", glance, flags=re.M), name
         assert f"### `graphmem {name}" in docs or f"`graphmem {name} FILE`" in docs, name
+        assert f"`{name}`" in section, name
 
 
 def test_every_command_has_help(capsys):
