@@ -16,6 +16,9 @@ SCALE_NEO4J := GRAPHMEM_NEO4J_HEAP=$${GRAPHMEM_SCALE_HEAP:-4g} GRAPHMEM_NEO4J_PA
 VENV ?= .venv
 PY := $(VENV)/bin/python
 GRAPHMEM := $(VENV)/bin/graphmem
+# pytest-xdist workers for make test: the tests wait on Neo4j and subprocesses much of the
+# time, so three keep two cores busy (docs/development.md#in-parallel)
+TEST_WORKERS ?= 3
 NOTEBOOKS ?= $(wildcard notebooks/*.ipynb)
 NOTEBOOKS_OUT ?= build/notebooks
 # NEO4J_* from the environment, else the embedded Neo4j of the state dir (./.graphmem), started if it is not running
@@ -74,11 +77,12 @@ test: $(VENV)/.bench-installed
 	$(VENV)/bin/ruff check graphmem tests bench tools
 	$(VENV)/bin/mypy
 	$(PY) tools/apidoc.py --check
-	$(PY) -m pytest $(TEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --max-worker-restart=0 -m "not long" $(TEST_ARGS)
 
-# fuzzing, races, isolation at volume and kill -9 of Neo4j: minutes of their own, one at a time
+# the long reliability runs (marked long: kill -9 of Neo4j, reads at volume, fuzzing), one at a
+# time in one process: they measure a server that nothing else loads
 test-reliability: $(VENV)/.bench-installed
-	$(PY) -m pytest tests/reliability -m reliability
+	$(PY) -m pytest -m long $(TEST_ARGS)
 
 # each notebook executed top to bottom into a fresh folder (the committed ones are not rewritten)
 notebooks: venv

@@ -6,9 +6,9 @@ a single Neo4j 5 server answers routing requests itself.
 
 With pytest-xdist (``make test`` runs ``-n``), the controller starts the one server before
 its workers start and hands each worker its address (``workerinput``); every worker runs
-against it, each test in a tenant of its own. Tests that share a module-wide fixture or a
-server of their own carry an ``xdist_group`` mark, so ``--dist loadgroup`` keeps each group
-on one worker."""
+against it, each test in a tenant of its own. The modules of ``TOGETHER`` (a module-wide
+fixture, or servers of their own) run whole on one worker, each test of the others wherever
+a worker is free (the scheduler below); the slowest start first (``FIRST``)."""
 
 from __future__ import annotations
 
@@ -32,12 +32,29 @@ _SERVER = {}
 DIMENSIONS = 256
 
 
+# modules whose tests must run on one worker, one after the other, by group: a module-wide
+# fixture built once (the 50,000-memory tenant, the server test_faults kills), or servers
+# of their own (make demo's, the persistence test's: never two extra servers at once)
+TOGETHER = {
+    "tests/integration/test_recall_filtered.py": "big-tenant",
+    "tests/reliability/test_faults.py": "faults",
+    "tests/launcher/test_browser.py": "launcher",
+    "tests/launcher/test_persistence.py": "launcher",
+}
+# the slowest tests (make test --durations), started first so that they overlap the rest
+FIRST = ("tests/launcher/", "tests/integration/test_recall_filtered.py", "tests/integration/test_bench_smoke.py",
+         "tests/integration/test_scopes_tenants.py", "tests/integration/test_notebooks.py",
+         "tests/integration/test_cli_", "tests/integration/test_demo.py", "tests/reliability/")
+
+
 # each reliability test is bounded in time (issue 23): the slowest, a kill -9 and restart of
 # Neo4j, takes about 35 s; anything else ends at the suite-wide 600 s (pyproject.toml)
 RELIABILITY_TIMEOUT = 180
 
 
 def pytest_collection_modifyitems(config, items):
+    # the slowest first, the rest in their order (stable); every worker collects the same order
+    items.sort(key=lambda item: next((i for i, p in enumerate(FIRST) if item.nodeid.startswith(p)), len(FIRST)))
     for item in items:
         if "tests/integration/" in item.nodeid.replace("\\", "/"):
             item.add_marker(pytest.mark.integration)
@@ -80,6 +97,27 @@ def pytest_sessionstart(session):
         server = _SERVER["server"]
         with Memory(server.uri, (server.user, server.password), embedder=HashingEmbedder(DIMENSIONS)) as m:
             m.setup()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup``: the modules of ``TOGETHER`` as one unit per group, every other
+    test a unit of its own. (pytest 9.2 ignores xdist's own ``xdist_group`` marks: xdist
+    renames the test through ``item._nodeid``, which no longer changes ``item.nodeid``.)"""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Together(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return unit_of(nodeid)
+
+    return Together(config, log)
+
+
+def unit_of(nodeid: str) -> str:
+    """The unit of work a test is scheduled in: its module's group, or the test itself."""
+    return TOGETHER.get(nodeid.split("::", 1)[0], nodeid)
 
 
 @pytest.hookimpl(optionalhook=True)

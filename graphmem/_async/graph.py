@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _graph, _scopes
-from .._graph import MemoryGraph
 from .host import AsyncHost
+
+if TYPE_CHECKING:  # networkx is imported when a graph is built (graphmem._graph)
+    from .._graph import MemoryGraph
 
 
 class AsyncGraphMixin(AsyncHost):

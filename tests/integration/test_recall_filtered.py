@@ -16,8 +16,6 @@ WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo li
 SEMANTIC_ONLY = RecallWeights(fused=0, semantic=1, lexical=0, graph=0, recency=0, importance=0, trust=0)
 
 
-pytestmark = pytest.mark.xdist_group("big-tenant")  # its 50,000-memory tenant is built once, on one worker
-
 def sentence(rng: random.Random) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 9))) + f" {rng.randint(0, 10**9)}"
 

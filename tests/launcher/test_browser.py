@@ -29,8 +29,6 @@ SCREENSHOT = ROOT / "docs" / "browser.png"
 README = ROOT / "README.md"
 BUDGET = 90  # seconds for the browser's part: page load to screenshot (each wait is bounded too)
 VENV = Path(sys.prefix)  # the environment running the suite: make uses it, and does not reinstall it
-# one `make demo` server for the module: keep its tests on one worker
-pytestmark = pytest.mark.xdist_group("make-demo")
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ from graphmem import GraphMemError, HashingEmbedder, Memory, Neo4jUnavailableErr
 from tests.fakes import ScriptedChatModel, extraction, scripted
 from tests.launcher.cli import alive, env_lines, neo4j_cli
 
-pytestmark = [pytest.mark.reliability, pytest.mark.xdist_group("faults")]  # one module-wide server: one worker
+pytestmark = [pytest.mark.reliability, pytest.mark.long]
 
 EMBEDDER = HashingEmbedder(64)
 FACTS, BATCH = 4_000, 200
