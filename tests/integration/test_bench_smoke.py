@@ -256,7 +256,7 @@ def test_small_tenants_benchmark_smoke(neo4j, schema, tmp_path, driver):
             if line.startswith("| ") and not line.startswith("| round")]
     assert [(r[0], r[1], r[2], r[3]) for r in rows] == [
         ("1", "4", "50", "260"), ("1", "3", "20", "260"), ("2", "4", "50", "260"), ("2", "3", "20", "260")]
-    assert all(0 < float(r[4]) <= float(r[5]) for r in rows)
+    assert all(0 < float(r[4].replace(",", "")) <= float(r[5].replace(",", "")) for r in rows)  # p50 <= p95 (1,234.5 on a slow machine)
     records, _, _ = driver.execute_query("MATCH (n) WHERE n.tenant STARTS WITH 'bench-tenants-' RETURN count(n) AS n")
     assert records[0]["n"] == 0
     assert neo4j.password not in table + done.stdout + done.stderr
