@@ -1,6 +1,9 @@
 # graphmem: the two commands the README opens with, and their helpers.
-#   make demo   venv + install, start Neo4j (kept running, data kept) if NEO4J_URI is not set, write and read real memories
-#   make test   venv + install, then the whole suite against a real Neo4j
+#   make demo   venv + install, start Neo4j (kept running, data kept) if NEO4J_URI is not set, write and read real memories;
+#               its last lines say how to use graphmem and Python on them from a new shell
+#   make test   venv + install, the checks, then the suite against a real Neo4j (tests in parallel, see TEST_WORKERS)
+#   make test-reliability   the long reliability checks (fuzzing, races, kill -9 of Neo4j) that make test leaves out
+#   make notebooks          every notebook executed into a fresh build/notebooks (Neo4j as for make demo)
 #   make docs   the API reference, generated from the docstrings by pdoc, into site/ (git-ignored)
 #   make bench  every benchmark, each on a fresh Neo4j of its own unless NEO4J_URI is set; tables in bench/results
 PYTHON ?= python3
@@ -13,8 +16,18 @@ SCALE_NEO4J := GRAPHMEM_NEO4J_HEAP=$${GRAPHMEM_SCALE_HEAP:-4g} GRAPHMEM_NEO4J_PA
 VENV ?= .venv
 PY := $(VENV)/bin/python
 GRAPHMEM := $(VENV)/bin/graphmem
+# pytest-xdist workers for make test: the tests wait on Neo4j and subprocesses much of the
+# time, so three keep two cores busy (docs/development.md#in-parallel)
+TEST_WORKERS ?= 3
+NOTEBOOKS ?= $(wildcard notebooks/*.ipynb)
+NOTEBOOKS_OUT ?= build/notebooks
+# NEO4J_* from the environment, else the embedded Neo4j of the state dir (./.graphmem), started if it is not running
+CONNECT = if [ -z "$$NEO4J_URI" ]; then \
+	  eval "$$($(GRAPHMEM) neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD NEO4J_BROWSER_URL || exit 1; \
+	  started=1; \
+	fi
 
-.PHONY: venv demo test unit docs bench neo4j-start neo4j-stop neo4j-reset clean
+.PHONY: venv demo test test-reliability unit docs bench notebooks neo4j-start neo4j-stop neo4j-reset clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,20 +44,30 @@ $(VENV)/.bench-installed: $(VENV)/.installed
 venv: $(VENV)/.installed
 
 # Neo4j stays up after the demo (its data kept in .graphmem/neo4j-data), so the printed
-# Browser URL shows the demo's graph; the last lines say how to stop it and where the data is
+# Browser URL shows the demo's graph; the last lines say how to use it from a new shell
+# (tests/launcher/test_browser.py runs them), how to stop Neo4j and where the data is
 demo: venv
-	@if [ -z "$$NEO4J_URI" ]; then \
-	  eval "$$($(GRAPHMEM) neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD NEO4J_BROWSER_URL || exit 1; \
-	  started=1; \
-	fi; \
+	@$(CONNECT); \
 	$(GRAPHMEM) demo || exit 1; \
+	echo; \
 	if [ -n "$$started" ]; then \
-	  echo; \
-	  echo "Neo4j is still running, with its data in $$(pwd)/.graphmem/neo4j-data (kept across stop and start)."; \
-	  echo "  Browser:  $$NEO4J_BROWSER_URL  (user neo4j, password: NEO4J_PASSWORD in .graphmem/neo4j.env)"; \
+	  echo "Neo4j is still running, with its data in $$(cd $${GRAPHMEM_STATE_DIR:-.graphmem} && pwd)/neo4j-data (kept across stop and start)."; \
+	  echo "  Browser:  $$NEO4J_BROWSER_URL  (user neo4j, password: NEO4J_PASSWORD in $${GRAPHMEM_STATE_DIR:-.graphmem}/neo4j.env)"; \
 	  echo "  stop it:  $(GRAPHMEM) neo4j stop      (keeps the data)"; \
 	  echo "  wipe it:  $(GRAPHMEM) neo4j reset     (deletes the data; after stop)"; \
-	fi
+	  echo; \
+	fi; \
+	echo "Next, in a new shell: graphmem commands and Python on the demo's memories"; \
+	echo "  cd $$(pwd)"; \
+	if [ -n "$$GRAPHMEM_STATE_DIR" ]; then echo "  export GRAPHMEM_STATE_DIR=$$GRAPHMEM_STATE_DIR"; fi; \
+	echo "  source $(VENV)/bin/activate"; \
+	if [ -n "$$started" ]; then \
+	  echo '  eval "$$(graphmem neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD'; \
+	else \
+	  echo "  # with NEO4J_URI, NEO4J_USER and NEO4J_PASSWORD exported as for this run"; \
+	fi; \
+	echo "  graphmem facts --tenant demo --scope acme/support/alice"; \
+	echo "  python -c \"from graphmem import Memory; m = Memory(tenant='demo'); print([f.text for f in m.facts(scope='acme/support/alice')]); m.close()\""
 
 # the Browser test drives Debian's headless Chromium (no browser download at run time)
 test: $(VENV)/.bench-installed
@@ -54,7 +77,21 @@ test: $(VENV)/.bench-installed
 	$(VENV)/bin/ruff check graphmem tests bench tools
 	$(VENV)/bin/mypy
 	$(PY) tools/apidoc.py --check
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --max-worker-restart=0 -m "not long" $(TEST_ARGS)
+
+# the long reliability runs (marked long: kill -9 of Neo4j, reads at volume, fuzzing), one at a
+# time in one process: they measure a server that nothing else loads
+test-reliability: $(VENV)/.bench-installed
+	$(PY) -m pytest -m long $(TEST_ARGS)
+
+# each notebook executed top to bottom into a fresh folder (the committed ones are not rewritten)
+notebooks: venv
+	@$(CONNECT); \
+	rm -rf $(NOTEBOOKS_OUT) && mkdir -p $(NOTEBOOKS_OUT) && \
+	$(VENV)/bin/jupyter nbconvert --to notebook --execute --ExecutePreprocessor.timeout=600 \
+	  --output-dir $(NOTEBOOKS_OUT) $(NOTEBOOKS) || exit 1; \
+	echo "executed $(words $(NOTEBOOKS)) notebook(s) into $(NOTEBOOKS_OUT)/"; \
+	if [ -n "$$started" ]; then echo "Neo4j is still running (stop it: $(GRAPHMEM) neo4j stop)"; fi
 
 docs: venv
 	$(PY) tools/apidoc.py

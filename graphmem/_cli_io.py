@@ -5,17 +5,23 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
+from ._errors import InvalidInputError
 from ._records import json_default
 
 
 class Usage(Exception):
     """A command line that cannot be carried out as given (exit 2)."""
+
+
+class _NoSuchTenant(Exception):
+    """A read of a tenant that holds nothing (exit 1, said as such: not an empty result)."""
 
 
 def _open(args: argparse.Namespace) -> Any:
@@ -114,13 +120,68 @@ class _output:
             self.stream.close()
 
 
-def _json_lines(text: str) -> Iterator[Any]:
+def _not_json(exc: json.JSONDecodeError, line: int | None = None) -> str:
+    """Where a JSON text breaks and why: ``line 2, column 13: not JSON (Expecting ',' delimiter)``."""
+    where = f"line {line or exc.lineno}, column {exc.colno}"
+    why = f"{exc.msg} {where}" if exc.msg.endswith(" at") else exc.msg  # "Unterminated string starting at"
+    return f"{where}: not JSON ({why})"
+
+
+def _numbered_json_lines(text: str) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` of each non-blank line of a JSON lines text."""
     for n, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:
-                yield json.loads(line)
+                yield n, json.loads(line)
             except json.JSONDecodeError as exc:
-                raise Usage(f"line {n} is not JSON: {exc.msg}") from exc
+                raise Usage(_not_json(exc, n)) from exc
+
+
+def _json_lines(text: str) -> Iterator[Any]:
+    for _, value in _numbered_json_lines(text):
+        yield value
+
+
+def _document(text: str) -> Any:
+    """The JSON document ``text`` holds, None when it is JSON lines (or no JSON at all:
+    reading it as lines then says where)."""
+    stripped = text.lstrip()
+    if stripped[:1] not in ("[", "{"):
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        first = stripped.splitlines()[0]
+        try:
+            json.loads(first)
+        except json.JSONDecodeError:
+            raise Usage(_not_json(exc)) from exc  # not even its first line is JSON: a broken document
+        return None  # JSON lines start with '{' too
+
+
+def _located(exc: InvalidInputError, where: list[str], pattern: str, file: str) -> Usage | None:
+    """``exc`` about ``pattern[i]...`` (``messages[2].role``, ``records[5].type``) told as the
+    place in ``file`` that item came from (``chat.jsonl: line 3, role: ...``)."""
+    found = re.fullmatch(rf"{pattern}\[(\d+)\]\.?(.*)", exc.field)
+    if found is None or int(found.group(1)) >= len(where):
+        return None
+    rest = found.group(2)
+    return Usage(f"{file}: {where[int(found.group(1))]}{', ' + rest if rest else ''}: {exc.message}")
+
+
+def _export_records(text: str, file: str, lines: list[str]) -> Iterator[Any]:
+    """The records of an export file, refused before the first is read unless it opens with
+    an export's header; ``lines`` gets where each record came from (``line 3``)."""
+    try:
+        for n, record in _numbered_json_lines(text):
+            if not lines and not (isinstance(record, dict) and record.get("record") == "header"):
+                raise Usage(f"{file} is not a graphmem export: its first line should be the header "
+                            '{"record": "header", "format": "graphmem-export", ...} that `graphmem export` '
+                            "writes (chat transcripts go to `graphmem ingest`); nothing was imported")
+            lines.append(f"line {n}")
+            yield record
+    except Usage as exc:
+        raise exc if str(exc).startswith(file) else Usage(f"{file}: {exc}") from exc
 
 
 _SESSION_KEYS = {"session_id", "scope", "messages"}
@@ -130,17 +191,25 @@ _MESSAGE_KEYS = {"role", "content", "occurred_at", "id", "name"}
 
 
 def _sessions(text: str, default_scope: str | None) -> Iterator[dict[str, Any]]:
-    """Transcripts as ingest calls: ``{scope, session_id, messages}``.
+    """Transcripts as ingest calls: ``{scope, session_id, messages, where}`` (``where``: the
+    place in the text each message came from, ``line 3``, for errors).
 
     Accepted: JSON lines, one message a line (``role``, ``content``, optional
     ``occurred_at``, ``id``, ``session_id``, ``scope``), consecutive lines of one session
     and scope making one call; or a JSON document: a list of such messages, a session
-    ``{"session_id", "scope", "messages": [...]}`` or a list of sessions."""
-    stripped = text.lstrip()
-    try:
-        document = json.loads(text) if stripped[:1] in ("[", "{") else None
-    except json.JSONDecodeError:
-        document = None  # JSON lines start with '{' too
+    ``{"session_id", "scope", "messages": [...]}`` or a list of sessions. A message
+    without ``occurred_at`` follows the message before it in the file by a microsecond
+    (the first ones of a file without any time get the time of the write)."""
+    last: list[datetime | None] = [None]
+
+    def timed(message: dict[str, Any]) -> dict[str, Any]:
+        if message.get("occurred_at") is None and last[0] is not None:
+            message["occurred_at"] = last[0] + timedelta(microseconds=1)
+        if isinstance(message.get("occurred_at"), datetime):
+            last[0] = message["occurred_at"]
+        return message
+
+    document = _document(text)
     if isinstance(document, dict):
         document = [document]
     if isinstance(document, list) and document and all(isinstance(s, dict) and "messages" in s for s in document):
@@ -150,13 +219,14 @@ def _sessions(text: str, default_scope: str | None) -> Iterator[dict[str, Any]]:
                 raise Usage(f"sessions[{i}]: unknown field {unknown[0]!r} (session_id, scope, messages)")
             if not isinstance(session["messages"], list):
                 raise Usage(f"sessions[{i}].messages must be a list")
+            places = [f"sessions[{i}].messages[{j}]" for j in range(len(session["messages"]))]
             yield {"scope": _session_scope(session.get("scope"), default_scope, f"sessions[{i}]"),
-                   "session_id": session.get("session_id"),
-                   "messages": [_message(m, f"sessions[{i}].messages[{j}]") for j, m in enumerate(session["messages"])]}
+                   "session_id": session.get("session_id"), "where": places,
+                   "messages": [timed(_message(m, w)) for m, w in zip(session["messages"], places)]}
         return
     lines: Iterable[tuple[str, Any]] = (
         ((f"[{i}]", m) for i, m in enumerate(document)) if isinstance(document, list)
-        else ((f"line {n}", m) for n, m in enumerate(_json_lines(text), 1)))
+        else ((f"line {n}", m) for n, m in _numbered_json_lines(text)))
     current: dict[str, Any] | None = None
     for where, item in lines:
         if not isinstance(item, dict):
@@ -167,8 +237,9 @@ def _sessions(text: str, default_scope: str | None) -> Iterator[dict[str, Any]]:
         if current is None or current["scope"] != scope or current["session_id"] != session_id:
             if current is not None:
                 yield current
-            current = {"scope": scope, "session_id": session_id, "messages": []}
-        current["messages"].append(message)
+            current = {"scope": scope, "session_id": session_id, "messages": [], "where": []}
+        current["messages"].append(timed(message))
+        current["where"].append(where)
     if current is not None:
         yield current
 
@@ -186,10 +257,12 @@ def _message(item: Any, where: str) -> dict[str, Any]:
     if unknown:
         raise Usage(f"{where}: unknown field {unknown[0]!r} (role, content, occurred_at, id, session_id, scope)")
     message = dict(item)
+    if message.get("occurred_at") is not None and not isinstance(message["occurred_at"], str):
+        raise Usage(f"{where}.occurred_at: {item['occurred_at']!r} is not an ISO-8601 time in a string")
     if isinstance(message.get("occurred_at"), str):
         try:
-            message["occurred_at"] = datetime.fromisoformat(message["occurred_at"].replace("Z", "+00:00"))
-        except ValueError:
+            message["occurred_at"] = _instant(message["occurred_at"])
+        except argparse.ArgumentTypeError:
             raise Usage(f"{where}.occurred_at: {item['occurred_at']!r} is not an ISO-8601 time") from None
     return message
 

@@ -4,7 +4,7 @@
 one out. Tables for people by default, ``--json`` for scripts. Exit codes (docs/cli.md):
 
     0  done
-    1  nothing found (no results, nothing forgotten or erased, an empty tenant)
+    1  nothing found (no results, nothing forgotten or erased, no such tenant)
     2  bad input or usage (argparse errors too, bad settings), or an erase that was not confirmed
     3  Neo4j unavailable (unreachable, or the credentials were refused)
     4  any other graphmem error (a conflicting import, a schema mismatch)
@@ -22,15 +22,20 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from . import _ingest as _plan
+from . import _scopes
 from ._cli_io import (
     Usage,
     _emit,
+    _export_records,
     _fact_row,
     _instant,
-    _json_lines,
+    _located,
+    _NoSuchTenant,
     _open,
     _output,
     _Progress,
@@ -43,10 +48,14 @@ from ._cli_io import (
 )
 from ._erase import EraseReport
 from ._errors import ConfigurationError, GraphMemError, InvalidInputError, Neo4jUnavailableError, NotFoundError
+from ._models import Provenance
 
 OK, EMPTY, USAGE, UNAVAILABLE, FAILED = 0, 1, 2, 3, 4
-NAMES = ("setup", "ingest", "recall", "context", "facts", "history", "forget", "erase", "export", "import",
-         "stats", "graph")
+NAMES = ("setup", "remember", "ingest", "recall", "context", "facts", "history", "forget", "erase", "export",
+         "import", "stats", "graph", "tenants")
+# commands that read a tenant or change what it holds: an unknown tenant is named as such
+READS = ("recall", "context", "facts", "history", "forget", "erase", "export", "stats", "graph")
+SCOPED = ("recall", "context", "facts", "history", "forget", "graph")
 EMBEDDERS = ("wordllama", "hashing", "none")
 
 
@@ -72,6 +81,18 @@ def register(subparsers: Any) -> None:
     c = _common()
     add = subparsers.add_parser
     add("setup", parents=[c], help="create graphmem's constraints and indexes and wait for them")
+    p = add("remember", parents=[c], help="store one fact; a single-valued one replaces the current value")
+    p.add_argument("text", help="the statement, e.g. 'Ann lives in Paris'")
+    for name in ("--subject", "--predicate", "--object", "--sensitivity", "--user-id", "--agent-id", "--session-id",
+                 "--id"):
+        p.add_argument(name, default=None)
+    p.add_argument("--valid-from", type=_instant, default=None, help="when it became true (ISO-8601)")
+    p.add_argument("--valid-to", type=_instant, default=None, help="when it stopped being true (ISO-8601)")
+    p.add_argument("--single-valued", action=argparse.BooleanOptionalAction, default=None,
+                   help="whether a new value replaces the old (default: by predicate, e.g. lives_in is)")
+    p.add_argument("--provenance", choices=[v.value for v in Provenance], default=Provenance.MANUAL.value)
+    p.add_argument("--importance", type=float, default=None, help="0 to 1")
+    p.add_argument("--tags", default=None, help="comma-separated tags")
     p = add("ingest", parents=[c], help="store chat transcripts (JSONL or JSON) as episodes, with progress")
     p.add_argument("file", help="transcript file, or - for standard input (format in docs/cli.md)")
     p.add_argument("--user-id", default=None)
@@ -97,9 +118,10 @@ def register(subparsers: Any) -> None:
     p = add("forget", parents=[c], help="forget memories (kept as tombstones) matching every selector given")
     for name in ("--id", "--text", "--subject", "--predicate"):
         p.add_argument(name, default=None)
-    p = add("erase", parents=[c], help="hard-delete memories: by id, user, scope, or the whole tenant")
+    p = add("erase", parents=[c], help="hard-delete memories: by id, user, scope, or the whole tenant with --all")
     p.add_argument("--id", default=None)
     p.add_argument("--user-id", default=None)
+    p.add_argument("--all", action="store_true", help="the whole tenant (never implied: a selector or --all is required)")
     p.add_argument("--yes", action="store_true", help="do not ask (required when standard input is not a terminal)")
     p = add("export", parents=[c], help="write the tenant (or --scope subtree) as JSON lines: nodes, edges, timestamps")
     p.add_argument("-o", "--output", default="-", help="file to write (default: standard output)")
@@ -113,12 +135,15 @@ def register(subparsers: Any) -> None:
     p.add_argument("--kinds", default=None, help="comma-separated kinds")
     p.add_argument("--all", action="store_true", help="include invalidated records")
     _times(p)
+    add("tenants", parents=[c], help="every tenant in the database, with its number of memories and scopes")
 
 
 def run(args: argparse.Namespace) -> int:
     """Carry out one memory command; the exit code."""
     try:
         with _open(args) as memory:
+            if args.command in READS:
+                _check_reading(memory, args)
             return _COMMANDS[args.command](memory, args)
     except Usage as exc:
         _say(f"error: {exc}")
@@ -129,12 +154,34 @@ def run(args: argparse.Namespace) -> int:
     except NotFoundError as exc:
         _say(f"not found: {exc}")
         return EMPTY
+    except _NoSuchTenant as exc:
+        _say(str(exc))
+        return EMPTY
     except Neo4jUnavailableError as exc:
         _say(f"Neo4j unavailable: {exc}")
         return UNAVAILABLE
     except GraphMemError as exc:
         _say(f"error: {exc}")
         return FAILED
+
+
+def _check_reading(memory: Any, args: argparse.Namespace) -> None:
+    """Before a read: the usage checks first (a scope where one is needed, what an erase
+    deletes), then whether the tenant exists at all."""
+    if args.command in SCOPED:
+        _scopes.check_path(_scope(args))
+    elif args.scope is not None:
+        _scopes.check_path(args.scope)
+    if args.command == "erase":
+        chosen = [f"--{k.replace('_', '-')}" for k in ("id", "user_id", "scope") if getattr(args, k) is not None]
+        if args.all and chosen:
+            raise Usage(f"--all erases the whole tenant: give it without {', '.join(chosen)}")
+        if not args.all and not chosen:
+            raise Usage("erase needs what to delete: --id, --user-id, --scope, or --all for the whole tenant; "
+                        "nothing was deleted")
+    if not memory.scopes():  # every memory lives in a scope: no scope, no tenant
+        raise _NoSuchTenant(f"no such tenant {args.tenant!r}: nothing was stored in it, or all of it was erased "
+                            f"(`graphmem tenants` lists the tenants)")
 
 
 # -- the commands ----------------------------------------------------------------------
@@ -147,10 +194,48 @@ def _setup(memory: Any, args: argparse.Namespace) -> int:
     return OK
 
 
+def _remember(memory: Any, args: argparse.Namespace) -> int:
+    tags = [] if args.tags is None else [t.strip() for t in args.tags.split(",") if t.strip()]
+    started = datetime.now(timezone.utc)
+    fact = memory.remember(
+        args.text, scope=_scope(args), subject=args.subject, predicate=args.predicate, object=args.object,
+        single_valued=args.single_valued, valid_from=args.valid_from, valid_to=args.valid_to,
+        provenance=args.provenance, importance=args.importance, sensitivity=args.sensitivity, tags=tags,
+        user_id=args.user_id, agent_id=args.agent_id, session_id=args.session_id, id=args.id)
+    if fact is None:
+        _say("not stored: it restates what was forgotten, and an automatic provenance never brings that back "
+             "(--provenance user or manual does)")
+        return EMPTY
+    replaced = [] if fact.subject is None or fact.predicate is None else [
+        f for f in memory.history(subject=fact.subject, predicate=fact.predicate, scope=fact.scope)
+        if any(s.by == fact.id for s in f.superseded_by)]
+    data = dict(fact.model_dump(mode="json"), supersedes=[f.id for f in replaced])
+
+    def human() -> str:
+        if fact.created_at < started:
+            return f"already remembered: {fact.id} ({fact.text}), nothing written"
+        lines = [f"remembered {fact.id} in {fact.scope}: {fact.text}"]
+        lines += [f"  replaces {f.id} ({f.object or f.text}): valid until {_short(f.valid_to) or 'now'}" for f in replaced]
+        return "\n".join(lines)
+
+    _emit(args, data, human)
+    return OK
+
+
 def _ingest(memory: Any, args: argparse.Namespace) -> int:
-    sessions = list(_sessions(_read_text(args.file), args.scope))
+    try:
+        sessions = list(_sessions(_read_text(args.file), args.scope))
+    except Usage as exc:
+        raise Usage(f"{args.file}: {exc}") from exc
     if not sessions:
         raise Usage(f"{args.file}: no messages")
+    now = datetime.now(timezone.utc)
+    for session in sessions:  # every session is checked before the first is written: bad input writes nothing
+        try:
+            _scopes.check_path(session["scope"])
+            _plan.messages(session["messages"], None, now)
+        except InvalidInputError as exc:
+            raise (_located(exc, session["where"], "messages", args.file) or exc) from exc
     total = sum(len(s["messages"]) for s in sessions)
     progress = _Progress("ingest", total, "messages")
     episodes = facts = 0
@@ -212,7 +297,7 @@ def _forget(memory: Any, args: argparse.Namespace) -> int:
 
 
 def _erase(memory: Any, args: argparse.Namespace) -> int:
-    selectors = {"id": args.id, "user_id": args.user_id, "scope": args.scope}
+    selectors = {"id": args.id, "user_id": args.user_id, "scope": args.scope}  # one of them or --all (_check_reading)
     what = ", ".join(f"{k} {v!r}" for k, v in selectors.items() if v is not None) or "everything"
     target = f"{what} in tenant {args.tenant!r}"
     if not args.yes:
@@ -244,10 +329,21 @@ def _export(memory: Any, args: argparse.Namespace) -> int:
 
 
 def _import(memory: Any, args: argparse.Namespace) -> int:
-    counts = memory.import_records(_json_lines(_read_text(args.file)), batch_size=args.batch_size)
+    text = _read_text(args.file)
+    lines: list[str] = []  # where each record came from, for errors
+    try:
+        counts = memory.import_records(_export_records(text, args.file, lines), batch_size=args.batch_size)
+    except InvalidInputError as exc:
+        raise (_located(exc, lines, "records", args.file) or exc) from exc
     _emit(args, counts, lambda: f"imported {counts['nodes']} memories, {counts['edges']} edges and "
                                 f"{counts['scopes']} scopes into tenant {args.tenant!r}")
     return OK if counts["nodes"] else EMPTY
+
+
+def _tenants(memory: Any, args: argparse.Namespace) -> int:
+    rows = memory.tenants()
+    _emit(args, rows, lambda: _table(rows, ["tenant", "memories", "scopes"]))
+    return OK if rows else EMPTY
 
 
 def _stats(memory: Any, args: argparse.Namespace) -> int:
@@ -277,44 +373,8 @@ def _graph(memory: Any, args: argparse.Namespace) -> int:
 
 
 _COMMANDS: dict[str, Callable[[Any, argparse.Namespace], int]] = {
-    "setup": _setup, "ingest": _ingest, "recall": _recall, "context": _context, "facts": _facts,
+    "setup": _setup, "remember": _remember, "ingest": _ingest, "recall": _recall, "context": _context, "facts": _facts,
     "history": _history, "forget": _forget, "erase": _erase, "export": _export, "import": _import,
-    "stats": _stats, "graph": _graph,
+    "stats": _stats, "graph": _graph, "tenants": _tenants,
 }
-
-
-# -- helpers ---------------------------------------------------------------------------
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 

@@ -91,8 +91,10 @@ class ModelError(GraphMemError):
 _USER_INFO = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@\s'\"]*@", re.IGNORECASE)
 
 NEO4J_HOW_TO = (
-    "start one with `eval \"$(graphmem neo4j start)\"`, or set NEO4J_URI, NEO4J_USER and "
-    "NEO4J_PASSWORD to a running server, or run `docker compose -f docker/compose.yml up`"
+    "start one with `eval \"$(graphmem neo4j start)\" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD` "
+    "(in a clone of graphmem, `source .venv/bin/activate` first puts graphmem on PATH; or call "
+    ".venv/bin/graphmem), or set NEO4J_URI, NEO4J_USER and NEO4J_PASSWORD to a running server, "
+    "or run `docker compose -f docker/compose.yml up`"
 )
 """What to do when Neo4j does not answer (appended to every "unreachable" message)."""
 

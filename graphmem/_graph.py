@@ -16,18 +16,32 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-
 from . import _recall
 from ._errors import InvalidInputError
 from ._records import json_default
 
+MYPY = False  # mypy takes a name MYPY as always true; pdoc runs TYPE_CHECKING blocks with it false
 if TYPE_CHECKING:
-    MemoryGraph = nx.MultiDiGraph[str]
-else:  # networkx's classes are generic only to type checkers
-    MemoryGraph = nx.MultiDiGraph
+    import networkx as nx
+
+    if MYPY:
+        MemoryGraph = nx.MultiDiGraph[str]
+    else:  # pdoc: networkx's class is generic only to type checkers
+        MemoryGraph = nx.MultiDiGraph
 
 KINDS = _recall.KINDS
+
+
+def __getattr__(name: str) -> Any:
+    """networkx (a fifth of `import graphmem`) is imported when a graph is built or written,
+    not by every command-line call; ``MemoryGraph`` is networkx.MultiDiGraph at run time."""
+    if name == "MemoryGraph":
+        import networkx
+
+        return networkx.MultiDiGraph
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 EDGE_TYPES = ("CITES", "SUPERSEDES", "RELATES", "ABOUT", "DERIVED_FROM", "MENTIONS", "SAME_AS", "NEXT", "PART_OF",
               "CORROBORATES", "OUTCOME")
 # lookup keys and locks that only the templates use; the embedding is left to recall
@@ -75,6 +89,8 @@ def attributes(props: dict[str, Any]) -> dict[str, Any]:
 def build(nodes: list[dict[str, Any]], edges: list[dict[str, Any]], **graph_attributes: Any) -> MemoryGraph:
     """The MultiDiGraph for ``memory_graph``'s rows; each edge keyed by its type (plus the
     fact id for RELATES, so parallel projections stay apart)."""
+    import networkx as nx
+
     graph: MemoryGraph = nx.MultiDiGraph(**{k: v for k, v in graph_attributes.items() if v is not None})
     for node in nodes:
         graph.add_node(node["id"], **attributes(node))
@@ -99,6 +115,8 @@ def to_graphml(graph: MemoryGraph, path: str | Path) -> Path:
     GraphML holds only text, numbers and booleans: timestamps become ISO-8601 text and
     lists or maps JSON text. Numbers that are sometimes whole (``importance`` 1 or 0.5)
     are written as floats throughout. Returns the path."""
+    import networkx as nx
+
     out: MemoryGraph = nx.MultiDiGraph()
     out.graph.update({k: _plain(v) for k, v in graph.graph.items() if v is not None})
     floats = {k for _, d in graph.nodes(data=True) for k, v in d.items() if isinstance(v, float)}
@@ -138,6 +156,8 @@ def _revive(data: dict[str, Any]) -> dict[str, Any]:
 def from_json(text: str) -> MemoryGraph:
     """The graph ``to_json`` wrote, timestamps (keys ending in ``_at``, ``as_of``, ``valid_from``,
     ``valid_to``) back as datetimes."""
+    import networkx as nx
+
     data = json.loads(text)
     graph: MemoryGraph = nx.MultiDiGraph(**_revive(data.get("graph", {})))
     for node in data["nodes"]:  # a memory's id is both its key and its ``id`` attribute

@@ -2,12 +2,19 @@
 
 ``GRAPHMEM_TEST_SCHEME=neo4j`` runs the tests over a routing URI (``neo4j://``, what a
 cluster or Aura needs: reads in read transactions, a routing table) instead of ``bolt://``;
-a single Neo4j 5 server answers routing requests itself."""
+a single Neo4j 5 server answers routing requests itself.
+
+With pytest-xdist (``make test`` runs ``-n``), the controller starts the one server before
+its workers start and hands each worker its address (``workerinput``); every worker runs
+against it, each test in a tenant of its own. The modules of ``TOGETHER`` (a module-wide
+fixture, or servers of their own) run whole on one worker, each test of the others wherever
+a worker is free (the scheduler below); the slowest start first (``FIRST``)."""
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import os
 import uuid
 
@@ -18,11 +25,26 @@ import graphmem
 import graphmem._templates
 from graphmem import HashingEmbedder, Memory
 
-from .neo4j_server import neo4j_server
+from .neo4j_server import Server, neo4j_server
 
 _STACK = contextlib.ExitStack()
 _SERVER = {}
 DIMENSIONS = 256
+
+
+# modules whose tests must run on one worker, one after the other, by group: a module-wide
+# fixture built once (the 50,000-memory tenant, the server test_faults kills), or servers
+# of their own (make demo's, the persistence test's: never two extra servers at once)
+TOGETHER = {
+    "tests/integration/test_recall_filtered.py": "big-tenant",
+    "tests/reliability/test_faults.py": "faults",
+    "tests/launcher/test_browser.py": "launcher",
+    "tests/launcher/test_persistence.py": "launcher",
+}
+# the slowest tests (make test --durations), started first so that they overlap the rest
+FIRST = ("tests/launcher/", "tests/integration/test_recall_filtered.py", "tests/integration/test_bench_smoke.py",
+         "tests/integration/test_scopes_tenants.py", "tests/integration/test_notebooks.py",
+         "tests/integration/test_cli_", "tests/integration/test_demo.py", "tests/reliability/")
 
 
 # each reliability test is bounded in time (issue 23): the slowest, a kill -9 and restart of
@@ -31,6 +53,8 @@ RELIABILITY_TIMEOUT = 180
 
 
 def pytest_collection_modifyitems(config, items):
+    # the slowest first, the rest in their order (stable); every worker collects the same order
+    items.sort(key=lambda item: next((i for i, p in enumerate(FIRST) if item.nodeid.startswith(p)), len(FIRST)))
     for item in items:
         if "tests/integration/" in item.nodeid.replace("\\", "/"):
             item.add_marker(pytest.mark.integration)
@@ -38,9 +62,14 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.timeout(RELIABILITY_TIMEOUT))
 
 
-def pytest_report_collectionfinish(config, start_path, items):
-    if not any(item.get_closest_marker("integration") for item in items):
-        return "neo4j: not needed (no integration tests selected)"
+def _distributing(config) -> bool:
+    """Whether this process is pytest-xdist's controller, handing tests to workers."""
+    return bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput") \
+        and getattr(config.option, "dist", "no") != "no"
+
+
+def _bring_up() -> str:
+    """Start (or find) the test server; the header line naming it."""
     server = _STACK.enter_context(neo4j_server())
     scheme = os.environ.get("GRAPHMEM_TEST_SCHEME")
     if scheme:
@@ -49,7 +78,64 @@ def pytest_report_collectionfinish(config, start_path, items):
         records, _, _ = driver.execute_query(graphmem._templates.get("server_components").text)
     info = records[0]
     _SERVER["server"] = server
-    return f"neo4j: {info['name']} {info['version']} {info['edition']} at {server.uri} via {server.source}"
+    _SERVER["header"] = f"neo4j: {info['name']} {info['version']} {info['edition']} at {server.uri} via {server.source}"
+    return _SERVER["header"]
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput") and "graphmem_neo4j" in config.workerinput:
+        _SERVER["server"] = Server(**json.loads(config.workerinput["graphmem_neo4j"]))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    # the controller runs no test: it starts the server before xdist starts its workers, and
+    # applies the schema once, so that workers do not create the same indexes all at once
+    config = session.config
+    if _distributing(config) and not all(str(a).replace("\\", "/").startswith("tests/unit") for a in config.args):
+        _bring_up()
+        server = _SERVER["server"]
+        with Memory(server.uri, (server.user, server.password), embedder=HashingEmbedder(DIMENSIONS)) as m:
+            m.setup()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup``: the modules of ``TOGETHER`` as one unit per group, every other
+    test a unit of its own. (pytest 9.2 ignores xdist's own ``xdist_group`` marks: xdist
+    renames the test through ``item._nodeid``, which no longer changes ``item.nodeid``.)"""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Together(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return unit_of(nodeid)
+
+    return Together(config, log)
+
+
+def unit_of(nodeid: str) -> str:
+    """The unit of work a test is scheduled in: its module's group, or the test itself."""
+    return TOGETHER.get(nodeid.split("::", 1)[0], nodeid)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):  # xdist: each worker gets the server's address
+    if "server" in _SERVER:
+        node.workerinput["graphmem_neo4j"] = json.dumps(dataclasses.asdict(_SERVER["server"]))
+
+
+def pytest_report_header(config):
+    return _SERVER.get("header")
+
+
+def pytest_report_collectionfinish(config, start_path, items):
+    if "server" in _SERVER:
+        return None
+    if not any(item.get_closest_marker("integration") for item in items):
+        return "neo4j: not needed (no integration tests selected)"
+    return _bring_up()
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -39,10 +39,15 @@ def _docker_answers() -> bool:
 
 LAUNCHER_STATE = ROOT / ".graphmem" / "test"  # the state dir of the embedded server the session starts
 LAUNCHER_SOURCE = "embedded launcher (graphmem neo4j start)"
+# The test server lives for minutes: the JVM's optimising compiler (C2) spent about as much of
+# its CPU as the queries did (thread samples of a run); the quick compiler alone took a fifth
+# off the server's CPU over the same tests (docs/development.md#in-parallel)
+QUICK_JIT = "-XX:TieredStopAtLevel=1"
 
 
 def _launcher_env() -> dict[str, str]:
-    return dict(os.environ, GRAPHMEM_STATE_DIR=str(LAUNCHER_STATE))
+    tool = " ".join(filter(None, [os.environ.get("JAVA_TOOL_OPTIONS"), QUICK_JIT]))
+    return dict(os.environ, GRAPHMEM_STATE_DIR=str(LAUNCHER_STATE), JAVA_TOOL_OPTIONS=tool)
 
 
 @contextlib.contextmanager

@@ -1,16 +1,18 @@
 """The memory graph for analysis on ``AsyncMemory``: ``graph()`` (networkx) and
-``counts()`` (per scope and kind). ``graphmem/_sync/graph.py`` is generated from
+``counts()`` (per scope and kind) and ``tenants()`` (every tenant, with counts). ``graphmem/_sync/graph.py`` is generated from
 this file by ``tools/unasync.py``."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _graph, _scopes
-from .._graph import MemoryGraph
 from .host import AsyncHost
+
+if TYPE_CHECKING:  # networkx is imported when a graph is built (graphmem._graph)
+    from .._graph import MemoryGraph
 
 
 class AsyncGraphMixin(AsyncHost):
@@ -29,8 +31,9 @@ class AsyncGraphMixin(AsyncHost):
         keeps records invalidated by then), of every status, as nodes keyed by id with their
         properties in snake_case (``kind``, ``text``, ``name``, ``subject``, ``valid_from``,
         ``created_at``, ``provenance``, ``status``, ``salience``...; no embeddings); and the
-        CITES, SUPERSEDES, RELATES, ABOUT, DERIVED_FROM, MENTIONS, SAME_AS, CORROBORATES and
-        OUTCOME edges between them, each with ``type`` and its properties. ``kinds`` limits
+        CITES, SUPERSEDES, RELATES, ABOUT, DERIVED_FROM, MENTIONS, SAME_AS, CORROBORATES,
+        OUTCOME and NEXT (a conversation's turn to the next) edges between them, each with
+        ``type`` and its properties. ``kinds`` limits
         the node kinds. ``history=True`` keeps every version recorded by ``as_of``,
         believed or not and whatever its valid time (for analysis of how memory grew). See ``graphmem.graph_to_graphml`` / ``graph_to_json`` for export."""
         chain = _scopes.chain(_scopes.check_path(scope))
@@ -50,3 +53,11 @@ class AsyncGraphMixin(AsyncHost):
         ``quarantined``, ordered by scope then kind."""
         path = None if scope is None else _scopes.check_path(scope)
         return await self._run.read("memory_stats", tenant=self._core.tenant, scope=path)
+
+    async def tenants(self) -> list[dict[str, Any]]:
+        """Every tenant of the database, not only this one: ``tenant``, ``memories`` (how
+        many it holds, forgotten tombstones included) and ``scopes``, ordered by name. The
+        one read that crosses tenants, for operators (``graphmem tenants``): it returns
+        names and counts, never a record. A tenant exists once something was written to
+        it, and is gone once everything in it was erased."""
+        return await self._run.read("tenant_list")

@@ -1,18 +1,20 @@
 # Generated from graphmem/_async/graph.py by tools/unasync.py: do not edit.
 # Edit the async source and run `python tools/unasync.py` to regenerate.
 """The memory graph for analysis on ``Memory``: ``graph()`` (networkx) and
-``counts()`` (per scope and kind). This file is generated
+``counts()`` (per scope and kind) and ``tenants()`` (every tenant, with counts). This file is generated
 from ``graphmem/_async/graph.py`` by ``tools/unasync.py``."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _graph, _scopes
-from .._graph import MemoryGraph
 from .host import Host
+
+if TYPE_CHECKING:  # networkx is imported when a graph is built (graphmem._graph)
+    from .._graph import MemoryGraph
 
 
 class GraphMixin(Host):
@@ -31,8 +33,9 @@ class GraphMixin(Host):
         keeps records invalidated by then), of every status, as nodes keyed by id with their
         properties in snake_case (``kind``, ``text``, ``name``, ``subject``, ``valid_from``,
         ``created_at``, ``provenance``, ``status``, ``salience``...; no embeddings); and the
-        CITES, SUPERSEDES, RELATES, ABOUT, DERIVED_FROM, MENTIONS, SAME_AS, CORROBORATES and
-        OUTCOME edges between them, each with ``type`` and its properties. ``kinds`` limits
+        CITES, SUPERSEDES, RELATES, ABOUT, DERIVED_FROM, MENTIONS, SAME_AS, CORROBORATES,
+        OUTCOME and NEXT (a conversation's turn to the next) edges between them, each with
+        ``type`` and its properties. ``kinds`` limits
         the node kinds. ``history=True`` keeps every version recorded by ``as_of``,
         believed or not and whatever its valid time (for analysis of how memory grew). See ``graphmem.graph_to_graphml`` / ``graph_to_json`` for export."""
         chain = _scopes.chain(_scopes.check_path(scope))
@@ -52,3 +55,11 @@ class GraphMixin(Host):
         ``quarantined``, ordered by scope then kind."""
         path = None if scope is None else _scopes.check_path(scope)
         return self._run.read("memory_stats", tenant=self._core.tenant, scope=path)
+
+    def tenants(self) -> list[dict[str, Any]]:
+        """Every tenant of the database, not only this one: ``tenant``, ``memories`` (how
+        many it holds, forgotten tombstones included) and ``scopes``, ordered by name. The
+        one read that crosses tenants, for operators (``graphmem tenants``): it returns
+        names and counts, never a record. A tenant exists once something was written to
+        it, and is gone once everything in it was erased."""
+        return self._run.read("tenant_list")

@@ -1,34 +1,18 @@
 """The memory commands of the ``graphmem`` console script, run as a subprocess against the
-test Neo4j: ingest, recall, context, facts, history, forget, stats, graph, erase, and the
-export -> erase -> import round trip that must give back the same graph."""
+test Neo4j (the ``cli`` fixture of tests/integration/conftest.py): ingest, recall, context,
+facts, history, forget, stats, graph, erase, and the export -> erase -> import round trip
+that must give back the same graph."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections import Counter
 
 import networkx as nx
-import pytest
 
 from .helpers import utc
 
 SCOPE = "acme/support/ann"
-
-
-@pytest.fixture
-def cli(neo4j, schema, tenant):
-    env = {**os.environ, "NEO4J_URI": neo4j.uri, "NEO4J_USER": neo4j.user, "NEO4J_PASSWORD": neo4j.password,
-           "GRAPHMEM_TENANT": tenant, "GRAPHMEM_EMBEDDER": "hashing"}
-    env.pop("GRAPHMEM_SCOPE", None)
-
-    def run(*args: str, stdin: str = "", env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "graphmem._cli", *args], input=stdin, capture_output=True,
-                              text=True, env={**env, **(env_extra or {})}, timeout=180)
-
-    return run
 
 
 def test_ingest_then_read_back(cli, tmp_path, memory):
@@ -139,10 +123,10 @@ def test_export_erase_import_gives_the_same_graph(cli, memory, tmp_path):
     assert all(n["props"]["embedding"] for n in nodes.values() if n["kind"] == "fact")
     assert all("$datetime" in n["props"]["createdAt"] for n in nodes.values())
 
-    refused = cli("erase")  # stdin is not a terminal: --yes is required
+    refused = cli("erase", "--all")  # stdin is not a terminal: --yes is required
     assert refused.returncode == 2 and "--yes" in refused.stderr
     assert len(memory.counts()) > 0
-    erased = cli("erase", "--yes", "--json")
+    erased = cli("erase", "--all", "--yes", "--json")
     assert erased.returncode == 0, erased.stderr
     report = json.loads(erased.stdout)
     assert report["erased"] == len(nodes)

@@ -266,12 +266,12 @@ def test_docs_python_block_runs_as_written(neo4j, schema, monkeypatch):
 
 
 async def test_the_documented_client_configuration_starts_the_server(neo4j, schema, tenant):
-    """Claude Desktop's entry from docs/integrations.md (and the README's), run as written:
+    """Claude Desktop's entry from docs/integrations.md (and docs/tour.md's), run as written:
     its command (the venv's console script), arguments and environment, with the test
     Neo4j's address, password and a fresh tenant put in; the default embedder (WordLlama)."""
     [entry] = json.loads(re.findall(r"```json\n(.*?)```", mcp_section(), flags=re.S)[0])["mcpServers"].values()
-    readme = (REPO / "README.md").read_text().split("## Use it from your agent", 1)[1]
-    [short] = json.loads(re.findall(r"```json\n(.*?)```", readme, flags=re.S)[0])["mcpServers"].values()
+    tour = (REPO / "docs" / "tour.md").read_text().split("## Use it from your agent", 1)[1]
+    [short] = json.loads(re.findall(r"```json\n(.*?)```", tour, flags=re.S)[0])["mcpServers"].values()
     assert (short["command"], short["args"]) == (entry["command"], entry["args"]) == ("graphmem", ["mcp"])
     assert {"NEO4J_URI", "NEO4J_PASSWORD", "GRAPHMEM_TENANT", "GRAPHMEM_SCOPE"} <= set(short["env"]) <= set(entry["env"])
     env = dict(entry["env"], NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,

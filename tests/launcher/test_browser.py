@@ -1,34 +1,48 @@
-"""Neo4j Browser without Docker, in a real browser: `graphmem neo4j start` serves Browser,
-Debian's headless Chromium (driven by its chromedriver, nothing downloaded) opens it,
-connects with the launcher's credentials, gets graphmem's style on connect, runs the
-timeline query of the Browser kit on a small memory and draws it. The screenshot of the
-drawn graph is docs/browser.png."""
+"""``make demo`` as a newcomer runs it, on a fresh state dir: it starts the embedded Neo4j
+(Browser on), writes the demo's graph, and ends with the lines to use graphmem from a new
+shell, which must work there as printed (and match the README's). Then Neo4j Browser in a
+real browser: Debian's headless Chromium (driven by its chromedriver, nothing downloaded)
+opens the printed address, connects with the launcher's credentials, gets graphmem's style
+on connect, runs the timeline query of the Browser kit on the demo's tenant and draws it.
+The screenshot of the drawn graph is docs/browser.png."""
 
 from __future__ import annotations
 
+import ast
+import os
+import re
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
+from neo4j import GraphDatabase
 
-from graphmem import HashingEmbedder, Memory, _browser
+from graphmem import _browser
 
-from ..browser_story import write_story
 from .cli import env_lines, neo4j_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOT = ROOT / "docs" / "browser.png"
-TENANT = "browser-demo"
+README = ROOT / "README.md"
 BUDGET = 90  # seconds for the browser's part: page load to screenshot (each wait is bounded too)
+VENV = Path(sys.prefix)  # the environment running the suite: make uses it, and does not reinstall it
 
 
 @pytest.fixture(scope="module")
-def browser_neo4j(tmp_path_factory):
-    state = tmp_path_factory.mktemp("browser") / "state"
-    lines = env_lines(neo4j_cli(state, "start", "--ephemeral"))
+def demo(tmp_path_factory):
+    """``make demo`` with its own state dir: (its standard output, the server's NEO4J_* lines)."""
+    state = tmp_path_factory.mktemp("demo") / "state"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_") and k not in (
+        "GRAPHMEM_NEO4J_PASSWORD", "GRAPHMEM_NEO4J_PORT", "GRAPHMEM_NEO4J_HTTP_PORT", "MAKEFLAGS", "MFLAGS")}
+    env.update(GRAPHMEM_STATE_DIR=str(state), GRAPHMEM_NEO4J_HEAP="1g", GRAPHMEM_NEO4J_PAGECACHE="256m")
     try:
-        yield lines
+        done = subprocess.run(["make", "--no-print-directory", "-o", f"{VENV}/.installed", "demo", f"VENV={VENV}"],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+        yield done.stdout, env_lines(neo4j_cli(state, "status"))
     finally:
         neo4j_cli(state, "stop", check=False)
 
@@ -59,18 +73,27 @@ def one_line(cypher: str) -> str:
     return " ".join(line.strip() for line in cypher.splitlines() if line.strip() and not line.strip().startswith("//"))
 
 
-def test_browser_draws_the_styled_timeline(browser_neo4j, chrome):
+def next_steps(printed: str) -> list[str]:
+    """The lines ``make demo`` ends with, to paste into a new shell."""
+    tail = printed.split("Next, in a new shell", 1)[1].splitlines()[1:]
+    return [line[2:] for line in tail if line.startswith("  ")]
+
+
+def test_browser_draws_the_demo_graph_styled(demo, chrome):
     from selenium.common.exceptions import ElementNotInteractableException, StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    url = browser_neo4j["NEO4J_BROWSER_URL"]
+    printed, lines = demo
+    url = lines["NEO4J_BROWSER_URL"]
     assert url.startswith("http://127.0.0.1:") and url.endswith("/browser/")
-    with Memory(browser_neo4j["NEO4J_URI"], (browser_neo4j["NEO4J_USER"], browser_neo4j["NEO4J_PASSWORD"]),
-                tenant=TENANT, embedder=HashingEmbedder(64)) as memory:
-        memory.setup()
-        memory.erase(scope="acme")  # one story, also when this Neo4j is reused by hand
-        write_story(memory)
+    assert f"Browser:  {url}" in printed  # make demo says where Browser is
+    with GraphDatabase.driver(lines["NEO4J_URI"], auth=(lines["NEO4J_USER"], lines["NEO4J_PASSWORD"])) as driver:
+        # on a database holding only the demo, the timeline query meets every type it names: no warning
+        _, summary, _ = driver.execute_query(_browser.query("timeline").text, {"tenant": "demo", "subject": "Alice"})
+        warnings = [s.status_description for s in summary.gql_status_objects
+                    if s.is_notification and s.gql_status.startswith("01")]
+        assert warnings == []
 
     def wait(seconds, condition, what):
         return WebDriverWait(chrome, seconds, poll_frequency=0.25).until(lambda _: condition(), message=what)
@@ -90,10 +113,11 @@ def test_browser_draws_the_styled_timeline(browser_neo4j, chrome):
     started = time.monotonic()
     chrome.get(url)  # the printed address, as a person opens it
     wait(45, lambda: css("[data-testid=password]") and css("[data-testid=boltaddress]"), "Browser's connect form did not load")
-    port = browser_neo4j["NEO4J_URI"].rsplit(":", 1)[1]
+    port = lines["NEO4J_URI"].rsplit(":", 1)[1]
     # Browser proposes the launcher's Bolt address, read from the HTTP server's discovery document
     wait(10, lambda: css("[data-testid=boltaddress]")[0].get_attribute("value") == f"127.0.0.1:{port}",
          "Browser does not propose the launcher's Bolt address")
+
     def typed(field, value):
         # the form is in the page before it takes input (a CI run met a field not yet
         # interactable): type until the field holds the value
@@ -106,7 +130,7 @@ def test_browser_draws_the_styled_timeline(browser_neo4j, chrome):
         except (ElementNotInteractableException, StaleElementReferenceException):
             return False
 
-    for field, value in (("username", browser_neo4j["NEO4J_USER"]), ("password", browser_neo4j["NEO4J_PASSWORD"])):
+    for field, value in (("username", lines["NEO4J_USER"]), ("password", lines["NEO4J_PASSWORD"])):
         wait(20, lambda field=field, value=value: typed(field, value), f"could not type the {field}")
     css("[data-testid=connect]")[0].click()
     wait(45, lambda: not css("[data-testid=disconnectedBanner]") and not css("[data-testid=connect]"),
@@ -114,10 +138,10 @@ def test_browser_draws_the_styled_timeline(browser_neo4j, chrome):
     # browser.post_connect_cmd: graphmem's style is applied as soon as Browser has connected
     wait(30, lambda: any(f.startswith(":style {") for f in frames()), "the post-connect :style did not run")
 
-    run(f":param tenant => '{TENANT}'")
+    run(":param tenant => 'demo'")  # as the demo's last line says
     run(":param subject => 'Alice'")
     run(one_line(_browser.query("timeline").text))
-    wait(30, lambda: len(css("svg g.node")) >= 4 and len(css("svg g.relationship")) >= 3,
+    wait(30, lambda: len(css("svg g.node")) >= 9 and len(css("svg g.relationship")) >= 8,
          "the timeline was not drawn")
     time.sleep(2)  # let the force layout settle before reading positions and taking the picture
 
@@ -125,9 +149,11 @@ def test_browser_draws_the_styled_timeline(browser_neo4j, chrome):
     style = _browser.style()
     assert style["node.Fact"]["color"] in fills and style["node.Entity"]["color"] in fills, fills
     captions = " ".join(t.text for t in css("svg g.node text"))
-    assert "Paris" in captions and "Munich" in captions and "Alice" in captions, captions
+    for name in ("Alice", "Acme", "Paris", "Berlin", "Munich"):
+        assert name in captions, captions
     edges = {t.text for t in css("svg g.relationship text")}
-    assert {"SUPERSEDES", "ABOUT"} <= edges, edges
+    # Browser connects the entities it draws: RELATES appears beside the query's own edges
+    assert {"SUPERSEDES", "ABOUT", "RELATES"} <= edges, edges
 
     frame = [f for f in css("[data-testid=frame]") if f.find_elements(By.CSS_SELECTOR, "svg g.node")][0]
     SCREENSHOT.parent.mkdir(exist_ok=True)
@@ -136,3 +162,36 @@ def test_browser_draws_the_styled_timeline(browser_neo4j, chrome):
     took = time.monotonic() - started
     print(f"Browser: page load to screenshot in {took:.1f} s")
     assert took < BUDGET
+
+
+def test_the_lines_make_demo_ends_with_work_in_a_new_shell(demo, tmp_path):
+    printed, lines = demo
+    steps = next_steps(printed)
+    assert steps[0] == f"cd {ROOT}" and f"source {VENV}/bin/activate" in steps
+    assert 'eval "$(graphmem neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD' in steps
+    # the README shows the same lines (run from the clone, with its .venv)
+    readme = README.read_text().split("**Use graphmem from a shell.**", 1)[1]
+    [block] = re.findall(r"```sh\n(.*?)```", readme, flags=re.S)[:1]
+    shown = [line.split("  #")[0].strip() for line in block.splitlines() if line.strip()]
+    assert shown == [s.replace(f"{VENV}/", ".venv/") for s in steps if not s.startswith(("cd ", "export GRAPHMEM_"))]
+    # a new shell: nothing of this session's environment but a plain PATH and HOME, elsewhere
+    shell = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", str(tmp_path))}
+    done = subprocess.run(["bash", "-c", "set -e\n" + "\n".join(steps)], cwd=tmp_path, env=shell,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    *facts, python = done.stdout.strip().splitlines()
+    table = [line.split("  ")[-1].strip() for line in facts[1:]]  # the text column of graphmem facts
+    assert {"Alice moved to Munich", "Alice works at Acme"} <= set(table) and "Alice moved to Berlin" not in table
+    assert set(ast.literal_eval(python)) == set(table)  # the same facts, read from Python
+    assert lines["NEO4J_PASSWORD"] not in printed  # the demo's output never shows the password
+
+    # the README's command-line lines, in the same kind of shell
+    cli = README.read_text().split("**The command line.**", 1)[1]
+    [block] = re.findall(r"```sh\n(.*?)```", cli, flags=re.S)[:1]
+    done = subprocess.run(["bash", "-c", "set -e\n" + "\n".join(steps + block.splitlines())], cwd=tmp_path,
+                          env=shell, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    remembered, found = done.stdout.split("RANK", 1)
+    assert "remembered " in remembered and "Alice likes jasmine tea" in remembered
+    assert "Alice likes jasmine tea" in found.split("TENANT", 1)[0]  # recall finds it by meaning
+    assert re.search(r"^demo\s+\d+\s+3$", done.stdout, flags=re.M), done.stdout

@@ -29,7 +29,7 @@ from graphmem import GraphMemError, HashingEmbedder, Memory, Neo4jUnavailableErr
 from tests.fakes import ScriptedChatModel, extraction, scripted
 from tests.launcher.cli import alive, env_lines, neo4j_cli
 
-pytestmark = [pytest.mark.reliability]
+pytestmark = [pytest.mark.reliability, pytest.mark.long]  # make test-reliability
 
 EMBEDDER = HashingEmbedder(64)
 FACTS, BATCH = 4_000, 200

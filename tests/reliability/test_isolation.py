@@ -18,7 +18,7 @@ from graphmem.integrations.langgraph import GraphMemStore
 
 from ..fakes import scripted, tool_answer
 
-pytestmark = [pytest.mark.integration, pytest.mark.reliability]
+pytestmark = [pytest.mark.integration, pytest.mark.reliability, pytest.mark.long]  # make test-reliability
 
 READS = 10_000
 SCOPES = ["org", "org/team", "org/team/alice", "org/other"]

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-pytestmark = [pytest.mark.integration, pytest.mark.reliability]
+pytestmark = [pytest.mark.integration, pytest.mark.reliability, pytest.mark.long]  # make test-reliability
 
 THREADS = 8
 NAMES = [f"Entity {i:02d}" for i in range(40)]

@@ -1,11 +1,12 @@
 """The memory commands' parser and transcript reader (no database), and their documentation:
-every command is in the README's command-line section and in docs/cli.md."""
+every command is in docs/cli.md (its overview block and a section of its own) and named in
+the README's command-line paragraph."""
 
 from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -15,15 +16,18 @@ from graphmem import _cli, _commands
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_every_command_is_documented_in_the_readme_and_docs():
+def test_every_command_is_documented_in_docs_and_named_in_the_readme():
     readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Command line"):readme.index("## Notebooks")]
+    section = readme[readme.index("**The command line.**"):readme.index("**Neo4j Browser.**")]
     docs = (ROOT / "docs" / "cli.md").read_text()
+    glance = docs[docs.index("## At a glance"):docs.index("## Common options")]
     parser_commands = set(_cli._parser()._subparsers._group_actions[0].choices)
     assert set(_commands.NAMES) <= parser_commands
+    assert "docs/cli.md" in section
     for name in _commands.NAMES:
-        assert re.search(rf"^graphmem {name}\b", section, flags=re.M), name
+        assert re.search(rf"^graphmem {name}\b", glance, flags=re.M), name
         assert f"### `graphmem {name}" in docs or f"`graphmem {name} FILE`" in docs, name
+        assert f"`{name}`" in section, name
 
 
 def test_every_command_has_help(capsys):
@@ -75,3 +79,51 @@ def test_table_aligns_and_cuts():
     out = _commands._table([{"a": "x" * 80, "b": 1}], ["a", "b"], width=10)
     header, row = out.splitlines()
     assert header.split() == ["A", "B"] and row.startswith("x" * 9 + "…")
+
+
+def test_an_untimed_message_follows_the_message_before_it_across_sessions():
+    text = "\n".join(json.dumps(m) for m in [
+        {"role": "user", "content": "first, untimed", "session_id": "a"},
+        {"role": "user", "content": "late?", "session_id": "a", "occurred_at": "2026-11-20T09:00:00Z"},
+        {"role": "assistant", "content": "tomorrow", "session_id": "a"},
+        {"role": "user", "content": "thanks", "session_id": "b"},
+        {"role": "user", "content": "naive", "session_id": "b", "occurred_at": "2026-11-21T08:00:00"},
+    ])
+    sessions = list(_commands._sessions(text, "x"))
+    times = [m.get("occurred_at") for s in sessions for m in s["messages"]]
+    nine = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
+    assert times == [None, nine, nine + timedelta(microseconds=1), nine + timedelta(microseconds=2),
+                     datetime(2026, 11, 21, 8, tzinfo=timezone.utc)]
+    assert [s["where"] for s in sessions] == [["line 1", "line 2", "line 3"], ["line 4", "line 5"]]
+
+
+@pytest.mark.parametrize("text, where", [
+    ('{"role": "user", "content": "a"}\n\n{"role": "user", "content": "b}\n', "line 3, column 29: not JSON (Unterminated string starting at line 3, column 29)"),
+    ('[\n {"role": "user",\n  "content": "a" "b"}\n]\n', "line 3, column 18: not JSON (Expecting ',' delimiter)"),
+    ('{"role": "user", "content": "a"}\n{"role": "user", "content": "b", }\n', "line 2, column 34: not JSON"),
+])
+def test_malformed_json_is_refused_with_its_line_and_column(text, where):
+    with pytest.raises(_commands.Usage) as refused:
+        list(_commands._sessions(text, "x"))
+    assert str(refused.value).startswith(where)
+
+
+def test_errors_about_an_item_name_the_line_it_came_from():
+    from graphmem import InvalidInputError
+    from graphmem._cli_io import _located
+
+    found = _located(InvalidInputError("records[2].type", "'LIKES' is not one of CITES"), ["line 1", "line 2", "line 4"],
+                     "records", "a.jsonl")
+    assert str(found) == "a.jsonl: line 4, type: 'LIKES' is not one of CITES"
+    whole = _located(InvalidInputError("records[0]", "must be a JSON object"), ["line 1"], "records", "a.jsonl")
+    assert str(whole) == "a.jsonl: line 1: must be a JSON object"
+    assert _located(InvalidInputError("batch_size", "must be positive"), ["line 1"], "records", "a.jsonl") is None
+
+
+def test_erase_and_remember_options():
+    args = _cli._parser().parse_args(["erase", "--all", "--yes"])
+    assert (args.all, args.yes, args.id, args.scope) == (True, True, None, None)
+    args = _cli._parser().parse_args(["remember", "Ann likes tea", "--scope", "a", "--no-single-valued",
+                                      "--valid-from", "2024-01-01"])
+    assert (args.single_valued, args.provenance) == (False, "manual")
+    assert args.valid_from == datetime(2024, 1, 1, tzinfo=timezone.utc)

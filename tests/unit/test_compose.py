@@ -29,6 +29,6 @@ def test_compose_advertises_the_published_bolt_address_for_routing_drivers():
 
 
 def test_the_docs_name_both_settings_for_servers_graphmem_does_not_start():
-    for doc in ("README.md", "docs/reliability.md"):
+    for doc in ("docs/neo4j.md", "docs/reliability.md"):
         text = (ROOT / doc).read_text()
         assert "db.lock.acquisition.timeout" in text and "db.transaction.timeout" in text, doc

@@ -183,6 +183,13 @@ def test_an_unreachable_server_is_given_up_after_connection_timeout():
     assert time.monotonic() - started < 1.0 and script.calls > 1
 
 
+def test_the_unreachable_message_says_how_to_get_graphmem_on_path_and_export_the_connection():
+    from graphmem._errors import NEO4J_HOW_TO
+
+    assert "source .venv/bin/activate" in NEO4J_HOW_TO and ".venv/bin/graphmem" in NEO4J_HOW_TO
+    assert 'eval "$(graphmem neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD' in NEO4J_HOW_TO
+
+
 def test_a_uniqueness_conflict_is_retried_on_writes_only_and_a_bounded_number_of_times():
     assert executor()._retrying(Script(ConstraintError("taken")), write=True) == "done"
     with pytest.raises(ConflictError):
