@@ -118,9 +118,10 @@ def register(subparsers: Any) -> None:
     p = add("forget", parents=[c], help="forget memories (kept as tombstones) matching every selector given")
     for name in ("--id", "--text", "--subject", "--predicate"):
         p.add_argument(name, default=None)
-    p = add("erase", parents=[c], help="hard-delete memories: by id, user, scope, or the whole tenant with --all")
+    p = add("erase", parents=[c], help="hard-delete memories: by id, user, session, scope, or the whole tenant with --all")
     p.add_argument("--id", default=None)
     p.add_argument("--user-id", default=None)
+    p.add_argument("--session-id", default=None, help="everything written in that conversation")
     p.add_argument("--all", action="store_true", help="the whole tenant (never implied: a selector or --all is required)")
     p.add_argument("--yes", action="store_true", help="do not ask (required when standard input is not a terminal)")
     p = add("export", parents=[c], help="write the tenant (or --scope subtree) as JSON lines: nodes, edges, timestamps")
@@ -173,11 +174,11 @@ def _check_reading(memory: Any, args: argparse.Namespace) -> None:
     elif args.scope is not None:
         _scopes.check_path(args.scope)
     if args.command == "erase":
-        chosen = [f"--{k.replace('_', '-')}" for k in ("id", "user_id", "scope") if getattr(args, k) is not None]
+        chosen = [f"--{k.replace('_', '-')}" for k in ("id", "user_id", "session_id", "scope") if getattr(args, k) is not None]
         if args.all and chosen:
             raise Usage(f"--all erases the whole tenant: give it without {', '.join(chosen)}")
         if not args.all and not chosen:
-            raise Usage("erase needs what to delete: --id, --user-id, --scope, or --all for the whole tenant; "
+            raise Usage("erase needs what to delete: --id, --user-id, --session-id, --scope, or --all for the whole tenant; "
                         "nothing was deleted")
     if not memory.scopes():  # every memory lives in a scope: no scope, no tenant
         raise _NoSuchTenant(f"no such tenant {args.tenant!r}: nothing was stored in it, or all of it was erased "
@@ -297,7 +298,8 @@ def _forget(memory: Any, args: argparse.Namespace) -> int:
 
 
 def _erase(memory: Any, args: argparse.Namespace) -> int:
-    selectors = {"id": args.id, "user_id": args.user_id, "scope": args.scope}  # one of them or --all (_check_reading)
+    selectors = {"id": args.id, "user_id": args.user_id, "session_id": args.session_id,
+                 "scope": args.scope}  # one of them or --all (_check_reading)
     what = ", ".join(f"{k} {v!r}" for k, v in selectors.items() if v is not None) or "everything"
     target = f"{what} in tenant {args.tenant!r}"
     if not args.yes:

@@ -108,6 +108,15 @@ def test_erase_needs_a_selector_or_all(cli, memory):
     assert memory.counts() == []
 
 
+def test_erase_by_session_takes_that_conversation_only(cli, memory):
+    memory.remember("Ann likes tea", scope=SCOPE, session_id="s1")
+    memory.remember("Ann likes jazz", scope=SCOPE, session_id="s2")
+    done = cli("erase", "--session-id", "s1", "--yes", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["erased"] == 1
+    assert [f.text for f in memory.facts(scope=SCOPE)] == ["Ann likes jazz"]
+
+
 def test_an_untimed_transcript_line_follows_the_line_before_it(cli, memory, tmp_path):
     transcript = tmp_path / "chat.jsonl"
     lines = [{"role": "user", "content": "Is my order late?", "occurred_at": "2026-11-20T09:00:00Z", "session_id": "s1"},
