@@ -78,7 +78,7 @@ test: $(VENV)/.bench-installed
 	$(VENV)/bin/ruff check graphmem tests bench tools
 	$(VENV)/bin/mypy
 	$(PY) tools/apidoc.py --check
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --max-worker-restart=0 -m "not long" $(TEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --max-worker-restart=0 -m "not long" --durations=30 $(TEST_ARGS)
 
 # the long reliability runs (marked long: kill -9 of Neo4j, reads at volume, fuzzing), one at a
 # time in one process: they measure a server that nothing else loads

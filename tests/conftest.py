@@ -40,6 +40,11 @@ TOGETHER = {
     "tests/reliability/test_faults.py": "faults",
     "tests/launcher/test_browser.py": "launcher",
     "tests/launcher/test_persistence.py": "launcher",
+    "tests/integration/test_recall_cases.py": "recall-cases",
+    "tests/reliability/test_secrets.py": "secrets",
+    "tests/unit/test_onnx_embedder.py": "onnx",
+    # test_the_tally reads the counts the module's fuzz tests left in this process
+    "tests/reliability/test_fuzz_surfaces.py": "fuzz",
 }
 # the slowest tests (make test --durations), started first so that they overlap the rest
 FIRST = ("tests/launcher/", "tests/integration/test_recall_filtered.py", "tests/integration/test_bench_smoke.py",
