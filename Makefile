@@ -2,7 +2,7 @@
 #   make demo   venv + install, start Neo4j (kept running, data kept) if NEO4J_URI is not set, write and read real memories;
 #               its last lines say how to use graphmem and Python on them from a new shell
 #   make test   venv + install, the checks, then the suite against a real Neo4j (tests in parallel, see TEST_WORKERS)
-#   make test-reliability   the long reliability checks (fuzzing, races, kill -9 of Neo4j) that make test leaves out
+#   make test-reliability   the long checks (fuzzing, races, kill -9 of Neo4j, a big tenant, launcher restarts) make test leaves out
 #   make notebooks          every notebook executed into a fresh build/notebooks (Neo4j as for make demo)
 #   make docs   the API reference, generated from the docstrings by pdoc, into site/ (git-ignored)
 #   make bench  every benchmark, each on a fresh Neo4j of its own unless NEO4J_URI is set; tables in bench/results
@@ -80,7 +80,7 @@ test: $(VENV)/.bench-installed
 	$(PY) tools/apidoc.py --check
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --max-worker-restart=0 -m "not long" --durations=30 $(TEST_ARGS)
 
-# the long reliability runs (marked long: kill -9 of Neo4j, reads at volume, fuzzing), one at a
+# the long runs (marked long: kill -9 of Neo4j, reads at volume, fuzzing, a 50,000-memory tenant, launcher restarts), one at a
 # time in one process: they measure a server that nothing else loads
 test-reliability: $(VENV)/.bench-installed
 	$(PY) -m pytest -m long $(TEST_ARGS)

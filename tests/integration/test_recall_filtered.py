@@ -10,6 +10,10 @@ import pytest
 
 from graphmem import Memory, RecallSettings, RecallWeights
 
+# building the 50,200-memory tenant is a third of make test's time on two cores: it runs in
+# make test-reliability with the other long runs (CI runs both targets)
+pytestmark = pytest.mark.long
+
 WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "
          "quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber basil cedar dune ember "
          "fjord glade heron iris jade kelp lotus maple nectar opal pine quartz reef sage tundra umber").split()

@@ -136,7 +136,7 @@ def test_browser_draws_the_demo_graph_styled(demo, chrome):
     wait(45, lambda: not css("[data-testid=disconnectedBanner]") and not css("[data-testid=connect]"),
          "Browser did not connect")
     # browser.post_connect_cmd: graphmem's style is applied as soon as Browser has connected
-    wait(30, lambda: any(f.startswith(":style {") for f in frames()), "the post-connect :style did not run")
+    wait(60, lambda: any(f.startswith(":style {") for f in frames()), "the post-connect :style did not run")
 
     run(":param tenant => 'demo'")  # as the demo's last line says
     run(":param subject => 'Alice'")

@@ -3,9 +3,14 @@ folder (same password, same port, the memory still there), then reset."""
 
 from __future__ import annotations
 
+import pytest
+
 from graphmem import HashingEmbedder, Memory
 
 from .cli import alive, env_lines, neo4j_cli
+
+# two real starts and stops of Neo4j (three minutes on two busy cores): make test-reliability
+pytestmark = pytest.mark.long
 
 
 def test_data_and_password_survive_stop_and_start_until_reset(tmp_path):
