@@ -38,6 +38,7 @@ from .. import _scopes, _store
 from .. import _validate as check
 from .._async.memory import AsyncMemory
 from .._errors import ConfigurationError, InvalidInputError
+from . import _lg_namespaces
 from ._bridge import check_memory
 
 __all__ = ["GraphMemStore"]
@@ -86,12 +87,14 @@ class GraphMemStore(BaseStore):
 
     # -- namespaces and scopes ----------------------------------------------------------
     def scope_of(self, namespace: tuple[str, ...]) -> str:
-        """The scope path of ``namespace`` (``InvalidNamespaceError`` if it cannot be one)."""
+        """The scope path of ``namespace`` (``InvalidNamespaceError`` if it cannot be one). A
+        label is any non-empty string without ``.`` (LangGraph's rule); the characters a
+        scope segment cannot hold are escaped (``("alice\\n",)`` is scope ``alice%0A``)."""
         for label in namespace:
-            if not isinstance(label, str) or not label or "/" in label or "." in label:
+            if not isinstance(label, str) or not label or "." in label:
                 raise InvalidNamespaceError(f"namespace label {label!r} in {namespace!r} must be a non-empty "
-                                            "string without '/' or '.'")
-        path = "/".join(namespace)
+                                            "string without '.'")
+        path = "/".join(_lg_namespaces.to_segment(label) for label in namespace)
         if self.root:
             path = f"{self.root}/{path}" if path else self.root
         try:
@@ -111,7 +114,7 @@ class GraphMemStore(BaseStore):
     def namespace_of(self, scope: str) -> tuple[str, ...]:
         if self.root:
             scope = scope[len(self.root) + 1:] if scope != self.root else ""
-        return tuple(scope.split("/")) if scope else ()
+        return tuple(_lg_namespaces.to_label(s) for s in scope.split("/")) if scope else ()
 
     def item_subject(self, namespace: tuple[str, ...], key: str) -> str:
         """The subject of the item's facts, for ``memory.history``."""
@@ -166,14 +169,15 @@ class GraphMemStore(BaseStore):
                 return self.scope_of(tuple(condition.path))
         return self.root
 
-    def _texts(self, op: PutOp) -> tuple[str, bool]:
-        """The item's text (its indexed fields) and whether it is embedded."""
+    def _texts(self, op: PutOp) -> tuple[str, bool, list[str]]:
+        """The item's text (its indexed texts joined), whether it is embedded, and the
+        indexed texts: each field's, each element of a path like ``key[*].text``."""
         if op.index is False:
-            return json.dumps(op.value, ensure_ascii=False, default=str), False
+            return json.dumps(op.value, ensure_ascii=False, default=str), False, []
         fields = self.fields if op.index is None else [(p, p if p == "$" else tokenize_path(p)) for p in op.index]
-        texts = [t for _, path in fields for t in get_text_at_path(op.value, path)]
-        joined = "\n".join(t for t in texts if t.strip())
-        return joined or json.dumps(op.value, ensure_ascii=False, default=str), True
+        texts = [t for _, path in fields for t in get_text_at_path(op.value, path) if t.strip()]
+        joined = "\n".join(texts)
+        return joined or json.dumps(op.value, ensure_ascii=False, default=str), True, texts
 
     def _writes(self, puts: list[PutOp]) -> list[dict[str, Any]]:
         writes = []
@@ -184,9 +188,28 @@ class GraphMemStore(BaseStore):
                      "user_id": None if op.value is None else self.user_of(op.namespace)}
             if op.value is not None:
                 _store.value_json(op.value)  # refused here, before a field of it is read or embedded
-                write["text"], write["embed"] = self._texts(op)
+                write["text"], write["embed"], texts = self._texts(op)
+                if write["embed"] and len(texts) > 1:  # scored by its best text, each embedded on its own
+                    write["field_texts"] = texts
             writes.append(write)
         return writes
+
+    @staticmethod
+    def _documents(writes: list[dict[str, Any]]) -> list[str]:
+        """What the store's own embedder embeds for ``writes``: each text, then its field texts."""
+        return [t for w in writes if w["embed"] for t in [w["text"], *w.get("field_texts", ())]]
+
+    @staticmethod
+    def _place(writes: list[dict[str, Any]], vectors: list[list[float]]) -> None:
+        if len(vectors) != len(GraphMemStore._documents(writes)):
+            raise InvalidInputError("embed", f"returned {len(vectors)} vectors for "
+                                    f"{len(GraphMemStore._documents(writes))} texts")
+        it = iter(vectors)
+        for w in writes:
+            if w["embed"]:
+                w["embedding"] = next(it)
+                if w.get("field_texts"):
+                    w["field_vectors"] = [next(it) for _ in w["field_texts"]]
 
     def _results(self, ops: list[Op], reads: list[dict[str, Any]], rows: list[list[dict[str, Any]]]) -> list[Result]:
         out: list[Result] = []
@@ -244,10 +267,9 @@ class GraphMemStore(BaseStore):
         if self.embeddings is not None:
             for read, text in self._queries(reads):
                 read["vector"] = await self.embeddings.aembed_query(text)
-            todo = [w for w in writes if w["embed"]]
-            if todo:
-                for w, vector in zip(todo, await self.embeddings.aembed_documents([w["text"] for w in todo])):
-                    w["embedding"] = vector
+            documents = self._documents(writes)
+            if documents:
+                self._place(writes, await self.embeddings.aembed_documents(documents))
         return self._results(ops, reads, await self.memory._store_batch(reads, writes))
 
     def _embed_sync(self, ops: list[Op], reads: list[dict[str, Any]], writes: list[dict[str, Any]]) -> None:
@@ -255,10 +277,9 @@ class GraphMemStore(BaseStore):
             return
         for read, text in self._queries(reads):
             read["vector"] = self.embeddings.embed_query(text)
-        todo = [w for w in writes if w["embed"]]
-        if todo:
-            for w, vector in zip(todo, self.embeddings.embed_documents([w["text"] for w in todo])):
-                w["embedding"] = vector
+        documents = self._documents(writes)
+        if documents:
+            self._place(writes, self.embeddings.embed_documents(documents))
 
     @staticmethod
     def _queries(reads: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
