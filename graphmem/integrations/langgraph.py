@@ -40,6 +40,7 @@ from .._async.memory import AsyncMemory
 from .._errors import ConfigurationError, InvalidInputError
 from . import _lg_namespaces
 from ._bridge import check_memory
+from ._lg_batch import Batcher
 
 __all__ = ["GraphMemStore"]
 
@@ -84,6 +85,13 @@ class GraphMemStore(BaseStore):
                 self.embeddings = ensure_embeddings(self.index_config["embed"])
             self.fields = [(p, p if p == "$" else tokenize_path(p)) for p in (self.index_config.get("fields") or ["$"])]
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._batcher: Batcher | None = None
+        if isinstance(self.memory, AsyncMemory):
+            self._batcher = Batcher(self._abatch_now)
+            try:  # built in async code: sync calls from other threads run on this loop
+                self._loop = asyncio.get_running_loop()
+            except RuntimeError:
+                pass
 
     # -- namespaces and scopes ----------------------------------------------------------
     def scope_of(self, namespace: tuple[str, ...]) -> str:
@@ -183,7 +191,7 @@ class GraphMemStore(BaseStore):
         writes = []
         for op in puts:
             ttl = None if isinstance(op.ttl, NotProvided) else op.ttl
-            write = {"scope": self.scope_of(op.namespace), "key": op.key, "value": op.value,
+            write: dict[str, Any] = {"scope": self.scope_of(op.namespace), "key": op.key, "value": op.value,
                      "text": None, "embed": False, "embedding": None, "ttl": ttl,
                      "user_id": None if op.value is None else self.user_of(op.namespace)}
             if op.value is not None:
@@ -258,10 +266,18 @@ class GraphMemStore(BaseStore):
         return self._results(ops, reads, self.memory._store_batch(reads, writes))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """``batch`` for async graphs (a ``Memory`` runs in a worker thread)."""
-        if not isinstance(self.memory, AsyncMemory):
+        """``batch`` for async graphs (a ``Memory`` runs in a worker thread). On an
+        ``AsyncMemory``, concurrent calls are merged into shared transactions (identical
+        reads asked once, the last put of a key wins; a merged batch that fails is run
+        again call by call, so an error is only its own call's)."""
+        if self._batcher is None:
             return await asyncio.to_thread(self.batch, list(ops))
         self._loop = asyncio.get_running_loop()
+        return await self._batcher.submit(list(ops))
+
+    async def _abatch_now(self, ops: list[Op]) -> list[Result]:
+        """One transaction for ``ops`` (the batcher's merged calls) on the AsyncMemory."""
+        assert isinstance(self.memory, AsyncMemory)
         ops, reads, puts = self._plan(ops)
         writes = self._writes(puts)
         if self.embeddings is not None:
@@ -291,8 +307,9 @@ class GraphMemStore(BaseStore):
         from another thread (as LangGraph runs sync nodes of an async graph)."""
         loop = self._loop
         if loop is None or not loop.is_running():
-            raise ConfigurationError("a GraphMemStore over an AsyncMemory is used from async code first "
-                                     "(abatch, aget, asearch, ...) or give it a Memory")
+            raise ConfigurationError("a sync call on a GraphMemStore over an AsyncMemory runs on the event loop "
+                                     "the store was built in, and there is none running: build the store in "
+                                     "async code (or make one async call first), or give it a Memory")
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
