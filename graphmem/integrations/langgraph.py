@@ -197,6 +197,9 @@ class GraphMemStore(BaseStore):
             if op.value is not None:
                 _store.value_json(op.value)  # refused here, before a field of it is read or embedded
                 write["text"], write["embed"], texts = self._texts(op)
+                if len(texts) > _store.MAX_FIELD_TEXTS:
+                    raise InvalidInputError("value", f"has {len(texts):,} indexed texts (fields and path elements); "
+                                                     f"the limit is {_store.MAX_FIELD_TEXTS}")
                 if write["embed"] and len(texts) > 1:  # scored by its best text, each embedded on its own
                     write["field_texts"] = texts
             writes.append(write)
