@@ -1,7 +1,8 @@
 """graphmem for LangGraph: ``GraphMemStore``, a ``BaseStore`` on the bitemporal graph.
 
 ``pip install graphmem[langgraph]``. Namespaces are scopes (``("users", "42")`` is scope
-``users/42``, below the store's ``scope`` root when one is given); an item is a
+``users/42``, below the store's ``scope`` root when one is given; a label with characters
+a scope segment cannot hold is escaped, reversibly); an item is a
 single-valued fact, so a ``put`` over an existing key keeps the old value as history
 (``SUPERSEDES {reason: 'changed'}``) and a ``delete`` forgets the current value. Read the
 versions with ``memory.history(subject=store.item_subject(namespace, key), scope=...)``.
@@ -51,7 +52,9 @@ class GraphMemStore(BaseStore):
 
     ``index={"fields": ["text"], "embed": ..., "dims": ...}`` says which value fields
     are the item's text (joined, they become the fact's text and are embedded; default
-    ``["$"]``, the whole value as JSON). ``embed`` defaults to the memory's embedder; a
+    ``["$"]``, the whole value as JSON); each field, and each element of a path like
+    ``notes[*].text``, is also embedded on its own, and ``search`` scores an item by its
+    best-matching text, as LangGraph's reference stores do. ``embed`` defaults to the memory's embedder; a
     different one must match the memory's vector index (``dims``). Every ``batch`` runs in
     one transaction; its reads see the state before its writes. ``search`` with a
     ``query`` ranks by cosine similarity; ``filter`` takes LangGraph's operators
