@@ -22,7 +22,15 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from neo4j.exceptions import AuthError, ConstraintError, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import (
+    AuthError,
+    ConnectionAcquisitionTimeoutError,
+    ConstraintError,
+    DriverError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+)
 from neo4j.exceptions import ConfigurationError as DriverConfigurationError
 
 
@@ -98,6 +106,14 @@ NEO4J_HOW_TO = (
 )
 """What to do when Neo4j does not answer (appended to every "unreachable" message)."""
 
+POOL_EXHAUSTED = (
+    "no connection of the driver's pool became free in time: the pool (max_connection_pool_size, 100 by "
+    "default) is held by this process's concurrent transactions, or the server did not answer a new "
+    "connection's handshake; run fewer calls at once (GraphMemStore merges concurrent async calls), or "
+    "pass a driver with a larger pool (Memory.from_driver)"
+)
+"""What an exhausted connection pool is reported as (not as an unreachable server)."""
+
 
 def redact(text: str) -> str:
     """``text`` with the user info of every URI in it (``bolt://user:secret@host``) masked."""
@@ -118,6 +134,8 @@ def translated_errors(*, user: str | None = None) -> Iterator[None]:
         who = f"user {user!r}" if user else "the configured user"
         raise Neo4jUnavailableError(
             f"authentication failed for {who}: check NEO4J_USER and NEO4J_PASSWORD (or auth=)") from exc
+    except ConnectionAcquisitionTimeoutError as exc:
+        raise Neo4jUnavailableError(f"{POOL_EXHAUSTED} ({redact(str(exc))})") from exc
     except (ServiceUnavailable, SessionExpired) as exc:
         raise Neo4jUnavailableError(f"Neo4j is unreachable ({redact(str(exc))}); {NEO4J_HOW_TO}") from exc
     except ConstraintError as exc:

@@ -33,7 +33,9 @@ class StoreMixin(Host):
         unless a vector is given) or ``{"op": "namespaces", "prefix": scope | None}``.
         writes: ``{"scope", "key", "value": dict | None (delete), "text": str | None,
         "embed": bool, "embedding": list | None, "ttl": minutes | None, "user_id": str | None}``, at most one per
-        (scope, key). An item with a TTL is valid until that many minutes after it was
+        (scope, key); optionally ``"field_texts": [str, ...]`` (two or more: the item is scored
+        by its best text, each embedded by the memory's embedder unless ``"field_vectors"``
+        gives their vectors). An item with a TTL is valid until that many minutes after it was
         written or (``refresh``) last read. Returns one list of rows per read: ``{id, scope,
         key, value (dict), created, updated, similarity, ttl}`` (namespaces: ``{scope}``)."""
         tenant = self._core.tenant
@@ -51,8 +53,9 @@ class StoreMixin(Host):
                 deletes.append({"scope": scope, "subject": subject})
                 continue
             encoded = _store.value_json(w["value"])
+            w = {**w, "field_texts": _store.field_texts(w.get("field_texts"), f"writes[{i}].field_texts")}
             puts.append((w, scope, key, subject, encoded))
-        if any(w.get("embedding") is not None for w, *_ in puts):
+        if any(w.get("embedding") is not None or w.get("field_vectors") is not None for w, *_ in puts):
             self._known_dimension()
         rows = []
         for w, scope, key, subject, encoded in puts:
@@ -72,6 +75,7 @@ class StoreMixin(Host):
             rows.append(row)
         embed = [i for i, (w, *_) in enumerate(puts) if w.get("embed", True) and w.get("embedding") is None]
         self._embed([rows[i] for i in embed], ["value"] * len(embed))
+        self._store_field_vectors(puts, rows)
 
         def work(tx: Tx) -> list[list[dict[str, Any]]]:
             results = [self._store_read(tx.run, plan) for plan in plans]
@@ -97,6 +101,28 @@ class StoreMixin(Host):
         if refresh:  # only reads of items with a TTL pay for a write
             self._run.write_one("store_refresh", tenant=tenant, ids=refresh, now=now)
         return results
+
+    def _store_field_vectors(self, puts: list[tuple[Any, ...]], rows: list[Any]) -> None:
+        """``storeVectors`` of the puts with several indexed texts: their own vectors, else
+        the memory's embedder's, in one call (an item is scored by its best text)."""
+        several = [n for n, (w, *_) in enumerate(puts) if w["field_texts"] and w.get("embed", True)]
+        todo = [n for n in several if puts[n][0].get("field_vectors") is None]
+        if todo and self._core.embedder is not None:
+            texts = [t for n in todo for t in puts[n][0]["field_texts"]]
+            got = self._core.embedder.embed_documents(texts)
+            if len(got) != len(texts):
+                raise InvalidInputError("embedder", f"returned {len(got)} vectors for {len(texts)} texts")
+            vectors = iter(got)
+            for n in todo:
+                puts[n][0]["field_vectors"] = [next(vectors) for _ in puts[n][0]["field_texts"]]
+        if not several:
+            return
+        dimension = self._known_dimension()
+        for n in several:
+            w = puts[n][0]
+            if w.get("field_vectors") is not None:
+                rows[n]["props"]["storeVectors"] = _store.flat_vectors(
+                    w["field_vectors"], len(w["field_texts"]), dimension, "field_vectors")
 
     def _store_history(self, scope: str, key: str) -> list[dict[str, Any]]:
         """Every value of the item ``key`` at ``scope``, oldest first: ``{id, value,

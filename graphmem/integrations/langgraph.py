@@ -1,7 +1,8 @@
 """graphmem for LangGraph: ``GraphMemStore``, a ``BaseStore`` on the bitemporal graph.
 
 ``pip install graphmem[langgraph]``. Namespaces are scopes (``("users", "42")`` is scope
-``users/42``, below the store's ``scope`` root when one is given); an item is a
+``users/42``, below the store's ``scope`` root when one is given; a label with characters
+a scope segment cannot hold is escaped, reversibly); an item is a
 single-valued fact, so a ``put`` over an existing key keeps the old value as history
 (``SUPERSEDES {reason: 'changed'}``) and a ``delete`` forgets the current value. Read the
 versions with ``memory.history(subject=store.item_subject(namespace, key), scope=...)``.
@@ -38,7 +39,9 @@ from .. import _scopes, _store
 from .. import _validate as check
 from .._async.memory import AsyncMemory
 from .._errors import ConfigurationError, InvalidInputError
+from . import _lg_namespaces
 from ._bridge import check_memory
+from ._lg_batch import Batcher
 
 __all__ = ["GraphMemStore"]
 
@@ -49,7 +52,9 @@ class GraphMemStore(BaseStore):
 
     ``index={"fields": ["text"], "embed": ..., "dims": ...}`` says which value fields
     are the item's text (joined, they become the fact's text and are embedded; default
-    ``["$"]``, the whole value as JSON). ``embed`` defaults to the memory's embedder; a
+    ``["$"]``, the whole value as JSON); each field, and each element of a path like
+    ``notes[*].text``, is also embedded on its own, and ``search`` scores an item by its
+    best-matching text, as LangGraph's reference stores do. ``embed`` defaults to the memory's embedder; a
     different one must match the memory's vector index (``dims``). Every ``batch`` runs in
     one transaction; its reads see the state before its writes. ``search`` with a
     ``query`` ranks by cosine similarity; ``filter`` takes LangGraph's operators
@@ -83,15 +88,24 @@ class GraphMemStore(BaseStore):
                 self.embeddings = ensure_embeddings(self.index_config["embed"])
             self.fields = [(p, p if p == "$" else tokenize_path(p)) for p in (self.index_config.get("fields") or ["$"])]
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._batcher: Batcher | None = None
+        if isinstance(self.memory, AsyncMemory):
+            self._batcher = Batcher(self._abatch_now)
+            try:  # built in async code: sync calls from other threads run on this loop
+                self._loop = asyncio.get_running_loop()
+            except RuntimeError:
+                pass
 
     # -- namespaces and scopes ----------------------------------------------------------
     def scope_of(self, namespace: tuple[str, ...]) -> str:
-        """The scope path of ``namespace`` (``InvalidNamespaceError`` if it cannot be one)."""
+        """The scope path of ``namespace`` (``InvalidNamespaceError`` if it cannot be one). A
+        label is any non-empty string without ``.`` (LangGraph's rule); the characters a
+        scope segment cannot hold are escaped (``("alice\\n",)`` is scope ``alice%0A``)."""
         for label in namespace:
-            if not isinstance(label, str) or not label or "/" in label or "." in label:
+            if not isinstance(label, str) or not label or "." in label:
                 raise InvalidNamespaceError(f"namespace label {label!r} in {namespace!r} must be a non-empty "
-                                            "string without '/' or '.'")
-        path = "/".join(namespace)
+                                            "string without '.'")
+        path = "/".join(_lg_namespaces.to_segment(label) for label in namespace)
         if self.root:
             path = f"{self.root}/{path}" if path else self.root
         try:
@@ -111,7 +125,7 @@ class GraphMemStore(BaseStore):
     def namespace_of(self, scope: str) -> tuple[str, ...]:
         if self.root:
             scope = scope[len(self.root) + 1:] if scope != self.root else ""
-        return tuple(scope.split("/")) if scope else ()
+        return tuple(_lg_namespaces.to_label(s) for s in scope.split("/")) if scope else ()
 
     def item_subject(self, namespace: tuple[str, ...], key: str) -> str:
         """The subject of the item's facts, for ``memory.history``."""
@@ -166,27 +180,50 @@ class GraphMemStore(BaseStore):
                 return self.scope_of(tuple(condition.path))
         return self.root
 
-    def _texts(self, op: PutOp) -> tuple[str, bool]:
-        """The item's text (its indexed fields) and whether it is embedded."""
+    def _texts(self, op: PutOp) -> tuple[str, bool, list[str]]:
+        """The item's text (its indexed texts joined), whether it is embedded, and the
+        indexed texts: each field's, each element of a path like ``key[*].text``."""
         if op.index is False:
-            return json.dumps(op.value, ensure_ascii=False, default=str), False
+            return json.dumps(op.value, ensure_ascii=False, default=str), False, []
         fields = self.fields if op.index is None else [(p, p if p == "$" else tokenize_path(p)) for p in op.index]
-        texts = [t for _, path in fields for t in get_text_at_path(op.value, path)]
-        joined = "\n".join(t for t in texts if t.strip())
-        return joined or json.dumps(op.value, ensure_ascii=False, default=str), True
+        texts = [t for _, path in fields for t in get_text_at_path(op.value, path) if t.strip()]
+        joined = "\n".join(texts)
+        return joined or json.dumps(op.value, ensure_ascii=False, default=str), True, texts
 
     def _writes(self, puts: list[PutOp]) -> list[dict[str, Any]]:
         writes = []
         for op in puts:
             ttl = None if isinstance(op.ttl, NotProvided) else op.ttl
-            write = {"scope": self.scope_of(op.namespace), "key": op.key, "value": op.value,
+            write: dict[str, Any] = {"scope": self.scope_of(op.namespace), "key": op.key, "value": op.value,
                      "text": None, "embed": False, "embedding": None, "ttl": ttl,
                      "user_id": None if op.value is None else self.user_of(op.namespace)}
             if op.value is not None:
                 _store.value_json(op.value)  # refused here, before a field of it is read or embedded
-                write["text"], write["embed"] = self._texts(op)
+                write["text"], write["embed"], texts = self._texts(op)
+                if len(texts) > _store.MAX_FIELD_TEXTS:
+                    raise InvalidInputError("value", f"has {len(texts):,} indexed texts (fields and path elements); "
+                                                     f"the limit is {_store.MAX_FIELD_TEXTS}")
+                if write["embed"] and len(texts) > 1:  # scored by its best text, each embedded on its own
+                    write["field_texts"] = texts
             writes.append(write)
         return writes
+
+    @staticmethod
+    def _documents(writes: list[dict[str, Any]]) -> list[str]:
+        """What the store's own embedder embeds for ``writes``: each text, then its field texts."""
+        return [t for w in writes if w["embed"] for t in [w["text"], *w.get("field_texts", ())]]
+
+    @staticmethod
+    def _place(writes: list[dict[str, Any]], vectors: list[list[float]]) -> None:
+        if len(vectors) != len(GraphMemStore._documents(writes)):
+            raise InvalidInputError("embed", f"returned {len(vectors)} vectors for "
+                                    f"{len(GraphMemStore._documents(writes))} texts")
+        it = iter(vectors)
+        for w in writes:
+            if w["embed"]:
+                w["embedding"] = next(it)
+                if w.get("field_texts"):
+                    w["field_vectors"] = [next(it) for _ in w["field_texts"]]
 
     def _results(self, ops: list[Op], reads: list[dict[str, Any]], rows: list[list[dict[str, Any]]]) -> list[Result]:
         out: list[Result] = []
@@ -235,19 +272,26 @@ class GraphMemStore(BaseStore):
         return self._results(ops, reads, self.memory._store_batch(reads, writes))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """``batch`` for async graphs (a ``Memory`` runs in a worker thread)."""
-        if not isinstance(self.memory, AsyncMemory):
+        """``batch`` for async graphs (a ``Memory`` runs in a worker thread). On an
+        ``AsyncMemory``, concurrent calls are merged into shared transactions (identical
+        reads asked once, the last put of a key wins; a merged batch that fails is run
+        again call by call, so an error is only its own call's)."""
+        if self._batcher is None:
             return await asyncio.to_thread(self.batch, list(ops))
         self._loop = asyncio.get_running_loop()
+        return await self._batcher.submit(list(ops))
+
+    async def _abatch_now(self, ops: list[Op]) -> list[Result]:
+        """One transaction for ``ops`` (the batcher's merged calls) on the AsyncMemory."""
+        assert isinstance(self.memory, AsyncMemory)
         ops, reads, puts = self._plan(ops)
         writes = self._writes(puts)
         if self.embeddings is not None:
             for read, text in self._queries(reads):
                 read["vector"] = await self.embeddings.aembed_query(text)
-            todo = [w for w in writes if w["embed"]]
-            if todo:
-                for w, vector in zip(todo, await self.embeddings.aembed_documents([w["text"] for w in todo])):
-                    w["embedding"] = vector
+            documents = self._documents(writes)
+            if documents:
+                self._place(writes, await self.embeddings.aembed_documents(documents))
         return self._results(ops, reads, await self.memory._store_batch(reads, writes))
 
     def _embed_sync(self, ops: list[Op], reads: list[dict[str, Any]], writes: list[dict[str, Any]]) -> None:
@@ -255,10 +299,9 @@ class GraphMemStore(BaseStore):
             return
         for read, text in self._queries(reads):
             read["vector"] = self.embeddings.embed_query(text)
-        todo = [w for w in writes if w["embed"]]
-        if todo:
-            for w, vector in zip(todo, self.embeddings.embed_documents([w["text"] for w in todo])):
-                w["embedding"] = vector
+        documents = self._documents(writes)
+        if documents:
+            self._place(writes, self.embeddings.embed_documents(documents))
 
     @staticmethod
     def _queries(reads: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
@@ -270,8 +313,9 @@ class GraphMemStore(BaseStore):
         from another thread (as LangGraph runs sync nodes of an async graph)."""
         loop = self._loop
         if loop is None or not loop.is_running():
-            raise ConfigurationError("a GraphMemStore over an AsyncMemory is used from async code first "
-                                     "(abatch, aget, asearch, ...) or give it a Memory")
+            raise ConfigurationError("a sync call on a GraphMemStore over an AsyncMemory runs on the event loop "
+                                     "the store was built in, and there is none running: build the store in "
+                                     "async code (or make one async call first), or give it a Memory")
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:

@@ -55,6 +55,17 @@ def test_driver_errors_carrying_a_uri_are_redacted():
     assert "hunter2" not in str(info.value) and NEO4J_HOW_TO in str(info.value)
 
 
+def test_an_exhausted_pool_is_not_reported_as_an_unreachable_server():
+    from neo4j.exceptions import ConnectionAcquisitionTimeoutError
+
+    with pytest.raises(Neo4jUnavailableError) as info:
+        with translated_errors():
+            raise ConnectionAcquisitionTimeoutError("failed to obtain a connection from the pool within 60.0s")
+    message = str(info.value)
+    assert "pool" in message and "max_connection_pool_size" in message and NEO4J_HOW_TO not in message
+    assert "within 60.0s" in message
+
+
 def test_settings_carry_the_timeouts(monkeypatch):
     monkeypatch.setenv("NEO4J_CONNECTION_TIMEOUT", "1.5")
     settings = Settings()

@@ -27,9 +27,14 @@ def test_namespaces_map_onto_scopes_and_back():
     assert store.namespace_of("app/users/42") == ("users", "42")
     store.root = None
     assert store.scope_of(("users",)) == "users" and store.namespace_of("users") == ("users",)
-    for bad in [("a/b",), ("",), ("..",), ("a.b",), ("a\x01",)]:
+    for bad in [("",), ("..",), ("a.b",), (7,)]:
         with pytest.raises(InvalidNamespaceError):
             store.scope_of(bad)
+    # any other label is escaped into a segment, and back
+    for odd, scope in [(("a/b",), "a%2Fb"), (("a\x01",), "a%01"), ((" x",), "%20x"), (("%2F",), "%252F")]:
+        assert store.scope_of(odd) == scope and store.namespace_of(scope) == odd
+    with pytest.raises(InvalidNamespaceError):  # escaped, it is longer than a scope path may be
+        store.scope_of(("\n" * 200,))
 
 
 def test_filters_follow_langgraph_semantics():
