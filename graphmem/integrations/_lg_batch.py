@@ -99,21 +99,14 @@ def _merge(calls: list[list[Op]]) -> tuple[list[Op], list[list[int]]]:
     for ops in calls:
         places = []
         for op in ops:
+            known = len(merged)
             if isinstance(op, (GetOp, SearchOp, ListNamespacesOp)):
                 try:
-                    known = seen.get(op)
+                    known = seen.setdefault(op, known)
                 except TypeError:  # a filter dict makes the op unhashable: asked as it is
-                    known = None
-                if known is None:
-                    known = len(merged)
-                    merged.append(op)
-                    try:
-                        seen[op] = known
-                    except TypeError:
-                        pass
-                places.append(known)
-            else:
-                places.append(len(merged))
+                    pass
+            if known == len(merged):
                 merged.append(op)
+            places.append(known)
         where.append(places)
     return merged, where

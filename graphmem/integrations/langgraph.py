@@ -215,9 +215,9 @@ class GraphMemStore(BaseStore):
 
     @staticmethod
     def _place(writes: list[dict[str, Any]], vectors: list[list[float]]) -> None:
-        if len(vectors) != len(GraphMemStore._documents(writes)):
-            raise InvalidInputError("embed", f"returned {len(vectors)} vectors for "
-                                    f"{len(GraphMemStore._documents(writes))} texts")
+        wanted = len(GraphMemStore._documents(writes))
+        if len(vectors) != wanted:
+            raise InvalidInputError("embed", f"returned {len(vectors)} vectors for {wanted} texts")
         it = iter(vectors)
         for w in writes:
             if w["embed"]:
