@@ -45,9 +45,14 @@ LAUNCHER_SOURCE = "embedded launcher (graphmem neo4j start)"
 QUICK_JIT = "-XX:TieredStopAtLevel=1"
 
 
+# the test server's neo4j.conf settings (plans kept for the session: see the file)
+TEST_CONF = ROOT / "tests" / "neo4j-test.conf"
+
+
 def _launcher_env() -> dict[str, str]:
     tool = " ".join(filter(None, [os.environ.get("JAVA_TOOL_OPTIONS"), QUICK_JIT]))
-    return dict(os.environ, GRAPHMEM_STATE_DIR=str(LAUNCHER_STATE), JAVA_TOOL_OPTIONS=tool)
+    return dict(os.environ, GRAPHMEM_STATE_DIR=str(LAUNCHER_STATE), JAVA_TOOL_OPTIONS=tool,
+                GRAPHMEM_NEO4J_CONF=str(TEST_CONF))
 
 
 @contextlib.contextmanager

@@ -27,7 +27,8 @@ import org.neo4j.server.configuration.ServerSettings;
  * Environment: GRAPHMEM_NEO4J_PASSWORD (required, never printed; set on the data folder's
  *              first start only, when Neo4j still asks for the initial password change),
  *              GRAPHMEM_BROWSER_POST_CONNECT (optional: browser.post_connect_cmd),
- *              GRAPHMEM_NEO4J_PAGECACHE (e.g. "512m"), GRAPHMEM_NEO4J_TX_MEMORY (e.g. "2g").
+ *              GRAPHMEM_NEO4J_PAGECACHE (e.g. "512m"), GRAPHMEM_NEO4J_TX_MEMORY (e.g. "2g"),
+ *              GRAPHMEM_NEO4J_CONF (optional: a file of neo4j.conf settings, "name=value" lines).
  * Prints "GRAPHMEM_BOLT_READY port=N [http=M] version=V" once Bolt accepts connections,
  * stops cleanly on SIGTERM.
  */
@@ -57,10 +58,6 @@ public final class Launcher {
         Path home = Path.of(data).toAbsolutePath();
 
         DatabaseManagementServiceBuilder builder = new DatabaseManagementServiceBuilder(home)
-                .setConfig(BoltConnector.enabled, true)
-                .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", port))
-                .setConfig(BoltConnector.advertised_address, new SocketAddress("127.0.0.1", port))
-                .setConfig(GraphDatabaseSettings.auth_enabled, true)
                 .setConfig(GraphDatabaseSettings.pagecache_memory,
                         ByteUnit.parse(envOr("GRAPHMEM_NEO4J_PAGECACHE", "1g")))
                 .setConfig(GraphDatabaseSettings.memory_transaction_global_max_size,
@@ -69,6 +66,20 @@ public final class Launcher {
                 // driver's 120 s read timeout; an abandoned transaction is killed (docs/reliability.md)
                 .setConfig(GraphDatabaseSettings.lock_acquisition_timeout, Duration.ofSeconds(10))
                 .setConfig(GraphDatabaseSettings.transaction_timeout, Duration.ofMinutes(10));
+        String conf = System.getenv("GRAPHMEM_NEO4J_CONF");
+        if (conf != null && !conf.isBlank()) {
+            // neo4j.conf-style settings of the caller's: they override the defaults above, not
+            // the connectors and authentication set below (loopback only, password required)
+            Path file = Path.of(conf).toAbsolutePath();
+            if (!java.nio.file.Files.isRegularFile(file)) {
+                fail("GRAPHMEM_NEO4J_CONF names no file: " + file);
+            }
+            builder.loadPropertiesFromFile(file);
+        }
+        builder.setConfig(BoltConnector.enabled, true)
+                .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", port))
+                .setConfig(BoltConnector.advertised_address, new SocketAddress("127.0.0.1", port))
+                .setConfig(GraphDatabaseSettings.auth_enabled, true);
         if (httpPort > 0) {
             // The embedded DBMS starts Neo4j's web server (Jetty, from neo4j-server) whenever the
             // HTTP connector is on; its browser module serves the neo4j-browser jar's browser/
