@@ -40,6 +40,8 @@ TOGETHER = {
     "tests/reliability/test_faults.py": "faults",
     "tests/launcher/test_browser.py": "launcher",
     "tests/launcher/test_persistence.py": "launcher",
+    # writes tenant "demo" as make demo does in test_browser.py (on the session's server)
+    "tests/integration/test_demo.py": "launcher",
     "tests/integration/test_recall_cases.py": "recall-cases",
     "tests/reliability/test_secrets.py": "secrets",
     "tests/unit/test_onnx_embedder.py": "onnx",

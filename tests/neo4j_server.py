@@ -1,7 +1,7 @@
 """Brings up the Neo4j the integration tests run against, in the order of contract §9:
 ``NEO4J_URI`` set -> use it; a Docker engine answers -> docker/compose.yml via pytest-docker;
-otherwise the embedded launcher through ``graphmem neo4j start --ephemeral --no-browser`` (a
-temporary data folder that ``stop`` removes, no HTTP connector)."""
+otherwise the embedded launcher through ``graphmem neo4j start --ephemeral`` (a temporary
+data folder that ``stop`` removes; Neo4j Browser served, for the Browser test)."""
 
 from __future__ import annotations
 
@@ -88,7 +88,8 @@ def neo4j_server():
 
 
 def _start_embedded(command: list[str], env: dict[str, str], source: str) -> Server:
-    started = subprocess.run(command + ["start", "--ephemeral", "--no-browser"], capture_output=True, text=True, env=env)
+    # Browser on: tests/launcher/test_browser.py runs make demo and Chromium against this server
+    started = subprocess.run(command + ["start", "--ephemeral"], capture_output=True, text=True, env=env)
     if started.returncode != 0:
         raise RuntimeError(f"graphmem neo4j start failed:\n{started.stderr}")
     values = env_lines(started)

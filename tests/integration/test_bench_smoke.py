@@ -208,31 +208,31 @@ def test_curation_benchmark_smoke(neo4j, schema, tmp_path):
 
 
 def test_scale_benchmark_smoke(neo4j, schema, tmp_path, driver):
-    """2,000 memories in one tenant, a 500-memory tenant erased, 2,000 across 10 tenants:
+    """1,000 memories in one tenant, a 250-memory tenant erased, 1,000 across 10 tenants:
     every table is written, the erased tenant leaves no node, the server's memory is read
     from /proc when it runs on this machine, and --cleanup leaves none of the run's data."""
     env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
                GRAPHMEM_BENCH_RESULTS=str(tmp_path))
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "scale.py"), "--memories", "2000", "--tenants", "10",
-                           "--erase", "500", "--checkpoints", "1000", "--batch", "500", "--queries", "5",
-                           "--warmup", "3", "--progress", "1000", "--cleanup"],
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "scale.py"), "--memories", "1000", "--tenants", "10",
+                           "--erase", "250", "--checkpoints", "500", "--batch", "250", "--queries", "5",
+                           "--warmup", "3", "--progress", "500", "--cleanup"],
                           capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "2,000 written" in done.stderr  # progress while loading
+    assert "1,000 written" in done.stderr  # progress while loading
     table = (tmp_path / "scale.md").read_text()
     rows = {tuple(c.strip() for c in line.strip("|").split("|")[:3]): [c.strip() for c in line.strip("|").split("|")]
             for line in table.splitlines() if line.startswith("| 1") and "|---" not in line}
-    one = rows[("1", "1,000", "1,000")], rows[("1", "2,000", "2,000")]
-    many = rows[("10", "200", "4,000")]
+    one = rows[("1", "500", "500")], rows[("1", "1,000", "1,000")]
+    many = rows[("10", "100", "2,000")]
     def num(cell: str) -> float:  # the tables write 1,234.5 (a slow machine gives p95s over a second)
         return float(cell.replace(",", ""))
 
     for row in (*one, many):
         assert num(row[4]) > 0 and 0 < num(row[7]) <= num(row[8])  # rate, p50 <= p95
         assert num(row[6]) > 0  # the machine's load average during the step
-    assert one[0][3] == "500" and many[3] == "200"  # the batch: a 200-memory tenant is one call
-    erased = next(line for line in table.splitlines() if line.startswith("| 500 memories, beside 2,000"))
-    assert [c.strip() for c in erased.strip("|").split("|")][1::4] == ["500", "0"]  # all erased, no node left
+    assert one[0][3] == "250" and many[3] == "100"  # the batch: a 100-memory tenant is one call
+    erased = next(line for line in table.splitlines() if line.startswith("| 250 memories, beside 1,000"))
+    assert [c.strip() for c in erased.strip("|").split("|")][1::4] == ["250", "0"]  # all erased, no node left
     assert "**Partial" not in table
     if "embedded" in neo4j.source:
         process = table.split("| Neo4j heap (-Xmx) |")[1].splitlines()[2]

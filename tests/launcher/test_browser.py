@@ -1,10 +1,17 @@
-"""``make demo`` as a newcomer runs it, on a fresh state dir: it starts the embedded Neo4j
-(Browser on), writes the demo's graph, and ends with the lines to use graphmem from a new
-shell, which must work there as printed (and match the README's). Then Neo4j Browser in a
-real browser: Debian's headless Chromium (driven by its chromedriver, nothing downloaded)
-opens the printed address, connects with the launcher's credentials, gets graphmem's style
-on connect, runs the timeline query of the Browser kit on the demo's tenant and draws it.
-The screenshot of the drawn graph is docs/browser.png."""
+"""``make demo`` as a newcomer runs it: it finds (or starts) the embedded Neo4j, writes the
+demo's graph, and ends with the lines to use graphmem from a new shell, which must work there
+as printed (and match the README's). Then Neo4j Browser in a real browser: Debian's headless
+Chromium (driven by its chromedriver, nothing downloaded) opens the printed address, connects
+with the launcher's credentials, gets graphmem's style on connect, runs the timeline query of
+the Browser kit on the demo's tenant and draws it. The screenshot of the drawn graph is
+docs/browser.png.
+
+In ``make test`` make demo runs with the state dir of the session's launcher-started server,
+so its ``graphmem neo4j start`` finds that server running (what a user who started Neo4j
+before meets) and no second JVM starts beside the suite. The same tests on a fresh state dir,
+where make demo starts Neo4j itself, are marked long (``make test-reliability``). When the
+session's server was not started by the launcher (NEO4J_URI, Docker), make demo gets a
+fresh state dir in both runs."""
 
 from __future__ import annotations
 
@@ -22,7 +29,7 @@ from neo4j import GraphDatabase
 
 from graphmem import _browser
 
-from ..neo4j_server import QUICK_JIT
+from ..neo4j_server import LAUNCHER_SOURCE, LAUNCHER_STATE, QUICK_JIT
 from .cli import env_lines, neo4j_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,10 +39,19 @@ BUDGET = 90  # seconds for the browser's part: page load to screenshot (each wai
 VENV = Path(sys.prefix)  # the environment running the suite: make uses it, and does not reinstall it
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    """``make demo`` with its own state dir: (its standard output, the server's NEO4J_* lines)."""
-    state = tmp_path_factory.mktemp("demo") / "state"
+@pytest.fixture(scope="module", params=["session", pytest.param("fresh", marks=pytest.mark.long)])
+def demo(request, tmp_path_factory):
+    """``make demo``: (its standard output, the server's NEO4J_* lines); on the session's
+    launcher-started server, or on a fresh state dir of its own (it starts Neo4j)."""
+    if request.param == "session":
+        neo4j = request.getfixturevalue("neo4j")
+        if neo4j.source.startswith(LAUNCHER_SOURCE):
+            yield from _make_demo(LAUNCHER_STATE, stop=False)
+            return
+    yield from _make_demo(tmp_path_factory.mktemp("demo") / "state", stop=True)
+
+
+def _make_demo(state, *, stop: bool):
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_") and k not in (
         "GRAPHMEM_NEO4J_PASSWORD", "GRAPHMEM_NEO4J_PORT", "GRAPHMEM_NEO4J_HTTP_PORT", "MAKEFLAGS", "MFLAGS")}
     # a small server that lives for a minute: the quick JIT halves its start's CPU (12 s, not 22)
@@ -47,7 +63,8 @@ def demo(tmp_path_factory):
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
         yield done.stdout, env_lines(neo4j_cli(state, "status"))
     finally:
-        neo4j_cli(state, "stop", check=False)
+        if stop:
+            neo4j_cli(state, "stop", check=False)
 
 
 @pytest.fixture
@@ -92,7 +109,7 @@ def test_browser_draws_the_demo_graph_styled(demo, chrome):
     assert url.startswith("http://127.0.0.1:") and url.endswith("/browser/")
     assert f"Browser:  {url}" in printed  # make demo says where Browser is
     with GraphDatabase.driver(lines["NEO4J_URI"], auth=(lines["NEO4J_USER"], lines["NEO4J_PASSWORD"])) as driver:
-        # on a database holding only the demo, the timeline query meets every type it names: no warning
+        # the timeline query meets every type it names (on a fresh server, the demo's graph alone): no warning
         _, summary, _ = driver.execute_query(_browser.query("timeline").text, {"tenant": "demo", "subject": "Alice"})
         warnings = [s.status_description for s in summary.gql_status_objects
                     if s.is_notification and s.gql_status.startswith("01")]

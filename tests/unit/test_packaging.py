@@ -27,9 +27,11 @@ def test_wheel_ships_templates_and_loads_them_in_a_fresh_venv(tmp_path):
     assert "graphmem/embedded/pom.xml" in names
     assert "graphmem/browser/style.grass" in names and "graphmem/browser/queries/timeline.cypher" in names
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    # no pip inside the fresh venv (ensurepip costs seconds): this interpreter's pip installs into it
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     py = venv / "bin" / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--quiet", "--no-deps", "--no-index",
+                    str(wheel)], check=True)
     # dependencies come from this interpreter's site-packages, after the fresh venv's own
     site = subprocess.run([str(py), "-c", "import site; print(site.getsitepackages()[0])"],
                           check=True, capture_output=True, text=True).stdout.strip()
