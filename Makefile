@@ -76,6 +76,12 @@ demo: venv
 
 CHECKS_LOG := build/checks.log
 
+# every test process imports graphmem and its dependencies (the suite starts over a hundred:
+# the CLI, notebooks, benchmarks, MCP servers); with PYTHONDONTWRITEBYTECODE set, as some
+# shells and containers have it, each would compile them from source again (about 1 s of CPU
+# a process): the suite's processes write and reuse bytecode
+test test-reliability notebooks: export PYTHONDONTWRITEBYTECODE =
+
 # the Browser test drives Debian's headless Chromium (no browser download at run time); the
 # checks (generated sync code, ruff, mypy, API reference) run beside the suite, their output
 # printed after it: either failing fails make test

@@ -4,11 +4,14 @@
 cluster or Aura needs: reads in read transactions, a routing table) instead of ``bolt://``;
 a single Neo4j 5 server answers routing requests itself.
 
-With pytest-xdist (``make test`` runs ``-n``), the controller starts the one server before
-its workers start and hands each worker its address (``workerinput``); every worker runs
-against it, each test in a tenant of its own. The modules of ``TOGETHER`` (a module-wide
-fixture, or servers of their own) run whole on one worker, each test of the others wherever
-a worker is free (the scheduler below); the slowest start first (``FIRST``)."""
+With pytest-xdist (``make test`` runs ``-n``), the controller starts the one server in a
+thread of its own while its workers start, collect and run the tests that need no server
+(the unit tests go first); the thread applies the schema once and then writes the server's
+address to a hand-off file, which a worker's ``neo4j`` fixture waits for. Every worker runs
+against that server, each test in a tenant of its own. The modules of ``TOGETHER`` (a
+module-wide fixture, or servers of their own) run whole on one worker, each test of the
+others wherever a worker is free (the scheduler below); the slowest start first (``FIRST``),
+right after the unit tests."""
 
 from __future__ import annotations
 
@@ -16,6 +19,10 @@ import contextlib
 import dataclasses
 import json
 import os
+import shutil
+import tempfile
+import threading
+import time
 import uuid
 
 import pytest
@@ -59,9 +66,16 @@ FIRST = ("tests/launcher/", "tests/integration/test_recall_filtered.py", "tests/
 RELIABILITY_TIMEOUT = 180
 
 
+def _order(nodeid: str) -> int:
+    """Unit tests first (they run while the server starts), then the slowest, then the rest."""
+    if nodeid.startswith("tests/unit/"):
+        return -1
+    return next((i for i, p in enumerate(FIRST) if nodeid.startswith(p)), len(FIRST))
+
+
 def pytest_collection_modifyitems(config, items):
-    # the slowest first, the rest in their order (stable); every worker collects the same order
-    items.sort(key=lambda item: next((i for i, p in enumerate(FIRST) if item.nodeid.startswith(p)), len(FIRST)))
+    # in that order, stable otherwise; every worker collects the same order
+    items.sort(key=lambda item: _order(item.nodeid))
     for item in items:
         if "tests/integration/" in item.nodeid.replace("\\", "/"):
             item.add_marker(pytest.mark.integration)
@@ -91,19 +105,52 @@ def _bring_up() -> str:
 
 def pytest_configure(config):
     if hasattr(config, "workerinput") and "graphmem_neo4j" in config.workerinput:
-        _SERVER["server"] = Server(**json.loads(config.workerinput["graphmem_neo4j"]))
+        _SERVER["handoff"] = config.workerinput["graphmem_neo4j"]
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_sessionstart(session):
-    # the controller runs no test: it starts the server before xdist starts its workers, and
-    # applies the schema once, so that workers do not create the same indexes all at once
-    config = session.config
-    if _distributing(config) and not all(str(a).replace("\\", "/").startswith("tests/unit") for a in config.args):
+def _bring_up_and_hand_off(handoff: str) -> None:
+    """In the controller's thread: start the server, apply the schema once (so that workers
+    do not create the same indexes all at once), then write its address, or why it failed,
+    to ``handoff`` (renamed into place: a reader never sees half a file)."""
+    try:
         _bring_up()
         server = _SERVER["server"]
         with Memory(server.uri, (server.user, server.password), embedder=HashingEmbedder(DIMENSIONS)) as m:
             m.setup()
+        message = {"server": dataclasses.asdict(server)}
+    except BaseException as exc:  # handed to every worker's neo4j fixture
+        message = {"error": f"{type(exc).__name__}: {exc}"}
+    partial = handoff + ".partial"
+    with open(partial, "w") as f:
+        json.dump(message, f)
+    os.replace(partial, handoff)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    # the controller runs no test: it starts the server while xdist starts its workers
+    config = session.config
+    if _distributing(config) and not all(str(a).replace("\\", "/").startswith("tests/unit") for a in config.args):
+        folder = tempfile.mkdtemp(prefix="graphmem-test-")
+        _STACK.callback(shutil.rmtree, folder, ignore_errors=True)
+        _SERVER["handoff"] = handoff = os.path.join(folder, "neo4j.json")
+        thread = threading.Thread(target=_bring_up_and_hand_off, args=(handoff,), name="neo4j-bring-up", daemon=True)
+        thread.start()
+        _SERVER["thread"] = thread
+
+
+def _handed_off(handoff: str, patience: float = 900.0) -> Server:
+    """The server the controller's thread brought up (waiting for it), or a failure saying why not."""
+    deadline = time.monotonic() + patience
+    while not os.path.exists(handoff):
+        if time.monotonic() > deadline:
+            pytest.fail(f"the test server was not up after {patience:.0f} s (hand-off file {handoff})")
+        time.sleep(0.2)
+    with open(handoff) as f:
+        message = json.load(f)
+    if "error" in message:
+        pytest.fail(f"the test server could not be brought up: {message['error']}")
+    return Server(**message["server"])
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -128,17 +175,23 @@ def unit_of(nodeid: str) -> str:
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node):  # xdist: each worker gets the server's address
-    if "server" in _SERVER:
-        node.workerinput["graphmem_neo4j"] = json.dumps(dataclasses.asdict(_SERVER["server"]))
+def pytest_configure_node(node):  # xdist: each worker learns where the server's address will be
+    if "handoff" in _SERVER:
+        node.workerinput["graphmem_neo4j"] = _SERVER["handoff"]
 
 
 def pytest_report_header(config):
     return _SERVER.get("header")
 
 
+def pytest_terminal_summary(terminalreporter):
+    # with xdist the server comes up after the header was printed: name it at the end
+    if "thread" in _SERVER and "header" in _SERVER:
+        terminalreporter.write_line(_SERVER["header"])
+
+
 def pytest_report_collectionfinish(config, start_path, items):
-    if "server" in _SERVER:
+    if "server" in _SERVER or "handoff" in _SERVER:  # brought up, or being brought up by the controller
         return None
     if not any(item.get_closest_marker("integration") for item in items):
         return "neo4j: not needed (no integration tests selected)"
@@ -146,6 +199,8 @@ def pytest_report_collectionfinish(config, start_path, items):
 
 
 def pytest_sessionfinish(session, exitstatus):
+    if "thread" in _SERVER:
+        _SERVER["thread"].join()  # a server still starting is stopped below once it is up
     _STACK.close()
 
 
@@ -156,7 +211,10 @@ def with_scheme(uri: str, scheme: str) -> str:
 
 @pytest.fixture(scope="session")
 def neo4j():
-    """The running test server (uri, user, password, source)."""
+    """The running test server (uri, user, password, source); in an xdist worker, the one the
+    controller hands off (waiting until it is up)."""
+    if "server" not in _SERVER and "handoff" in _SERVER:
+        _SERVER["server"] = _handed_off(_SERVER["handoff"])
     if "server" not in _SERVER:
         pytest.fail("no Neo4j was brought up for this session")
     return _SERVER["server"]
