@@ -39,9 +39,10 @@ def _docker_answers() -> bool:
 
 LAUNCHER_STATE = ROOT / ".graphmem" / "test"  # the state dir of the embedded server the session starts
 LAUNCHER_SOURCE = "embedded launcher (graphmem neo4j start)"
-# The test server lives for minutes: the JVM's optimising compiler (C2) spent about as much of
-# its CPU as the queries did (thread samples of a run); the quick compiler alone took a fifth
-# off the server's CPU over the same tests (docs/development.md#in-parallel)
+# The JVM's quick compiler only: half the CPU of a start (12 s instead of 22), for servers
+# that live a minute (make demo's on a fresh state dir). The session's server runs with the
+# full JIT: over the whole suite its optimised code took about 65 s of CPU off the server,
+# most of it in Cypher's planner (docs/design-notes.md#test-suite-in-parallel)
 QUICK_JIT = "-XX:TieredStopAtLevel=1"
 
 
@@ -50,9 +51,7 @@ TEST_CONF = ROOT / "tests" / "neo4j-test.conf"
 
 
 def _launcher_env() -> dict[str, str]:
-    tool = " ".join(filter(None, [os.environ.get("JAVA_TOOL_OPTIONS"), QUICK_JIT]))
-    return dict(os.environ, GRAPHMEM_STATE_DIR=str(LAUNCHER_STATE), JAVA_TOOL_OPTIONS=tool,
-                GRAPHMEM_NEO4J_CONF=str(TEST_CONF))
+    return dict(os.environ, GRAPHMEM_STATE_DIR=str(LAUNCHER_STATE), GRAPHMEM_NEO4J_CONF=str(TEST_CONF))
 
 
 @contextlib.contextmanager
