@@ -172,8 +172,12 @@ def test_browser_draws_the_demo_graph_styled(demo, chrome):
     for name in ("Alice", "Acme", "Paris", "Berlin", "Munich"):
         assert name in captions, captions
     edges = {t.text for t in css("svg g.relationship text")}
+
+    def drawn(kind: str) -> bool:  # a caption too long for its edge is cut short with an ellipsis
+        return any(e == kind or (e.endswith("\u2026") and len(e) > 3 and kind.startswith(e[:-1])) for e in edges)
+
     # Browser connects the entities it draws: RELATES appears beside the query's own edges
-    assert {"SUPERSEDES", "ABOUT", "RELATES"} <= edges, edges
+    assert all(drawn(kind) for kind in ("SUPERSEDES", "ABOUT", "RELATES")), edges
 
     frame = [f for f in css("[data-testid=frame]") if f.find_elements(By.CSS_SELECTOR, "svg g.node")][0]
     SCREENSHOT.parent.mkdir(exist_ok=True)
