@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime, timezone
 
 from . import _dates, _scopes
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _LUCENE_WORDS = 64
+# a name of a question is common in the memory (and left out of what a bag-of-words embedder
+# embeds) when more than this share of the visible memories hold it, and at least this many:
+# LoCoMo's speakers are on about half the lines; a place or product a question names, on few
+# (docs/design-notes.md#recall-names)
+COMMON_NAME_SHARE = 0.1
+COMMON_NAME_LEAST = 2
 
 # Words that carry no topic in a question (question words, auxiliaries, pronouns,
 # quantifiers): left out of the full-text query and, for bag-of-words embedders, of the
@@ -57,32 +63,60 @@ def content_words(query: str) -> str:
 
 
 def _is_name(token: str) -> bool:
-    word = token.strip("?,.!:;\"()[]")
-    if word.endswith(("'s", "\u2019s")):
-        word = word[:-2]
+    word = _bare(token)
     return len(word) > 1 and word[0].isupper() and word[1:].islower() and word != "I"
 
 
-def without_names(query: str) -> str:
-    """The question without the names in it: the capitalised words that do not open a
-    sentence ("When did Caroline go to the support group?" -> "When did go to the support
-    group?"); acronyms (LGBTQ) and the first word stay. The question itself when nothing
-    else is left (docs/design-notes.md#recall-names)."""
+def _bare(token: str) -> str:
+    word = token.strip("?,.!:;\"()[]")
+    return word[:-2] if word.endswith(("'s", "\u2019s")) else word
+
+
+def _name_positions(tokens: list[str]) -> list[int]:
+    """Which of a question's tokens are names: capitalised words that do not open a sentence
+    (acronyms such as LGBTQ and the first word are not)."""
+    return [i for i, t in enumerate(tokens) if i > 0 and not tokens[i - 1].endswith((".", "!", "?")) and _is_name(t)]
+
+
+def names(query: str) -> list[str]:
+    """The names in a question as lower-case words, each once ("When did Caroline meet
+    Mel?" -> ["caroline", "mel"])."""
     tokens = query.split()
-    kept = [t for i, t in enumerate(tokens)
-            if i == 0 or tokens[i - 1].endswith((".", "!", "?")) or not _is_name(t)]
-    return " ".join(kept) or query
+    return list(dict.fromkeys(_bare(tokens[i]).lower() for i in _name_positions(tokens)))
 
 
-def embedded_question(query: str, *, bag_of_words: bool) -> str:
+def without_names(query: str, common: Collection[str] | None = None) -> str:
+    """The question without the names in it ("When did Caroline go to the support group?"
+    -> "When did go to the support group?"), or without those of ``common`` only; the
+    question itself when nothing else is left (docs/design-notes.md#recall-names)."""
+    tokens = query.split()
+    dropped = {i for i in _name_positions(tokens) if common is None or _bare(tokens[i]).lower() in common}
+    return " ".join(t for i, t in enumerate(tokens) if i not in dropped) or query
+
+
+def embedded_question(query: str, *, bag_of_words: bool, common: Collection[str] | None = None) -> str:
     """What recall embeds for a question. A bag-of-words embedder (an average over words)
-    gets the question's content words without its names: a name says whom the question is
-    about, which the full-text side matches exactly, while in an average a person's name
-    outweighs the rest and makes every line that person said look like an answer. A
-    contextual embedder gets the question as it is."""
+    gets the question's content words without the names that are common in the memory
+    (``common``; all names when None): a name that many records hold, a speaker's name on
+    every line they said, says whom the question is about, which the full-text side matches
+    exactly, while in an average it outweighs the rest and makes every such line look like
+    an answer; a rare name (a restaurant, a city, a product) is what the question is about
+    and stays. A contextual embedder gets the question as it is."""
     if not bag_of_words:
         return query
-    return content_words(without_names(query))
+    return content_words(without_names(query, common))
+
+
+def name_queries(query: str, tenant: str, chain: Sequence[str]) -> list[dict[str, str]]:
+    """For each name of a question, the Lucene query that finds the visible records holding
+    it (``name_frequency``): ``{"word": ..., "lucene": ...}``."""
+    out = []
+    for name in names(query):
+        found = " ".join(w.lower() for w in _WORD.findall(name))
+        lucene_text = lucene(found or None, tenant, chain)
+        if lucene_text is not None:
+            out.append({"word": name, "lucene": lucene_text})
+    return out
 
 
 def lucene(found: str | None, tenant: str | None, chain: Sequence[str]) -> str | None:

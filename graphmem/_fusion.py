@@ -121,6 +121,8 @@ def fused_evidence(rows: list[dict[str, Any]], settings: RecallSettings) -> list
     that is below ``lexical_spread / 0.3`` (docs/design-notes.md#recall-lexical-floor)."""
     semantic_hits = [r["semantic"] for r in rows if r["semanticRank"]]
     lexical_hits = [r["lexical"] for r in rows if r["lexicalRank"]]
+    if lexical_hits and max(lexical_hits) < lexical_gate(rows, settings):
+        lexical_hits = []  # only common words matched: the full-text side sits this one out
     semantic = _Side(semantic_hits, settings.semantic_spread) if semantic_hits else None
     lexical = (_Side(lexical_hits, max(_LEAST_SPREAD, min(settings.lexical_spread, _SMALL_SCORES * max(lexical_hits))))
                if lexical_hits else None)
@@ -132,6 +134,19 @@ def fused_evidence(rows: list[dict[str, Any]], settings: RecallSettings) -> list
     ]
     low, high = min(evidence, default=0.0), max(evidence, default=0.0)
     return [(e - low) / (high - low) if high > low else 1.0 for e in evidence]
+
+
+def lexical_gate(rows: list[dict[str, Any]], settings: RecallSettings) -> float:
+    """The BM25 score the full-text side's best hit must reach to count in the fusion:
+    ``settings.lexical_gate`` of ln(1 + (N - 0.5) / 1.5), the IDF Lucene gives a word that
+    one of the N memories in the database holds (the index's statistics span every tenant).
+    A best hit below it matched only words that many memories hold ("tips", "life" in "any
+    tips for my phone's battery life?"), and which of those a record holds ranked the
+    answer below a dozen unrelated records on LongMemEval (docs/design-notes.md#recall-lexical-gate)."""
+    total = max((int(r.get("total") or 0) for r in rows), default=0)
+    if settings.lexical_gate <= 0 or total <= 1:
+        return 0.0
+    return settings.lexical_gate * math.log(1.0 + (total - 0.5) / 1.5)
 
 
 def relevance(row: dict[str, Any], stick: tuple[float, float] | None = None) -> float:

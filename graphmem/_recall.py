@@ -82,7 +82,11 @@ class RecallSettings:
     ``semantic_share`` to ``1 - semantic_share``. A side whose best hit stands far out
     (a rare name matched exactly) therefore decides, and a side on which everything scores
     alike does not. The spreads suit WordLlama's cosines and Lucene's BM25; an embedder with
-    a much narrower or wider cosine range may want its own ``semantic_spread``.
+    a much narrower or wider cosine range may want its own ``semantic_spread``. The
+    full-text side takes part only when its best hit scores at least ``lexical_gate`` of
+    the largest IDF a word can have in the index: below that the question shares only common
+    words with the memory, and which of them a record happens to hold says little
+    (docs/design-notes.md#recall-lexical-gate).
     """
 
     def __post_init__(self) -> None:
@@ -92,6 +96,8 @@ class RecallSettings:
             raise InvalidInputError("semantic_share", f"must be between 0 and 1, got {self.semantic_share!r}")
         if self.min_relevance is not None and not (_is_number(self.min_relevance) and -1.0 <= self.min_relevance <= 1.0):
             raise InvalidInputError("min_relevance", f"must be None or a number from -1 to 1, got {self.min_relevance!r}")
+        if not (_is_number(self.lexical_gate) and self.lexical_gate >= 0 and math.isfinite(self.lexical_gate)):
+            raise InvalidInputError("lexical_gate", f"must be a number of 0 or more, got {self.lexical_gate!r}")
         if not (_is_number(self.min_standout) and math.isfinite(self.min_standout)):
             raise InvalidInputError("min_standout", f"must be a finite number, got {self.min_standout!r}")
         if not (self.session_penalty >= 0 and math.isfinite(self.session_penalty)):
@@ -139,6 +145,10 @@ class RecallSettings:
     """Smallest cosine deviation the fusion takes seriously (see above)."""
     lexical_spread: float = 0.5
     """Smallest BM25 deviation the fusion takes seriously (see above)."""
+    lexical_gate: float = 0.5
+    """The full-text side counts in the fusion only when its best hit's BM25 score is at
+    least this share of ln(1 + (N - 0.5) / 1.5), the IDF of a word that one of the index's N
+    memories holds (see above; 0 always lets it count)."""
     session_penalty: float = 0.0
     """Score taken off per record already ranked from the same session (see above; off by
     default: it pushed a conversation's second answering turn out of the top ten)."""

@@ -115,13 +115,22 @@ class AsyncSchemaMixin(AsyncHost):
             self._core.background = _relevance.matrix(vectors)
         return _relevance.yardstick(vector, self._core.background)
 
-    async def _query_vector(self, text: str) -> Vector | None:
-        """The embedding of a question, or None without an embedder. A bag-of-words embedder
-        (``bag_of_words = True``, as WordLlama) is given the question's content words without
-        its names (``_fulltext.embedded_question``)."""
+    async def _query_vector(self, text: str, chain: list[str]) -> Vector | None:
+        """The embedding of a question asked of the scopes ``chain``, or None without an
+        embedder. A bag-of-words embedder (``bag_of_words = True``, as WordLlama) is given the
+        question's content words without the names common among those scopes' memories
+        (``_fulltext.embedded_question``; asking which are common is one more round trip,
+        only when the question has a name)."""
         embedder = self._core.embedder
         if embedder is None:
             return None
-        text = _fulltext.embedded_question(text, bag_of_words=getattr(embedder, "bag_of_words", False))
+        bag_of_words = bool(getattr(embedder, "bag_of_words", False))
+        common: list[str] = []
+        probes = _fulltext.name_queries(text, self._core.tenant, chain) if bag_of_words else []
+        if probes:
+            rows = await self._run.read("name_frequency", tenant=self._core.tenant, chain=chain, names=probes,
+                                        share=_fulltext.COMMON_NAME_SHARE, least=_fulltext.COMMON_NAME_LEAST)
+            common = [r["word"] for r in rows if r["common"]]
+        text = _fulltext.embedded_question(text, bag_of_words=bag_of_words, common=common)
         # checked against the index: an embedder of another dimension gets a clear error
         return check.embedding(await embedder.aembed_query(text), "embedder output", await self._known_dimension())

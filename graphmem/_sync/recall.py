@@ -55,7 +55,7 @@ class RecallMixin(Host):
         k = _recall.check_k(k)
         floor = _recall.check_min_relevance(min_relevance)
         as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
-        vector = self._query_vector(text)
+        vector = self._query_vector(text, _scopes.chain(scope))
         args: dict[str, Any] = dict(
             tenant=self._core.tenant, query=text, scope=scope, k=k, vector=vector,
             as_of=as_of_t, valid_at=valid_t, kind_list=_recall.kinds(kinds), purpose=purpose,

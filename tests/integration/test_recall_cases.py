@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem import Memory, WordLlamaEmbedder
+from graphmem import Memory, RecallSettings, WordLlamaEmbedder
 
 
 @pytest.fixture(scope="module")
@@ -69,3 +69,57 @@ def test_the_floor_is_measured_on_the_embedder_s_own_scale(mem):
     # ... but only the answer stands out from unrelated text
     assert mem.recall("what is her job?", scope="u")[0].parts.relevance > 0.99
     assert mem.recall("will it rain tomorrow?", scope="u") == []
+
+
+class _Recording(WordLlamaEmbedder):
+    """WordLlama that keeps the questions it is asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.questions: list[str] = []
+
+    def embed_query(self, text: str) -> list[float]:
+        self.questions.append(text)
+        return super().embed_query(text)
+
+
+def test_only_names_common_in_the_memory_leave_the_embedded_question(neo4j, schema, tenant):
+    """A speaker's name on most lines says whom a question is about, not what: a bag-of-words
+    embedder gets the question without it. A place named on one line is what the question is
+    about and stays. Which names are common is counted among this tenant's visible records
+    only: another tenant that names Kyoto on every line changes nothing here."""
+    lines = [f"Caroline: {text}" for text in ("I started pottery classes", "My sister visits in May",
+                                              "The garden needs rain", "We adopted a beagle", "I ran 10 km today")]
+    lines += ["Mel: I loved the temples in Kyoto", "Mel: Work was busy this week"]
+    embedder = _Recording()
+    other = f"{tenant}-other"
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=other, embedder=embedder) as m:
+        m.remember_many([{"text": f"Kyoto line {i}", "scope": "u"} for i in range(8)])
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as m:
+        m.remember_many([{"text": line, "scope": "u"} for line in lines])
+        m.recall("When did Caroline visit Kyoto?", scope="u")
+        m.recall("When did Caroline visit Kyoto?", scope="elsewhere")  # nothing visible there: no name is common
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=other, embedder=embedder) as m:
+        m.recall("When did Caroline visit Kyoto?", scope="u")
+        m.erase(scope="u")
+    assert embedder.questions[-3:] == ["visit Kyoto", "Caroline visit Kyoto", "Caroline visit"]
+
+
+def test_a_question_sharing_only_common_words_follows_the_meaning(neo4j, schema, wordllama, tenant):
+    """Eight records share "tips" with the question and nothing else; the answer shares no
+    word with it. Below the lexical gate the full-text side sits out and the answer, found by
+    meaning, comes first; with the gate off, a record holding "tips" outranks it."""
+    texts_ = ["Some tips for better posture at my desk would help", "Thanks for the tips on sleeping well",
+              "Any tips for learning the guitar chords faster?", "Your tips for baking sourdough worked",
+              "I need tips for planning a trip to Lisbon", "Tips for keeping my tomato plants healthy, please",
+              "More tips for saving money on groceries?", "Great tips for running in the rain"]
+    answer = "My new power bank drains my smartphone quickly and the charge never lasts a day"
+    first = {}
+    for gate in (RecallSettings().lexical_gate, 0.0):
+        with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=wordllama,
+                    recall_settings=RecallSettings(lexical_gate=gate)) as m:
+            if not first:
+                m.remember_many([{"text": t, "scope": "u"} for t in [*texts_, answer]])
+            first[gate] = texts(m.recall("any tips for my phone battery?", scope="u", k=3))[0]
+    assert first[RecallSettings().lexical_gate] == answer
+    assert "tips" in first[0.0].lower()

@@ -3,6 +3,7 @@ evidence (each side in standard deviations from its own hits, with a noise floor
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timezone
 
 import pytest
@@ -96,7 +97,8 @@ def test_the_share_moves_the_decision_between_the_sides():
                                           ("exact_scan_limit", -1), ("exact_scan_limit", 256.0), ("rrf_k", None),
                                           ("expand_from", -1), ("expand_limit", "20"),
                                           ("half_life", 30), ("half_life", __import__("datetime").timedelta(days=-1)),
-                                          ("weights", {"fused": 1.0})])
+                                          ("weights", {"fused": 1.0}), ("lexical_gate", -0.1),
+                                          ("lexical_gate", float("nan")), ("lexical_gate", "0.5")])
 def test_recall_settings_are_checked(field, value):
     with pytest.raises(InvalidInputError, match=field):
         RecallSettings(**{field: value})
@@ -238,6 +240,48 @@ def test_function_words_are_not_searched_unless_nothing_else_is_left():
     assert lucene_query("Who did what?", None, ["s"]) == "text:(who did what)"  # nothing else: kept
     assert content_words("What did Caroline research about adoption?") == "Caroline research adoption"
     assert content_words("what is it?") == "what is it?"
+
+
+def test_names_are_told_apart_and_only_the_common_ones_leave_the_embedded_question():
+    from graphmem._fulltext import embedded_question, name_queries, names, without_names
+
+    question = "When did Caroline meet Mel at Kyoto's station? And LGBTQ groups?"
+    # acronyms and a sentence's first word are no names
+    assert names(question) == ["caroline", "mel", "kyoto"]
+    assert without_names(question) == "When did meet at station? And LGBTQ groups?"
+    assert without_names(question, {"caroline"}) == "When did meet Mel at Kyoto's station? And LGBTQ groups?"
+    assert embedded_question(question, bag_of_words=True, common={"caroline", "mel"}) == "meet Kyoto station LGBTQ groups"
+    assert embedded_question(question, bag_of_words=True, common=set()) == "Caroline meet Mel Kyoto station LGBTQ groups"
+    assert embedded_question(question, bag_of_words=False, common={"caroline"}) == question
+    assert embedded_question("Where does Priya live?", bag_of_words=True, common={"priya"}) == "live"
+    probes = name_queries(question, "t", ["a", "a/b"])
+    assert [p["word"] for p in probes] == ["caroline", "mel", "kyoto"]
+    assert probes[0]["lucene"].startswith("text:(caroline) AND (lexKey:(") and probes[0]["lucene"].endswith(")^0")
+
+
+def _gated(best_lexical: float, total: int | None, settings: RecallSettings = FUSION_ONLY) -> list[str]:
+    """Eight records share a common word with the question (lexical hits of at most
+    ``best_lexical``), the answer shares none but is the semantic side's best."""
+    rows = [row(f"common{i}", 0.60 - i * 0.005, best_lexical - i * 0.1, i + 2, i + 1) for i in range(8)]
+    rows.append(row("answer", 0.66, None, 1, None))
+    for r in rows:
+        r["total"] = total
+    return ids(rows, k=3, settings=settings)
+
+
+def test_the_full_text_side_sits_out_when_its_best_hit_matched_only_common_words():
+    """In a database of 1,000 memories a word one memory holds has an IDF of 6.5: the gate
+    is half of it (3.25). Hits of at most 2.0 matched only common words: the semantic
+    side decides. A hit of 6.0 holds a distinctive word: the full-text side counts."""
+    from graphmem._fusion import lexical_gate
+
+    assert lexical_gate([{"total": 1000}], RecallSettings()) == pytest.approx(0.5 * math.log(1 + 999.5 / 1.5))
+    assert lexical_gate([{"total": 1000}], RecallSettings(lexical_gate=0)) == 0.0
+    assert lexical_gate([{}], RecallSettings()) == 0.0  # no statistics: no gate
+    assert _gated(2.0, 1000)[0] == "answer"
+    assert _gated(6.0, 1000)[0] == "common0"
+    assert _gated(2.0, 1000, RecallSettings(min_relevance=-1.0, lexical_gate=0.0))[0] == "common0"
+    assert _gated(2.0, None)[0] == "common0"
 
 
 def test_the_scope_narrowing_does_not_score():
