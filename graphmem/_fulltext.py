@@ -11,11 +11,13 @@ from . import _dates, _scopes
 _WORD = re.compile(r"\w+", re.UNICODE)
 _LUCENE_WORDS = 64
 # a name of a question is common in the memory (and left out of what a bag-of-words embedder
-# embeds) when more than this share of the visible memories hold it, and at least this many:
-# LoCoMo's speakers are on about half the lines; a place or product a question names, on few
-# (docs/design-notes.md#recall-names)
+# embeds) when more than this share of the visible memories hold it, and at least LEAST of
+# them, or MOST in a memory of over ten times MOST (a thousand lines that name someone crowd
+# any top ten): LoCoMo's speakers are on about half the lines; a place or product a
+# question names, on few (docs/design-notes.md#recall-names)
 COMMON_NAME_SHARE = 0.1
 COMMON_NAME_LEAST = 2
+COMMON_NAME_MOST = 1000
 
 # Words that carry no topic in a question (question words, auxiliaries, pronouns,
 # quantifiers): left out of the full-text query and, for bag-of-words embedders, of the

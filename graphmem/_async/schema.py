@@ -129,7 +129,8 @@ class AsyncSchemaMixin(AsyncHost):
         probes = _fulltext.name_queries(text, self._core.tenant, chain) if bag_of_words else []
         if probes:
             rows = await self._run.read("name_frequency", tenant=self._core.tenant, chain=chain, names=probes,
-                                        share=_fulltext.COMMON_NAME_SHARE, least=_fulltext.COMMON_NAME_LEAST)
+                                        share=_fulltext.COMMON_NAME_SHARE, least=_fulltext.COMMON_NAME_LEAST,
+                                        most=_fulltext.COMMON_NAME_MOST)
             common = [r["word"] for r in rows if r["common"]]
         text = _fulltext.embedded_question(text, bag_of_words=bag_of_words, common=common)
         # checked against the index: an embedder of another dimension gets a clear error
