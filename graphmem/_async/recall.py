@@ -41,8 +41,9 @@ class AsyncRecallMixin(AsyncHost):
         records. Records that do not answer the question at all are left out (a floor
         calibrated for the embedder and the question, ``RecallSettings.min_standout``; or a
         plain cosine, ``min_relevance``), so an unrelated question gets an empty list. One round trip
-        to Neo4j (besides embedding the query); one or two more only when filters or
-        others' documents ate the candidates' over-fetch.
+        to Neo4j (besides embedding the query); one more before it when a bag-of-words
+        embedder meets a question with a name (which names are common in the memory), and one
+        or two after it only when filters or others' documents ate the candidates' over-fetch.
 
         ``as_of`` and ``valid_at`` look back in transaction and valid time; ``kinds``
         keeps some kinds only (``fact``, ``episode``, ``entity``, ``insight``,
