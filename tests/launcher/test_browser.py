@@ -3,8 +3,9 @@ demo's graph, and ends with the lines to use graphmem from a new shell, which mu
 as printed (and match the README's). Then Neo4j Browser in a real browser: Debian's headless
 Chromium (driven by its chromedriver, nothing downloaded) opens the printed address, connects
 with the launcher's credentials, gets graphmem's style on connect, runs the timeline query of
-the Browser kit on the demo's tenant and draws it. The screenshot of the drawn graph is
-docs/browser.png.
+the Browser kit on the demo's tenant and draws it. The screenshot of the drawn graph goes to
+build/browser.png (a run never touches the tracked files; docs/browser.png is a copy of it,
+refreshed by hand when the demo or the style changes).
 
 In ``make test`` make demo runs with the state dir of the session's launcher-started server,
 so its ``graphmem neo4j start`` finds that server running (what a user who started Neo4j
@@ -33,9 +34,10 @@ from ..neo4j_server import LAUNCHER_SOURCE, LAUNCHER_STATE, QUICK_JIT
 from .cli import env_lines, neo4j_cli
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOT = ROOT / "docs" / "browser.png"
+SCREENSHOT = ROOT / "build" / "browser.png"
 README = ROOT / "README.md"
 BUDGET = 90  # seconds for the browser's part: page load to screenshot (each wait is bounded too)
+pytestmark = pytest.mark.integration  # the session's server is make demo's (run alone, it is started too)
 VENV = Path(sys.prefix)  # the environment running the suite: make uses it, and does not reinstall it
 
 
