@@ -4,12 +4,14 @@
 //               comes from the scopes' memories counters) when there are at most
 //               $exactLimit of them, or when scanning them costs less than over-fetching
 //               from the index (inScope^2 <= neighbourCost * semanticFetch * overFetch *
-//               total), or when there is no query vector (nothing to search): a small
-//               scope in a large tenant gets its true top-k. Otherwise the vector index,
-//               asked for $semanticFetch neighbours over-fetched by total / inScope times
-//               $overFetch, then filtered and re-scored exactly (the index may be
-//               quantized). Keeps the best $semanticFetch. $strategy 'exact' or 'index'
-//               forces one.
+//               pool), or when there is no query vector (nothing to search): a small
+//               scope in a large tenant gets its true top-k. Otherwise the vector index
+//               (fragment vector_neighbours: on Neo4j 5 asked for $semanticFetch
+//               neighbours over-fetched by pool / inScope times $overFetch), then filtered
+//               and re-scored exactly (the index may be quantized). Keeps the best $semanticFetch. $strategy 'exact' or 'index'
+//               forces one. The pool is what the index searches among: every memory of
+//               the database on Neo4j 5; on Cypher 25 (recall:cypher25, Neo4j 2026) the
+//               tenant's, the index filtering by tenant inside the search (SEARCH).
 //   lexical  -- the full-text index: $lucene, narrowed to the visible scopes by lexKey (a
 //               zero-weight clause, so scores are the text's alone), or, when those scopes
 //               hold $openShare of all memories, $luceneOpen over-fetched by total / inScope
@@ -43,28 +45,30 @@ CALL () {
   MATCH (any_memory:Memory)
   RETURN count(any_memory) AS total
 }
+// the memories the vector index searches among: the database's (Neo4j 5), or the tenant's
+// (Cypher 25: the index is filtered by tenant; fragment vector_pool)
+CALL (total) {
+  {{vector_pool(pool)}}
+}
 // exact: no query vector (nothing to search, nothing to retry), or forced, or cheaper (a
 // scanned row costs Neo4j about 1/$neighbourCost of an index neighbour)
-WITH inScope, total,
+WITH inScope, total, pool,
      CASE
        WHEN $vector IS NULL OR $strategy = 'exact' THEN true
        WHEN $strategy = 'index' THEN false
-       ELSE inScope <= $exactLimit OR inScope * inScope <= $neighbourCost * $semanticFetch * $overFetch * total
+       ELSE inScope <= $exactLimit OR inScope * inScope <= $neighbourCost * $semanticFetch * $overFetch * pool
      END AS exact
-CALL (inScope, total, exact) {
-  CALL (inScope, total, exact) {
+CALL (inScope, pool, exact) {
+  CALL (inScope, pool, exact) {
     UNWIND CASE WHEN $vector IS NOT NULL AND exact THEN $chain ELSE [] END AS path
     MATCH (m:Memory {tenant: $tenant, scope: path})
     USING INDEX m:Memory(tenant, scope)
     WHERE m.embedding IS NOT NULL
     RETURN m, vector.similarity.cosine(m.embedding, $vector) AS semantic
     UNION
-    WITH inScope, total
+    WITH inScope, pool
     WHERE $vector IS NOT NULL AND NOT exact
-    WITH toInteger(ceil($semanticFetch * $overFetch * (1.0 * total / CASE WHEN inScope > 0 THEN inScope ELSE 1 END))) AS wanted
-    CALL db.index.vector.queryNodes('memory_embedding',
-        CASE WHEN wanted > $maxVectorFetch THEN $maxVectorFetch ELSE wanted END, $vector)
-      YIELD node AS m
+    {{vector_neighbours(m)}}
     WITH m
     WHERE m.tenant = $tenant AND m.scope IN $chain
     RETURN m, vector.similarity.cosine(m.embedding, $vector) AS semantic

@@ -1,5 +1,6 @@
 // name: schema_vector_info
-// The vector index's name and dimension, if it exists (dimension checks).
-SHOW VECTOR INDEXES YIELD name, options
+// The vector index's name, dimension and properties (the embedding, and on Neo4j 2026 the
+// tenant it filters by), if it exists: dimension checks and the recall template's choice.
+SHOW VECTOR INDEXES YIELD name, options, properties
 WHERE name = 'memory_embedding'
-RETURN name, options.indexConfig['vector.dimensions'] AS dimensions
+RETURN name, options.indexConfig['vector.dimensions'] AS dimensions, properties

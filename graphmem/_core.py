@@ -69,8 +69,11 @@ class Core:
             raise InvalidInputError("contradiction_threshold", "must be in (0, 1]")
         self.contradiction_threshold = contradiction_threshold
         self.dimension: int | None = None
-        self.background: Any = None  # the relevance floor's yardstick (a numpy matrix, _relevance.matrix)
         """The vector index's dimension, once known (from ``setup()`` or the database)."""
+        self.filtered_index: bool | None = None
+        """Whether the vector index is filtered by tenant inside the search (Neo4j 2026, made so
+        by ``setup()``): recall then runs its Cypher 25 version. Read with the dimension."""
+        self.background: Any = None  # the relevance floor's yardstick (a numpy matrix, _relevance.matrix)
 
     def now(self) -> datetime:
         return check.instant(self._clock(), "clock", allow_none=False)

@@ -223,14 +223,22 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
            valid_at: datetime, kind_list: list[str] | None, purpose: str, max_sensitivity: Any,
            include_invalidated: bool, settings: RecallSettings, user_id: str | None = None,
            agent_id: str | None = None, session_id: str | None = None, strategy: str | None = None,
-           scoped_lexical: bool = False, over_fetch_boost: float = 1.0) -> dict[str, Any]:
-    """Parameters of the ``recall`` template (for the retries: ``strategy`` forces the
-    exact semantic scan, ``over_fetch_boost`` multiplies the vector index's over-fetch, and
-    ``scoped_lexical`` forces the scope-narrowed Lucene query)."""
+           scoped_lexical: bool = False, over_fetch_boost: float = 1.0, cypher25: bool = False) -> dict[str, Any]:
+    """Parameters of the ``recall`` template, or with ``cypher25`` of its Cypher 25 version
+    (for the retries: ``strategy`` forces the exact semantic scan, ``over_fetch_boost``
+    multiplies the vector index's over-fetch, and ``scoped_lexical`` forces the
+    scope-narrowed Lucene query). The Cypher 25 version searches the index within the
+    tenant, and ``SEARCH`` needs its limit before the query runs: ``vectorLimit``, the
+    semantic fetch times the over-fetch (the first retry deepens it when narrower scopes than
+    the tenant's ate it)."""
     chain = _scopes.chain(scope)
     fetch = max(2 * k, 20)
     words = _fulltext.words(query)
+    over_fetch = settings.over_fetch * over_fetch_boost
+    index_size = ({"vectorLimit": min(settings.max_vector_fetch, math.ceil(semantic_fetch(k) * over_fetch))}
+                  if cypher25 else {"maxVectorFetch": settings.max_vector_fetch})
     return {
+        **index_size,
         "tenant": tenant,
         "chain": _padded(chain, _CHAIN_BUCKET),
         "vector": vector,
@@ -240,8 +248,7 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "scopedLexical": bool(scoped_lexical),
         "exactLimit": settings.exact_scan_limit,
         "strategy": strategy or settings.strategy,
-        "overFetch": settings.over_fetch * over_fetch_boost,
-        "maxVectorFetch": settings.max_vector_fetch,
+        "overFetch": over_fetch,
         "semanticFetch": semantic_fetch(k),
         "neighbourCost": _NEIGHBOUR_COST,
         "fetch": fetch,

@@ -15,6 +15,10 @@ Layout of the ``cypher/`` folder:
   ``{{name(var)}}``; the fragment's ``__node__`` becomes ``var``. Fragments are expanded
   when the template is loaded, so a missing fragment fails at load, and their parameters
   count in the including template's signature.
+- ``fragments/cypher25/*.cypher``: the Cypher 25 text of a fragment, for servers that have
+  it (Neo4j 2026: the vector index filtered in the index by ``SEARCH``). A template that
+  includes such a fragment also has a Cypher 25 version, ``get("<name>:cypher25")``: the
+  same statement with those fragments, sent as ``CYPHER 25``.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ _FRAGMENT_HEADER = re.compile(r"^//\s*fragment:\s*([a-z][a-z0-9_]*)\s*$")
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _INCLUDE = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)\(([a-z_][a-z0-9_]*)\)\s*\}\}")
 _NODE = "__node__"
+CYPHER25 = "cypher25"  # the variant of a template for servers that speak Cypher 25 (fragments/cypher25/)
 # Comment lines, then string literals and backquoted names, are blanked before parameters
 # are collected (a template's comments are whole lines starting with //).
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
@@ -142,23 +147,56 @@ def files() -> dict[str, Path]:
     return found
 
 
-@lru_cache(maxsize=1)
-def fragments() -> dict[str, str]:
-    """Fragment name -> its text, with the fragments it includes (one level) expanded."""
+def _read_fragments(folder: Path) -> dict[str, str]:
+    return {p.stem: parse_fragment(p.stem, p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.cypher"))}
+
+
+@lru_cache(maxsize=2)
+def fragments(variant: str | None = None) -> dict[str, str]:
+    """Fragment name -> its text, with the fragments it includes (one level) expanded; with
+    ``variant``, the fragments of that subfolder replace those of the same name."""
     folder = template_dir() / "fragments"
-    raw = {p.stem: parse_fragment(p.stem, p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.cypher"))}
+    raw = _read_fragments(folder)
+    if variant is not None:
+        own = _read_fragments(folder / variant)
+        if unknown := sorted(set(own) - set(raw)):
+            raise TemplateError(f"fragments/{variant}/ has no base fragment for {', '.join(unknown)}")
+        raw.update(own)
     return {name: expand(f"fragment {name}", body, raw) for name, body in raw.items()}
+
+
+def as_cypher25(name: str, template: Template) -> Template:
+    """``template`` sent as Cypher 25: its ``CYPHER`` options line gains the version, or a
+    ``CYPHER 25`` line is put before the statement."""
+    header, statement = template.text.split("\n", 1)
+    if statement.startswith("CYPHER "):
+        statement = "CYPHER 25 " + statement[len("CYPHER "):]
+    else:
+        statement = "CYPHER 25\n" + statement
+    return Template(name=name, doc=template.doc, text=f"{header}\n{statement}", parameters=template.parameters)
 
 
 @lru_cache(maxsize=1)
 def _all() -> dict[str, Template]:
-    shared = fragments()
-    return {name: parse(name, path.read_text(encoding="utf-8"), shared) for name, path in files().items()}
+    shared, own = fragments(), fragments(CYPHER25)
+    found: dict[str, Template] = {}
+    for name, path in files().items():
+        source = path.read_text(encoding="utf-8")
+        found[name] = parse(name, source, shared)
+        if expand(name, source, own) != expand(name, source, shared):  # it includes a Cypher 25 fragment
+            variant = f"{name}:{CYPHER25}"
+            found[variant] = as_cypher25(variant, parse(name, source, own))
+    return found
 
 
 def names() -> list[str]:
-    """Names of every template shipped with graphmem."""
-    return sorted(_all())
+    """Names of every template shipped with graphmem (one per file)."""
+    return sorted(name for name in _all() if ":" not in name)
+
+
+def variant_names() -> list[str]:
+    """Names of the templates' Cypher 25 versions (``<name>:cypher25``)."""
+    return sorted(name for name in _all() if ":" in name)
 
 
 @lru_cache(maxsize=1)

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from .. import _context, _fusion, _recall, _scopes
+from .. import _context, _dialect, _fusion, _recall, _scopes
 from .. import _validate as check
 from .._errors import GraphMemError
 from .host import AsyncHost
@@ -61,6 +61,8 @@ class AsyncRecallMixin(AsyncHost):
             max_sensitivity=max_sensitivity, include_invalidated=include_invalidated,
             settings=self._recall_settings, user_id=user_id, agent_id=agent_id, session_id=session_id,
         )
+        # on Neo4j 2026 the vector index is searched within the tenant (recall's Cypher 25 version)
+        args["cypher25"] = vector is not None and await self._filtered_index()
         rows = await self._recall_rows(_recall.params(**args))
         retry: dict[str, Any] = {}
         for _ in range(2):
@@ -78,13 +80,14 @@ class AsyncRecallMixin(AsyncHost):
         """Run the recall template. A stored vector Neo4j's cosine refuses (written before
         vectors were checked) would fail every recall of its scopes: it is removed (the
         record stays) and the recall runs again, once."""
+        name = _dialect.template("recall", "vectorLimit" in params)
         try:
-            return await self._run.read("recall", **params)
+            return await self._run.read(name, **params)
         except GraphMemError as exc:
             if not refused_vector(exc) or not await repair_vectors(
                     self._run, self._core.tenant, await self._known_dimension(), self._core.now()):
                 raise
-        return await self._run.read("recall", **params)
+        return await self._run.read(name, **params)
 
     async def context(
         self,

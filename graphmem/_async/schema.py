@@ -5,10 +5,11 @@ embedding what is about to be written or asked.
 from __future__ import annotations
 
 import logging
+import time
 from datetime import datetime
 from typing import Any
 
-from .. import _fulltext, _relevance, _templates
+from .. import _dialect, _fulltext, _relevance, _templates
 from .. import _validate as check
 from .._errors import GraphMemError, InvalidInputError, SchemaError
 from .._vectors import Vector
@@ -51,7 +52,11 @@ class AsyncSchemaMixin(AsyncHost):
         first real ``recall`` does not pay for it.
 
         The vector index's dimension comes from the embedder; an existing index of
-        another dimension raises ``SchemaError``. Stored embeddings of this tenant that
+        another dimension raises ``SchemaError``. On Neo4j 2026 the index also carries the
+        tenant, so recall searches one tenant inside the index; an index made without it
+        (by an older graphmem, or before the server was upgraded) is dropped and made again,
+        with a line on the ``graphmem`` logger before and after (recall scans exactly while
+        it is rebuilt). Stored embeddings of this tenant that
         Neo4j's cosine would refuse (written before graphmem checked vectors, or by hand:
         not finite, an absurd norm, another dimension) are removed; the records stay,
         found by text and through the graph, and a warning on the ``graphmem`` logger
@@ -61,6 +66,7 @@ class AsyncSchemaMixin(AsyncHost):
         """
         for name in _templates.schema_names():
             await self._run.auto(name)
+        rebuilt: float | None = None
         if self._core.embedder is not None:
             probe = await self._core.embedder.aembed_query("dimension probe")
             wanted = len(check.embedding(probe, "embedder output", None))
@@ -70,18 +76,46 @@ class AsyncSchemaMixin(AsyncHost):
                     f"the vector index memory_embedding has {existing} dimensions but the embedder "
                     f"returns {wanted}; drop the index (and re-embed) or use a matching embedder"
                 )
-            if existing is None:
-                await self._run.auto("schema_vector", dimensions=wanted)
-            self._core.dimension = wanted
+            can_filter = _dialect.filters_vectors((await self._run.read("server_components"))[0]["version"])
+            if existing is not None and can_filter and not self._core.filtered_index:
+                rebuilt = await self._drop_unfiltered_index()
+            if existing is None or rebuilt is not None:
+                await self._run.auto(_dialect.template("schema_vector", can_filter), dimensions=wanted)
+            self._core.dimension, self._core.filtered_index = wanted, can_filter
         await self._run.auto("schema_await", timeout=timeout)
+        if rebuilt is not None:
+            _log.warning("vector index memory_embedding rebuilt with the tenant as its filter in %.1f s",
+                         time.monotonic() - rebuilt)
         if repair:
             await repair_vectors(self._run, self._core.tenant, await self._known_dimension(), self._core.now())
         # a read of a scope nobody writes to: Neo4j caches the plan (recall.cypher keeps it)
         await self.recall("warm up", scope=_WARM_UP_SCOPE, k=1)
 
+    async def _drop_unfiltered_index(self) -> float:
+        """Drop a vector index that cannot filter by tenant (setup() makes it again); the
+        monotonic time it was dropped at."""
+        size = (await self._run.read("vector_index_size"))[0]["memories"]
+        _log.warning("rebuilding vector index memory_embedding with the tenant as its filter (this server "
+                     "can filter inside the index): %d memories to index, recall scans exactly until then", size)
+        started = time.monotonic()
+        await self._run.auto("schema_vector_drop")
+        self._core.filtered_index = False
+        return started
+
     async def _vector_dimension(self) -> int | None:
+        """The vector index's dimension (None without one); notes whether it filters by tenant."""
         rows = await self._run.read("schema_vector_info")  # a read: a cluster's readers answer it
-        return int(rows[0]["dimensions"]) if rows else None
+        if not rows:
+            return None
+        self._core.filtered_index = _dialect.filtered(rows[0]["properties"])
+        return int(rows[0]["dimensions"])
+
+    async def _filtered_index(self) -> bool:
+        """Whether recall may search the vector index within the tenant (read once per memory
+        object, with the dimension; an index made later by setup() says so itself)."""
+        if self._core.filtered_index is None:
+            await self._vector_dimension()
+        return bool(self._core.filtered_index)
 
     async def _known_dimension(self) -> int | None:
         if self._core.dimension is None:

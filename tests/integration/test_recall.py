@@ -25,7 +25,7 @@ def test_recall_finds_by_meaning_and_words_in_one_round_trip(neo4j, schema, embe
         m.remember("Bob prefers espresso", scope="acme/bob")
         seen.clear()
         results = m.recall("what tea does Alice drink", scope="acme/alice", k=5)
-    assert seen == ["recall"]
+    assert seen in (["recall"], ["recall:cypher25"])  # its Cypher 25 version on Neo4j 2026
     assert results[0].record.id == tea.id
     top = results[0].parts
     assert top.semantic > 0.5 and top.lexical == 1.0 and top.fused > 0
@@ -206,7 +206,7 @@ def test_without_an_embedder_recall_is_one_round_trip(neo4j, schema, tenant):
         seen.clear()
         hits = m.recall("green tea", scope="s", k=5)
     assert len(hits) == 5 and all(h.parts.lexical > 0 for h in hits)
-    assert seen == ["recall"]
+    assert seen in (["recall"], ["recall:cypher25"])  # its Cypher 25 version on Neo4j 2026
 
 
 def test_a_forced_index_path_on_an_empty_scope_returns_nothing(neo4j, schema, embedder, tenant):

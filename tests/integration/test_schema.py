@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from neo4j.exceptions import ClientError
 
-from graphmem import HashingEmbedder, Memory, Neo4jUnavailableError, SchemaError, _templates
+from graphmem import HashingEmbedder, Memory, Neo4jUnavailableError, SchemaError, _dialect, _templates
 from graphmem._errors import translated_errors
+
+
+def _server_filters_vectors(driver) -> bool:
+    records, _, _ = driver.execute_query(_templates.get("server_components").text)
+    return _dialect.filters_vectors(records[0]["version"])
 
 
 def test_setup_is_idempotent_and_every_index_is_online(neo4j, schema, embedder, driver):
@@ -32,12 +38,13 @@ def test_setup_plans_recall_with_the_parameter_types_recall_uses(neo4j, schema, 
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
                 tracer=lambda name, params, seconds: seen.append((name, params))) as m:
         m.setup()
-        warm = [params for name, params in seen if name == "recall"]
-        assert len(warm) == 1 and seen[-1][0] == "recall"
+        # recall, or on Neo4j 2026 its Cypher 25 version (recall:cypher25): the same one both times
+        warm = [(name, params) for name, params in seen if name.split(":")[0] == "recall"]
+        assert len(warm) == 1 and seen[-1][0] == warm[0][0]
         seen.clear()
         m.recall("anything at all", scope="acme/alice")
-        real = [params for name, params in seen if name == "recall"][0]
-        assert {k: type(v) for k, v in warm[0].items()} == {k: type(v) for k, v in real.items()}
+        real = [params for name, params in seen if name == warm[0][0]][0]
+        assert {k: type(v) for k, v in warm[0][1].items()} == {k: type(v) for k, v in real.items()}
         assert m.recall("warm up", scope="graphmem-warm-up", k=5) == []
 
 
@@ -61,11 +68,50 @@ def test_every_template_compiles(driver, schema, name):
     template = _templates.get(name)
     params = {p: None for p in template.parameters}
     statement = template.text
+    if name == "schema_vector_drop":
+        # dropping the index every test beside this one searches is the migration test's
+        # to check (test_vector_migration.py, alone in make test-reliability)
+        assert template.text.splitlines()[1] == "DROP INDEX memory_embedding IF EXISTS"
+        return
     if name.startswith("schema_") and not name.endswith(("_info", "_await")):
         # DDL cannot be EXPLAINed; running it is the check (it is idempotent: IF NOT EXISTS)
         driver.execute_query(statement, {"dimensions": 256} if "dimensions" in params else {})
         return
     driver.execute_query("EXPLAIN " + statement, params)
+
+
+@pytest.mark.parametrize("name", _templates.variant_names())
+def test_cypher25_versions_compile_on_neo4j_2026_and_neo4j_5_refuses_them(driver, schema, name):
+    """Which version a server gets is decided by its version (graphmem._dialect): on Neo4j
+    2026 every Cypher 25 version compiles (the index DDL runs: IF NOT EXISTS), and Neo4j 5
+    refuses them, so sending one there would be a bug, not a slower path."""
+    template = _templates.get(name)
+    params = {p: None for p in template.parameters}
+    if name.startswith("schema_"):
+        statement, params = template.text, ({"dimensions": 256} if "dimensions" in params else {})
+    else:
+        statement = "EXPLAIN " + template.text
+    if _server_filters_vectors(driver):
+        driver.execute_query(statement, params)
+    else:
+        with pytest.raises(ClientError):
+            driver.execute_query(statement, params)
+
+
+def test_the_vector_index_filters_by_tenant_where_the_server_can_and_recall_follows(neo4j, schema, embedder,
+                                                                                    driver, tenant):
+    records, _, _ = driver.execute_query(_templates.get("schema_vector_info").text)
+    can = _server_filters_vectors(driver)
+    assert _dialect.filtered(records[0]["properties"]) is can
+    seen = []
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                tracer=lambda name, params, seconds: seen.append(name)) as m:
+        m.remember("Alice drinks green tea", scope="u")
+        assert m.recall("green tea", scope="u")[0].record.text == "Alice drinks green tea"
+        # one read of the index per memory object: the dimension and the filter together
+        assert seen.count("schema_vector_info") == 1
+        m.recall("tea", scope="u")
+    assert [n for n in seen if n.startswith("recall")] == [_dialect.template("recall", can)] * 2
 
 
 def test_unreachable_neo4j_is_a_clear_error_without_the_password():
@@ -85,7 +131,8 @@ def test_wrong_password_is_a_clear_error(neo4j):
 def test_verify_connectivity_reports_the_server(neo4j):
     with Memory(neo4j.uri, (neo4j.user, neo4j.password)) as m:
         info = m.verify_connectivity()
-    assert info["version"].startswith("5.26") or info["version"] >= "5.26"
+    major, minor = (int(part) for part in info["version"].split(".")[:2])
+    assert (major, minor) >= (5, 26)  # 5.26 LTS, or a calendar version (2026.08.1)
     assert info["name"] == "Neo4j Kernel"
 
 

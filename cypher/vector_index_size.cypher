@@ -1,0 +1,6 @@
+// name: vector_index_size
+// How many memories have an embedding (what rebuilding the vector index must index), for
+// setup()'s line before a rebuild.
+MATCH (m:Memory)
+WHERE m.embedding IS NOT NULL
+RETURN count(m) AS memories
