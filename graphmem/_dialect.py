@@ -19,7 +19,7 @@ def filters_vectors(version: str) -> bool:
     """Whether a server of this kernel version (``5.26.19``, ``2026.08.1``) creates vector
     indexes with additional properties that ``SEARCH`` filters on."""
     found = _CALENDAR.match(version.strip())
-    return bool(found) and int(found.group(1)) >= FILTERED_SINCE
+    return found is not None and int(found.group(1)) >= FILTERED_SINCE
 
 
 def filtered(properties: list[str] | None) -> bool:
