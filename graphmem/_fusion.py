@@ -144,7 +144,7 @@ def lexical_gate(rows: list[dict[str, Any]], settings: RecallSettings) -> float:
     tips for my phone's battery life?"), and which of those a record holds ranked the
     answer below a dozen unrelated records on LongMemEval (docs/design-notes.md#recall-lexical-gate)."""
     total = max((int(r.get("total") or 0) for r in rows), default=0)
-    if settings.lexical_gate <= 0 or total <= 1:
+    if not settings.lexical_gate or total <= 1:  # 0, or None (left to the embedder: _recall.for_embedder)
         return 0.0
     return settings.lexical_gate * math.log(1.0 + (total - 0.5) / 1.5)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -96,8 +96,9 @@ class RecallSettings:
             raise InvalidInputError("semantic_share", f"must be between 0 and 1, got {self.semantic_share!r}")
         if self.min_relevance is not None and not (_is_number(self.min_relevance) and -1.0 <= self.min_relevance <= 1.0):
             raise InvalidInputError("min_relevance", f"must be None or a number from -1 to 1, got {self.min_relevance!r}")
-        if not (_is_number(self.lexical_gate) and self.lexical_gate >= 0 and math.isfinite(self.lexical_gate)):
-            raise InvalidInputError("lexical_gate", f"must be a number of 0 or more, got {self.lexical_gate!r}")
+        if self.lexical_gate is not None and not (
+                _is_number(self.lexical_gate) and self.lexical_gate >= 0 and math.isfinite(self.lexical_gate)):
+            raise InvalidInputError("lexical_gate", f"must be None or a number of 0 or more, got {self.lexical_gate!r}")
         if not (_is_number(self.min_standout) and math.isfinite(self.min_standout)):
             raise InvalidInputError("min_standout", f"must be a finite number, got {self.min_standout!r}")
         if not (self.session_penalty >= 0 and math.isfinite(self.session_penalty)):
@@ -145,10 +146,11 @@ class RecallSettings:
     """Smallest cosine deviation the fusion takes seriously (see above)."""
     lexical_spread: float = 0.5
     """Smallest BM25 deviation the fusion takes seriously (see above)."""
-    lexical_gate: float = 0.5
+    lexical_gate: float | None = None
     """The full-text side counts in the fusion only when its best hit's BM25 score is at
     least this share of ln(1 + (N - 0.5) / 1.5), the IDF of a word that one of the index's N
-    memories holds (see above; 0 always lets it count)."""
+    memories holds (see above; 0 always lets it count). None: ``BAG_OF_WORDS_GATE`` for a
+    bag-of-words embedder (WordLlama), 0 for a contextual one (``for_embedder``)."""
     session_penalty: float = 0.0
     """Score taken off per record already ranked from the same session (see above; off by
     default: it pushed a conversation's second answering turn out of the top ten)."""
@@ -269,6 +271,18 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "expandFrom": settings.expand_from,
         "expandLimit": min(settings.expand_limit, 2 * k),
     }
+
+
+BAG_OF_WORDS_GATE = 0.5
+"""The lexical gate with a bag-of-words embedder: measured to help WordLlama on LongMemEval
+and to cost MiniLM on LoCoMo (docs/design-notes.md#recall-lexical-gate)."""
+
+
+def for_embedder(settings: RecallSettings, bag_of_words: bool) -> RecallSettings:
+    """``settings`` with what was left to the embedder decided (``lexical_gate=None``)."""
+    if settings.lexical_gate is not None:
+        return settings
+    return replace(settings, lexical_gate=BAG_OF_WORDS_GATE if bag_of_words else 0.0)
 
 
 def check_min_relevance(value: Any) -> float | None:

@@ -75,7 +75,8 @@ class RecallMixin(Host):
                 break
             retry.update(more)
             rows = self._recall_rows(_recall.params(**args, **retry))
-        return _fusion.score(rows, now=self._core.now(), settings=self._recall_settings, k=k, min_relevance=floor,
+        settings = _recall.for_embedder(self._recall_settings, bool(getattr(self._core.embedder, "bag_of_words", False)))
+        return _fusion.score(rows, now=self._core.now(), settings=settings, k=k, min_relevance=floor,
                              stick=self._yardstick(vector))
 
     def _recall_rows(self, params: dict[str, Any]) -> list[dict[str, Any]]:

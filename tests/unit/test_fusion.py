@@ -259,7 +259,10 @@ def test_names_are_told_apart_and_only_the_common_ones_leave_the_embedded_questi
     assert probes[0]["lucene"].startswith("text:(caroline) AND (lexKey:(") and probes[0]["lucene"].endswith(")^0")
 
 
-def _gated(best_lexical: float, total: int | None, settings: RecallSettings = FUSION_ONLY) -> list[str]:
+GATED = RecallSettings(min_relevance=-1.0, lexical_gate=0.5)  # as recall decides it for a bag-of-words embedder
+
+
+def _gated(best_lexical: float, total: int | None, settings: RecallSettings = GATED) -> list[str]:
     """Eight records share a common word with the question (lexical hits of at most
     ``best_lexical``), the answer shares none but is the semantic side's best."""
     rows = [row(f"common{i}", 0.60 - i * 0.005, best_lexical - i * 0.1, i + 2, i + 1) for i in range(8)]
@@ -275,8 +278,14 @@ def test_the_full_text_side_sits_out_when_its_best_hit_matched_only_common_words
     side decides. A hit of 6.0 holds a distinctive word: the full-text side counts."""
     from graphmem._fusion import lexical_gate
 
-    assert lexical_gate([{"total": 1000}], RecallSettings()) == pytest.approx(0.5 * math.log(1 + 999.5 / 1.5))
+    assert lexical_gate([{"total": 1000}], RecallSettings(lexical_gate=0.5)) == pytest.approx(0.5 * math.log(1 + 999.5 / 1.5))
     assert lexical_gate([{"total": 1000}], RecallSettings(lexical_gate=0)) == 0.0
+    # left to the embedder: on for a bag-of-words one, off for a contextual one
+    from graphmem._recall import BAG_OF_WORDS_GATE, for_embedder
+    assert RecallSettings().lexical_gate is None and lexical_gate([{"total": 1000}], RecallSettings()) == 0.0
+    assert for_embedder(RecallSettings(), bag_of_words=True).lexical_gate == BAG_OF_WORDS_GATE == 0.5
+    assert for_embedder(RecallSettings(), bag_of_words=False).lexical_gate == 0.0
+    assert for_embedder(RecallSettings(lexical_gate=0.3), bag_of_words=False).lexical_gate == 0.3
     assert lexical_gate([{}], RecallSettings()) == 0.0  # no statistics: no gate
     assert _gated(2.0, 1000)[0] == "answer"
     assert _gated(6.0, 1000)[0] == "common0"
