@@ -109,7 +109,8 @@ def find_jdks(jvm_dir: Path = JVM_DIR) -> list[Jdk]:
     if home:
         found += filter(None, [_jdk_at(Path(home), "JAVA_HOME")])
     try:
-        folders = sorted(p for p in jvm_dir.iterdir() if p.is_dir() and (p / "bin" / "javac").is_file())
+        folders = sorted(p for p in jvm_dir.iterdir()  # a symlink (java-1.17.0-openjdk-amd64) names another folder
+                         if p.is_dir() and not p.is_symlink() and (p / "bin" / "javac").is_file())
     except OSError:
         folders = []
     found += sorted(filter(None, (_jdk_at(p, str(jvm_dir)) for p in folders)), key=lambda j: -j.feature)

@@ -43,7 +43,7 @@ def test_jdks_in_lookup_order_java_home_then_jvm_dir_newest_first_then_path(mach
     monkeypatch.setenv("JAVA_HOME", str(home))
     found = find_jdks(machine)
     assert [(j.home.name, j.feature, j.found) for j in found] == [
-        ("my-jdk", 21, "JAVA_HOME"), ("temurin-25-jdk-amd64", 25, str(machine)), ("java-1.17.0-openjdk-amd64", 17, str(machine))]
+        ("my-jdk", 21, "JAVA_HOME"), ("temurin-25-jdk-amd64", 25, str(machine)), ("java-17-openjdk-amd64", 17, str(machine))]
     # the symlinked folder and java on PATH are the same JDK, listed once
 
 
