@@ -26,7 +26,7 @@ from importlib import resources
 from pathlib import Path
 
 from ._errors import LauncherError
-from ._launcher_java import Choice, choose, find_jdks, forced_version
+from ._launcher_java import Choice, choose, find_jdks, forced_version, kept_version
 from ._launcher_process import (
     _MAIN_CLASS,
     _chosen_password,
@@ -248,9 +248,7 @@ def start(*, port: int | None = None, http_port: int | None = None, data: Path |
     if ephemeral and data is not None:
         raise LauncherError("--data and --ephemeral exclude each other: an ephemeral Neo4j uses a temporary folder")
     kept_dir = None if ephemeral else (Path(data).resolve() if data is not None else default_data_dir())
-    kept_file = kept_dir / _VERSION_FILE if kept_dir else None
-    kept = kept_file.read_text().strip() if kept_file and kept_file.is_file() else None
-    choice = choose(find_jdks(), forced, kept)
+    choice = choose(find_jdks(), forced, kept_version(kept_dir, _VERSION_FILE) if kept_dir else None)
     progress(f"graphmem: {choice.line()}", file=sys.stderr)
     build_dir = build(progress, choice)
     folder = state_dir()
@@ -274,8 +272,8 @@ def start(*, port: int | None = None, http_port: int | None = None, data: Path |
     try:
         found = _launch(str(choice.jdk.java), build_dir, port, http, folder, data_dir, ephemeral, password, heap, log,
                         timeout, progress)
-        if kept_file:
-            kept_file.write_text(found.version + "\n")
+        if kept_dir:
+            (kept_dir / _VERSION_FILE).write_text(found.version + "\n")
         return found
     except BaseException:
         if ephemeral:

@@ -77,6 +77,16 @@ def forced_version(asked: str | None = None) -> str | None:
     return wanted
 
 
+def kept_version(data_dir: Path, file: str) -> str | None:
+    """The Neo4j version that last served a data folder (its ``file``), or 5.26.19 for a store
+    without one (launchers before issue 30 ran 5.26 only); None for a new folder."""
+    try:
+        kept = (data_dir / file).read_text().strip()
+    except OSError:
+        return NEO4J_LTS if (data_dir / "data" / "databases").is_dir() else None
+    return kept if _VERSION.match(kept) else None
+
+
 def _release_version(home: Path) -> str | None:
     try:
         found = _RELEASE.search((home / "release").read_text(errors="replace"))

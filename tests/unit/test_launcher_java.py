@@ -8,7 +8,7 @@ import os
 import pytest
 
 from graphmem import LauncherError
-from graphmem._launcher_java import NEO4J_2026, NEO4J_LTS, Jdk, choose, find_jdks, forced_version
+from graphmem._launcher_java import NEO4J_2026, NEO4J_LTS, Jdk, choose, find_jdks, forced_version, kept_version
 
 
 def fake_jdk(folder, version, *, javac=True):
@@ -133,3 +133,14 @@ def test_versions_of_old_and_new_schemes():
     assert Jdk(os.devnull, "1.8.0_402", "PATH").feature == 8  # type: ignore[arg-type]
     assert Jdk(os.devnull, "25", "PATH").feature == 25  # type: ignore[arg-type]
     assert Jdk(os.devnull, "21-ea", "PATH").feature == 21  # type: ignore[arg-type]
+
+
+def test_the_kept_version_of_a_data_folder(tmp_path):
+    data = tmp_path / "neo4j-data"
+    assert kept_version(data, "v") is None  # a new folder: the default applies
+    (data / "data" / "databases").mkdir(parents=True)
+    assert kept_version(data, "v") == NEO4J_LTS  # a store from before the version file: 5.26 wrote it
+    (data / "v").write_text("2026.08.1\n")
+    assert kept_version(data, "v") == NEO4J_2026
+    (data / "v").write_text("?\n")
+    assert kept_version(data, "v") is None
