@@ -35,6 +35,10 @@ def _parser() -> argparse.ArgumentParser:
     start.add_argument("--timeout", type=float, default=None,
                        help="give up when Neo4j has shown no progress (no log output, CPU or disk work) for this many "
                             "seconds; while it progresses, start waits (default: GRAPHMEM_NEO4J_START_TIMEOUT, else 180)")
+    start.add_argument("--neo4j-version", default=None, metavar="VERSION",
+                       help="the Neo4j version to run, e.g. 2026.08.1 (needs Java 21+) or 5.26.19 (default: "
+                            "GRAPHMEM_NEO4J_VERSION, else the version the data folder last ran, else 2026.08.1 when "
+                            "a Java 21+ is found, else 5.26.19)")
     _show_password(start)
     _show_password(actions.add_parser("status", help="print the lines to eval for the running Neo4j, exit 1 if none"))
     actions.add_parser("stop", help="stop the Neo4j started with this state dir (its data is kept)")
@@ -120,15 +124,14 @@ def _describe(running: _launcher.RunningNeo4j) -> None:
 
 def _neo4j(args: argparse.Namespace) -> int:
     if args.action == "start":
-        running = _launcher.status()
-        if running is None:
-            running = _launcher.start(port=args.port, http_port=args.http_port, data=args.data, ephemeral=args.ephemeral,
-                                      browser=args.browser, timeout=args.timeout, progress=_progress)
-            print("graphmem: started.", file=sys.stderr)
-        else:
-            print("graphmem: already running, nothing started.", file=sys.stderr)
-        _describe(running)
-        _print_settings(running, args.show_password)
+        started = _launcher.status() is None
+        # a running one is returned as it is (refused if a forced --neo4j-version differs from it)
+        server = _launcher.start(port=args.port, http_port=args.http_port, data=args.data, ephemeral=args.ephemeral,
+                                 browser=args.browser, timeout=args.timeout, neo4j_version=args.neo4j_version,
+                                 progress=_progress)
+        print("graphmem: started." if started else "graphmem: already running, nothing started.", file=sys.stderr)
+        _describe(server)
+        _print_settings(server, args.show_password)
         return 0
     if args.action == "status":
         running = _launcher.status()

@@ -26,6 +26,7 @@ from importlib import resources
 from pathlib import Path
 
 from ._errors import LauncherError
+from ._launcher_java import Choice, choose, find_jdks, forced_version, kept_version
 from ._launcher_process import (
     _MAIN_CLASS,
     _chosen_password,
@@ -99,35 +100,27 @@ def _fingerprint(project: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def _java() -> str:
-    home = os.environ.get("JAVA_HOME")
-    if home and (Path(home) / "bin" / "java").is_file():
-        return str(Path(home) / "bin" / "java")
-    found = shutil.which("java")
-    if not found:
-        raise LauncherError("java was not found: install a JDK 17 (e.g. apt-get install openjdk-17-jdk) or set JAVA_HOME")
-    return found
-
-
-def build(progress: Callable[..., None] = print) -> Path:
-    """Build the launcher once (Maven fetches Neo4j's jars); return the build folder."""
+def build(progress: Callable[..., None] = print, choice: Choice | None = None) -> Path:
+    """Build the launcher once for ``choice``'s Neo4j version with its JDK (Maven fetches
+    Neo4j's jars); return the build folder, one per version and launcher source."""
+    choice = choice or choose(find_jdks(), forced_version())
     project = _project_source()
-    build_dir = _cache_dir() / f"embedded-{_fingerprint(project)}"
+    build_dir = _cache_dir() / f"embedded-{choice.neo4j}-{_fingerprint(project)}"
     jar = build_dir / "target" / "graphmem-embedded-neo4j-1.0.0.jar"
     if jar.is_file() and (build_dir / "target" / "lib").is_dir():
         return build_dir
     mvn = shutil.which("mvn")
     if not mvn:
         raise LauncherError("mvn (Apache Maven) was not found: install it (e.g. apt-get install maven) to fetch Neo4j's jars")
-    progress(f"graphmem: building the embedded Neo4j launcher in {build_dir} (first time: Maven fetches Neo4j's jars)", file=sys.stderr)
+    progress(f"graphmem: building the embedded Neo4j {choice.neo4j} launcher in {build_dir} with Java {choice.jdk.version} "
+             "(first time: Maven fetches Neo4j's jars)", file=sys.stderr)
     if build_dir.exists():
         shutil.rmtree(build_dir)
     build_dir.mkdir(parents=True)
     shutil.copy2(project / "pom.xml", build_dir / "pom.xml")
     shutil.copytree(project / "src", build_dir / "src")
-    done = subprocess.run(
-        [mvn, "-B", "-q", "package", "-DskipTests"], cwd=build_dir, capture_output=True, text=True
-    )
+    done = subprocess.run([mvn, "-B", "-q", "package", "-DskipTests", f"-Dneo4j.version={choice.neo4j}"], cwd=build_dir,
+                          capture_output=True, text=True, env=dict(os.environ, JAVA_HOME=str(choice.jdk.home)))
     if done.returncode != 0 or not jar.is_file():
         tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
         shutil.rmtree(build_dir, ignore_errors=True)
@@ -205,6 +198,7 @@ def _choose_port(asked: int | None, variable: str, previous: str | None, what: s
 
 
 _PASSWORD_FILE = "graphmem-password"
+_VERSION_FILE = "graphmem-neo4j-version"  # the Neo4j version that last served a data folder
 
 
 def _data_password(data_dir: Path) -> str:
@@ -232,7 +226,7 @@ def _data_password(data_dir: Path) -> str:
 
 def start(*, port: int | None = None, http_port: int | None = None, data: Path | None = None,
           ephemeral: bool = False, browser: bool = True, timeout: float | None = None,
-          progress: Callable[..., None] = print) -> RunningNeo4j:
+          neo4j_version: str | None = None, progress: Callable[..., None] = print) -> RunningNeo4j:
     """Start Neo4j in the background (or return the one already running) and wait for Bolt.
 
     Data lives in ``data`` (default ``<state dir>/neo4j-data``) and survives ``stop``; with
@@ -240,15 +234,23 @@ def start(*, port: int | None = None, http_port: int | None = None, data: Path |
     the HTTP connector serves Neo4j Browser on 127.0.0.1 as well. The wait lasts while Neo4j
     makes progress (a recovery after a crash can take minutes) and ends after ``timeout``
     seconds without any (default ``GRAPHMEM_NEO4J_START_TIMEOUT``, else 180); ``progress``
-    hears what it is doing meanwhile (``graphmem._launcher_wait``).
+    hears what it is doing meanwhile (``graphmem._launcher_wait``). The Neo4j version and
+    JDK are chosen by ``graphmem._launcher_java`` (``neo4j_version`` forces a version) and
+    said in one line to ``progress``.
     """
+    forced = forced_version(neo4j_version)
     running = status()
     if running:
+        if forced and forced != running.version:
+            raise LauncherError(f"Neo4j {running.version} is already running from this state dir: stop it first "
+                                f"(`graphmem neo4j stop`) to start Neo4j {forced}")
         return running
     if ephemeral and data is not None:
         raise LauncherError("--data and --ephemeral exclude each other: an ephemeral Neo4j uses a temporary folder")
-    build_dir = build(progress)
-    java = _java()
+    kept_dir = None if ephemeral else (Path(data).resolve() if data is not None else default_data_dir())
+    choice = choose(find_jdks(), forced, kept_version(kept_dir, _VERSION_FILE) if kept_dir else None)
+    progress(f"graphmem: {choice.line()}", file=sys.stderr)
+    build_dir = build(progress, choice)
     folder = state_dir()
     folder.mkdir(parents=True, exist_ok=True)
     _forget_dead(folder)
@@ -263,12 +265,16 @@ def start(*, port: int | None = None, http_port: int | None = None, data: Path |
         data_dir = Path(tempfile.mkdtemp(prefix="graphmem-neo4j-"))
         password = _chosen_password() or secrets.token_urlsafe(18)
     else:
-        data_dir = Path(data).resolve() if data is not None else default_data_dir()
+        data_dir = kept_dir or default_data_dir()
         password = _data_password(data_dir)
     log = folder / "neo4j.log"
     heap = os.environ.get("GRAPHMEM_NEO4J_HEAP", "3g")
     try:
-        return _launch(java, build_dir, port, http, folder, data_dir, ephemeral, password, heap, log, timeout, progress)
+        found = _launch(str(choice.jdk.java), build_dir, port, http, folder, data_dir, ephemeral, password, heap, log,
+                        timeout, progress)
+        if kept_dir:
+            (kept_dir / _VERSION_FILE).write_text(found.version + "\n")
+        return found
     except BaseException:
         if ephemeral:
             shutil.rmtree(data_dir, ignore_errors=True)

@@ -37,8 +37,10 @@ FIRST_REPORT, REPORT_EVERY = 10.0, 15.0
 
 _RECOVERING = re.compile(r"Recovery required from position|TransactionLogsRecovery")
 _RECOVERED = re.compile(r"Recovery (in '\w+' mode )?completed")
-_PERCENT = re.compile(r"\[o\.n\.k\.r\.Recovery\].*?(\d{1,3})% completed")
-_DATABASE = re.compile(r"\] \[([\w.-]+)/[0-9a-f]+\]")
+# debug.log is plain text in Neo4j 5 ("INFO  [o.n.k.r.Recovery] [neo4j/9953b780] ...") and
+# JSON lines in 2026 ({"category":"o.n.k.r.Recovery","message":"[neo4j/9953b780] ..."})
+_PERCENT = re.compile(r"(?:\[|\"category\":\")o\.n\.k\.r\.Recovery[\]\"].*?(\d{1,3})% completed")
+_DATABASE = re.compile(r"(?:\] |\"message\":\")\[([\w.-]+)/[0-9a-f]+\]")
 
 
 @dataclass(frozen=True)

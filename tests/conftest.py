@@ -47,6 +47,7 @@ TOGETHER = {
     "tests/reliability/test_faults.py": "faults",
     "tests/launcher/test_browser.py": "launcher",
     "tests/launcher/test_persistence.py": "launcher",
+    "tests/launcher/test_versions.py": "launcher",
     # writes tenant "demo" as make demo does in test_browser.py (on the session's server)
     "tests/integration/test_demo.py": "launcher",
     "tests/integration/test_recall_cases.py": "recall-cases",

@@ -13,6 +13,7 @@ import pytest
 
 from graphmem import LauncherError, _launcher, _launcher_process
 from graphmem._cli import main
+from graphmem._launcher_java import Choice, Jdk
 
 
 @pytest.fixture
@@ -59,17 +60,14 @@ def test_cli_argument_errors_exit(argv, capsys):
     assert info.value.code == 2
 
 
-def test_java_missing_raises(no_tools):
-    with pytest.raises(LauncherError, match="java"):
-        _launcher._java()
+def fake_choice(tmp_path, neo4j="2026.08.1"):
+    return Choice(neo4j, Jdk(tmp_path / "jdk", "25.0.1", "JAVA_HOME"), "test")
 
 
-def test_java_from_java_home(no_tools, tmp_path, monkeypatch):
-    home = tmp_path / "jdk"
-    (home / "bin").mkdir(parents=True)
-    (home / "bin" / "java").write_text("")
-    monkeypatch.setenv("JAVA_HOME", str(home))
-    assert _launcher._java() == str(home / "bin" / "java")
+def test_build_without_java_raises(no_tools, tmp_path, monkeypatch):
+    monkeypatch.setattr(_launcher, "find_jdks", lambda: [])
+    with pytest.raises(LauncherError, match="no Java 17 or newer"):
+        _launcher.build(progress=print)
 
 
 def test_build_without_mvn_raises(no_tools, tmp_path, monkeypatch):
@@ -78,7 +76,7 @@ def test_build_without_mvn_raises(no_tools, tmp_path, monkeypatch):
     monkeypatch.setenv("GRAPHMEM_CACHE", str(cache))
     messages = []
     with pytest.raises(LauncherError, match="mvn"):
-        _launcher.build(progress=lambda *a, **k: messages.append(a))
+        _launcher.build(progress=lambda *a, **k: messages.append(a), choice=fake_choice(tmp_path))
     assert messages == []  # it failed before announcing a build
     assert list(cache.iterdir()) == []  # and left the cache untouched
 
@@ -146,11 +144,14 @@ def test_a_built_launcher_is_reused_without_maven(no_tools, tmp_path, monkeypatc
     cache = tmp_path / "cache"
     monkeypatch.setenv("GRAPHMEM_CACHE", str(cache))
     project = _launcher._project_source()
-    built = cache / f"embedded-{_launcher._fingerprint(project)}" / "target"
-    (built / "lib").mkdir(parents=True)
-    (built / "graphmem-embedded-neo4j-1.0.0.jar").write_bytes(b"jar")
+    for version in ("2026.08.1", "5.26.19"):  # one build per Neo4j version, side by side
+        built = cache / f"embedded-{version}-{_launcher._fingerprint(project)}" / "target"
+        (built / "lib").mkdir(parents=True)
+        (built / "graphmem-embedded-neo4j-1.0.0.jar").write_bytes(b"jar")
     messages = []
-    assert _launcher.build(progress=lambda *a, **k: messages.append(a)) == built.parent
+    for version in ("2026.08.1", "5.26.19"):
+        built_dir = _launcher.build(progress=lambda *a, **k: messages.append(a), choice=fake_choice(tmp_path, version))
+        assert built_dir == cache / f"embedded-{version}-{_launcher._fingerprint(project)}"
     assert messages == []
 
 
@@ -315,23 +316,32 @@ def test_data_and_ephemeral_exclude_each_other(capsys):
 def fake_launch(state, monkeypatch):
     """start() up to the Java process: what it would launch, without Java."""
     calls = []
-    monkeypatch.setattr(_launcher, "build", lambda progress: state / "build")
-    monkeypatch.setattr(_launcher, "_java", lambda: "java")
+    monkeypatch.setattr(_launcher, "build", lambda progress, choice: state / f"build-{choice.neo4j}")
+    monkeypatch.setattr(_launcher, "find_jdks", lambda: [Jdk(state / "jdk25", "25.0.1", "/usr/lib/jvm"),
+                                                          Jdk(state / "jdk17", "17.0.15", "PATH")])
+    monkeypatch.delenv("GRAPHMEM_NEO4J_VERSION", raising=False)
     monkeypatch.delenv("GRAPHMEM_NEO4J_PASSWORD", raising=False)
     monkeypatch.delenv("GRAPHMEM_NEO4J_PORT", raising=False)
     monkeypatch.delenv("GRAPHMEM_NEO4J_HTTP_PORT", raising=False)
 
     def launch(java, build_dir, port, http, folder, data_dir, ephemeral, password, heap, log, timeout, progress):
-        calls.append(dict(port=port, http=http, data=data_dir, ephemeral=ephemeral, password=password))
-        return "launched"
+        calls.append(dict(port=port, http=http, data=data_dir, ephemeral=ephemeral, password=password, java=java,
+                          build=build_dir))
+        return _launcher.RunningNeo4j(uri=f"bolt://127.0.0.1:{port}", user="neo4j", password=password, pid=1,
+                                      version=build_dir.name.removeprefix("build-"))
 
     monkeypatch.setattr(_launcher, "_launch", launch)
     return calls
 
 
 def test_start_defaults_to_the_state_dirs_data_folder_with_browser(state, fake_launch):
-    assert _launcher.start() == "launched"
+    said = []
+    assert _launcher.start(progress=lambda *a, **k: said.append(a[0])).version == "2026.08.1"
+    assert said == [f"graphmem: neo4j 2026.08.1 (Java 25.0.1 at {state / 'jdk25'})"]
     call = fake_launch[0]
+    assert call["java"] == str(state / "jdk25" / "bin" / "java")
+    # the data folder remembers the version that served it
+    assert (call["data"] / "graphmem-neo4j-version").read_text() == "2026.08.1\n"
     assert call["data"] == state.resolve() / "neo4j-data" and call["ephemeral"] is False
     assert call["http"] > 0 and call["http"] != call["port"]
     assert (call["data"] / "graphmem-password").read_text().strip() == call["password"]
@@ -447,3 +457,28 @@ def test_status_after_a_kill_says_the_last_one_ended_without_stop(state, capsys)
     (state / "neo4j.pid").unlink()
     assert main(["neo4j", "status"]) == 1
     assert "ended without" not in capsys.readouterr().err  # a clean stop leaves no pid file
+
+
+def test_a_data_folder_stays_on_the_version_that_served_it_unless_forced(state, fake_launch, monkeypatch):
+    data = state / "neo4j-data"
+    data.mkdir()
+    (data / "graphmem-password").write_text("secret\n")
+    (data / "graphmem-neo4j-version").write_text("5.26.19\n")
+    said = []
+    assert _launcher.start(progress=lambda *a, **k: said.append(a[0])).version == "5.26.19"
+    assert fake_launch[-1]["java"] == str(state / "jdk17" / "bin" / "java")
+    assert "the version this data folder was last served by" in said[0]
+    monkeypatch.setenv("GRAPHMEM_NEO4J_VERSION", "2026.08.1")  # forced: the folder is upgraded
+    assert _launcher.start().version == "2026.08.1"
+    assert (data / "graphmem-neo4j-version").read_text() == "2026.08.1\n"
+    with pytest.raises(LauncherError, match="cannot open a newer store"):
+        _launcher.start(neo4j_version="5.26.19")
+
+
+def test_a_forced_version_other_than_the_running_one_is_refused(state, monkeypatch, capsys):
+    write_state(state, os.getpid())
+    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: True)
+    assert main(["neo4j", "start", "--neo4j-version", "2026.08.1"]) == 2
+    assert "Neo4j 5.26.0 is already running" in capsys.readouterr().err
+    assert main(["neo4j", "start", "--neo4j-version", "5.26.0"]) == 0
+    assert "already running, nothing started" in capsys.readouterr().err

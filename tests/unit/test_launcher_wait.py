@@ -99,6 +99,23 @@ def test_recovery_done_goes_back_to_starting():
     assert watch.doing() == "starting"
 
 
+# Neo4j 2026 writes debug.log as JSON lines
+JSON_RECOVERY = ('{"time":"2026-12-02 11:40:01.100+0000","level":"INFO","category":"o.n.k.d.Database","message":'
+                 '"[neo4j/d2370b48] Recovery required from position LogPosition{logVersion=0, byteOffset=3238}"}')
+JSON_PERCENT = ('{"time":"2026-12-02 11:40:02.100+0000","level":"INFO","category":"o.n.k.r.Recovery","message":'
+                '"[neo4j/d2370b48]  {}% completed"}')
+JSON_RECOVERED = ('{"time":"2026-12-02 11:40:03.100+0000","level":"INFO","category":"o.n.k.d.Database","message":'
+                  '"[neo4j/d2370b48] Recovery in \'full\' mode completed."}')
+
+
+def test_recovery_is_followed_in_2026s_json_log_too():
+    watch = StartWatch(0.0, stall=180)
+    watch.observe(Sample(1.0, True, 10, 0.0, 0, (JSON_RECOVERY, JSON_PERCENT.replace("{}", "70"))))
+    assert watch.doing() == "recovering its transaction log (database neo4j, 70% done)"
+    watch.observe(Sample(2.0, True, 20, 0.0, 0, (JSON_RECOVERED,)))
+    assert watch.doing() == "starting"
+
+
 def test_a_log_follower_reads_only_what_this_start_wrote(tmp_path):
     log = tmp_path / "debug.log"
     log.write_text("an older start's line\n")

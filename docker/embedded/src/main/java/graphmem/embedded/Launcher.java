@@ -21,7 +21,9 @@ import org.neo4j.server.configuration.ServerSettings;
 
 /**
  * Runs Neo4j Community embedded with its Bolt connector on 127.0.0.1, and optionally its
- * HTTP connector serving Neo4j Browser (also on 127.0.0.1).
+ * HTTP connector serving Neo4j Browser (also on 127.0.0.1). The same source compiles and runs
+ * against Neo4j 5.26 (Java 17+) and 2026.08 (Java 21+): the embedded API, the connector and
+ * server settings used here are unchanged between them.
  *
  * Arguments: --data DIR --port N [--http-port N] (without --http-port HTTP stays off).
  * Environment: GRAPHMEM_NEO4J_PASSWORD (required, never printed; set on the data folder's
