@@ -22,10 +22,13 @@ WITH n, collect(DISTINCT gone) AS gone
 WITH n, gone, [g IN gone WHERE size(g) >= 16] AS long
 UNWIND [k IN keys(n) WHERE NOT k IN ['id', 'tenant', 'scope']] AS key
 WITH n, key, n[key] AS value, valueType(n[key]) AS type, gone, long
-WHERE (type STARTS WITH 'STRING'
-       AND (value IN gone OR any(g IN long WHERE value CONTAINS g)))
-   OR (type STARTS WITH 'LIST<STRING'
-       AND any(v IN value WHERE v IN gone OR any(g IN long WHERE v CONTAINS g)))
+// CASE, not AND/OR: a planner may evaluate either side of an OR first (Neo4j 2026 does),
+// and a string test on a list (or a list test on a string) is a type error
+WHERE CASE
+  WHEN type STARTS WITH 'STRING' THEN value IN gone OR any(g IN long WHERE value CONTAINS g)
+  WHEN type STARTS WITH 'LIST<STRING' THEN any(v IN value WHERE v IN gone OR any(g IN long WHERE v CONTAINS g))
+  ELSE false
+END
 SET n[key] = CASE
   WHEN type STARTS WITH 'STRING' AND value IN gone THEN null
   WHEN type STARTS WITH 'STRING' THEN reduce(s = value, g IN long | replace(s, g, '(erased)'))

@@ -20,20 +20,22 @@ SHARED = "crm/shared"  # Maria's records beside Bob's
 OWN = f"crm/{MARKER}-maria"  # a scope whose path carries her name
 KINDS = {"fact", "episode", "entity", "insight", "procedure", "summary", "note", "correction", "decision"}
 
-# test-only views of the graph
+# test-only views of the graph (CASE, not AND/OR: Neo4j 2026 may evaluate toLower(v) on a list first)
 HOLDERS = """
 MATCH (n {tenant: $t})
 UNWIND keys(n) AS key
 WITH n, key, n[key] AS v
-WHERE (valueType(v) STARTS WITH 'STRING' AND toLower(v) CONTAINS $trace)
-   OR (valueType(v) STARTS WITH 'LIST<STRING' AND any(x IN v WHERE toLower(x) CONTAINS $trace))
+WHERE CASE WHEN valueType(v) STARTS WITH 'STRING' THEN toLower(v) CONTAINS $trace
+           WHEN valueType(v) STARTS WITH 'LIST<STRING' THEN any(x IN v WHERE toLower(x) CONTAINS $trace)
+           ELSE false END
 RETURN labels(n) AS labels, key, v
 UNION ALL
 MATCH (a {tenant: $t})-[r]-()
 UNWIND keys(r) AS key
 WITH a, r, key, r[key] AS v
-WHERE (valueType(v) STARTS WITH 'STRING' AND toLower(v) CONTAINS $trace)
-   OR (valueType(v) STARTS WITH 'LIST<STRING' AND any(x IN v WHERE toLower(x) CONTAINS $trace))
+WHERE CASE WHEN valueType(v) STARTS WITH 'STRING' THEN toLower(v) CONTAINS $trace
+           WHEN valueType(v) STARTS WITH 'LIST<STRING' THEN any(x IN v WHERE toLower(x) CONTAINS $trace)
+           ELSE false END
 RETURN [type(r)] AS labels, key, v
 """
 ID_HOLDERS = """
