@@ -27,7 +27,7 @@ CONNECT = if [ -z "$$NEO4J_URI" ]; then \
 	  started=1; \
 	fi
 
-.PHONY: venv demo test test-reliability unit docs bench notebooks neo4j-start neo4j-stop neo4j-reset clean
+.PHONY: venv demo test test-reliability test-neo4j5 unit docs bench notebooks neo4j-start neo4j-stop neo4j-reset clean
 
 # installs go through uv (from PyPI, into the venv): the same packages pip resolves, in
 # seconds instead of about a minute of pip's CPU on two cores (docs/development.md#make-test)
@@ -102,6 +102,14 @@ test: $(VENV)/.bench-installed
 # time in one process: they measure a server that nothing else loads
 test-reliability: $(VENV)/.bench-installed
 	$(PY) -m pytest -m long $(TEST_ARGS)
+
+# the tests of what differs between Neo4j 2026 (the default where Java 21+ is found) and
+# Neo4j 5.26 LTS (recall's two versions, the vector index and its migration), on 5.26
+NEO4J5_TESTS := tests/unit/test_dialect.py tests/integration/test_schema.py tests/integration/test_recall.py \
+  tests/integration/test_recall_cases.py tests/integration/test_recall_filtered.py \
+  tests/integration/test_recall_lexical.py tests/integration/test_vector_migration.py
+test-neo4j5: $(VENV)/.bench-installed
+	GRAPHMEM_NEO4J_VERSION=5.26.19 $(PY) -m pytest -m "not long or vector_migration" $(NEO4J5_TESTS) $(TEST_ARGS)
 
 # each notebook executed top to bottom into a fresh folder (the committed ones are not rewritten)
 notebooks: venv

@@ -11,7 +11,7 @@ import pytest
 
 from graphmem import Memory, _dialect, _templates
 
-pytestmark = pytest.mark.long
+pytestmark = [pytest.mark.long, pytest.mark.vector_migration]
 
 
 def _index(driver) -> list[str]:
