@@ -101,16 +101,16 @@ CALL (inScope, total) {
   RETURN hits[0..$fetch] AS lexicalHits, open AS lexicalOpen, foreign AS lexicalForeign,
          returned > 0 AND returned >= textLimit AS lexicalSaturated
 }
-WITH inScope, total, exact, semanticHits, lexicalHits, lexicalOpen, lexicalForeign, lexicalSaturated,
+WITH inScope, total, pool, exact, semanticHits, lexicalHits, lexicalOpen, lexicalForeign, lexicalSaturated,
      [i IN range(0, size(semanticHits) - 1) | {m: semanticHits[i].m, semantic: semanticHits[i].score, semanticRank: i + 1}]
      + [i IN range(0, size(lexicalHits) - 1) | {m: lexicalHits[i].m, lexical: lexicalHits[i].score, lexicalRank: i + 1}] AS ranked
 UNWIND (CASE WHEN ranked = [] THEN [null] ELSE ranked END) AS hit
-WITH inScope, total, exact, size(semanticHits) AS semanticCount, size(lexicalHits) AS lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, hit.m AS m, max(hit.semantic) AS semantic,
+WITH inScope, total, pool, exact, size(semanticHits) AS semanticCount, size(lexicalHits) AS lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, hit.m AS m, max(hit.semantic) AS semantic,
      max(hit.lexical) AS lexical, min(hit.semanticRank) AS semanticRank, min(hit.lexicalRank) AS lexicalRank
-WITH inScope, total, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, m, semantic, lexical, semanticRank, lexicalRank,
+WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, m, semantic, lexical, semanticRank, lexicalRank,
      coalesce(1.0 / ($rrfK + semanticRank), 0.0) + coalesce(1.0 / ($rrfK + lexicalRank), 0.0) AS rrf
 ORDER BY rrf DESC, m.id
-WITH inScope, total, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated,
+WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated,
      collect({m: m, semantic: semantic, lexical: lexical, semanticRank: semanticRank,
               lexicalRank: lexicalRank, rrf: rrf}) AS direct
 CALL (direct) {
@@ -130,18 +130,18 @@ CALL (direct) {
   ORDER BY via DESC, n.id LIMIT $expandLimit
   RETURN collect({m: n, via: via}) AS expanded
 }
-WITH inScope, total, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, expanded,
+WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, expanded,
      [i IN range(0, size(direct) - 1)
       WHERE i < $keep OR direct[i].semanticRank <= $shortlist OR direct[i].lexicalRank <= $shortlist
       | direct[i]] AS direct
-WITH inScope, total, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, direct, expanded,
+WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, direct, expanded,
      [x IN direct WHERE x.m IS NOT NULL | x.m] + [x IN expanded | x.m] AS nodes
 UNWIND (CASE WHEN nodes = [] THEN [null] ELSE nodes END) AS m
-WITH DISTINCT inScope, total, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, direct, expanded, m
-WITH inScope, total, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, m, properties(m) AS p,
+WITH DISTINCT inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, direct, expanded, m
+WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, m, properties(m) AS p,
      head([x IN direct WHERE x.m = m]) AS d,
      head([x IN expanded WHERE x.m = m]) AS e
-RETURN inScope, total, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated,
+RETURN inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated,
        CASE WHEN m IS NULL THEN null ELSE {{record(p)}} END AS node,
        CASE WHEN d.semantic IS NOT NULL THEN d.semantic
             WHEN $vector IS NOT NULL AND p.embedding IS NOT NULL

@@ -225,19 +225,21 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
            valid_at: datetime, kind_list: list[str] | None, purpose: str, max_sensitivity: Any,
            include_invalidated: bool, settings: RecallSettings, user_id: str | None = None,
            agent_id: str | None = None, session_id: str | None = None, strategy: str | None = None,
-           scoped_lexical: bool = False, over_fetch_boost: float = 1.0, cypher25: bool = False) -> dict[str, Any]:
+           scoped_lexical: bool = False, over_fetch_boost: float = 1.0, cypher25: bool = False,
+           spread: float = 1.0) -> dict[str, Any]:
     """Parameters of the ``recall`` template, or with ``cypher25`` of its Cypher 25 version
     (for the retries: ``strategy`` forces the exact semantic scan, ``over_fetch_boost``
     multiplies the vector index's over-fetch, and ``scoped_lexical`` forces the
     scope-narrowed Lucene query). The Cypher 25 version searches the index within the
     tenant, and ``SEARCH`` needs its limit before the query runs: ``vectorLimit``, the
-    semantic fetch times the over-fetch (the first retry deepens it when narrower scopes than
-    the tenant's ate it)."""
+    semantic fetch times the over-fetch times ``spread``, the tenant's memories per visible
+    one as the last recall of these scopes found them (``spread_of``; 1 before any); the
+    first retry deepens it when filters ate it."""
     chain = _scopes.chain(scope)
     fetch = max(2 * k, 20)
     words = _fulltext.words(query)
     over_fetch = settings.over_fetch * over_fetch_boost
-    index_size = ({"vectorLimit": min(settings.max_vector_fetch, math.ceil(semantic_fetch(k) * over_fetch))}
+    index_size = ({"vectorLimit": min(settings.max_vector_fetch, math.ceil(semantic_fetch(k) * over_fetch * spread))}
                   if cypher25 else {"maxVectorFetch": settings.max_vector_fetch})
     return {
         **index_size,
@@ -300,6 +302,17 @@ def check_k(k: Any) -> int:
 
 
 _MAX_BOOST = 64.0
+
+
+SPREADS_KEPT = 4096  # scope chains whose spread a memory object remembers
+
+
+def spread_of(rows: list[dict[str, Any]]) -> float | None:
+    """The index's pool (the tenant's memories on Neo4j 2026) per visible memory, from a
+    recall's rows: how much a search within the tenant must over-fetch for these scopes."""
+    if not rows or not rows[0].get("inScope"):
+        return None
+    return max(1.0, float(rows[0].get("pool") or 0) / float(rows[0]["inScope"]))
 
 
 def underfilled(rows: list[dict[str, Any]], k: int, *, deepened: bool = False) -> dict[str, Any]:

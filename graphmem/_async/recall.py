@@ -61,9 +61,16 @@ class AsyncRecallMixin(AsyncHost):
             max_sensitivity=max_sensitivity, include_invalidated=include_invalidated,
             settings=self._recall_settings, user_id=user_id, agent_id=agent_id, session_id=session_id,
         )
-        # on Neo4j 2026 the vector index is searched within the tenant (recall's Cypher 25 version)
-        args["cypher25"] = vector is not None and await self._filtered_index()
+        # on Neo4j 2026 the vector index is searched within the tenant (recall's Cypher 25 version),
+        # over-fetched by how many of the tenant's memories these scopes held last time
+        chain = tuple(_scopes.chain(scope))
+        if vector is not None and await self._filtered_index():
+            args.update(cypher25=True, spread=self._core.spreads.get(chain, 1.0))
         rows = await self._recall_rows(_recall.params(**args))
+        if (spread := _recall.spread_of(rows)) is not None:
+            if len(self._core.spreads) >= _recall.SPREADS_KEPT and chain not in self._core.spreads:
+                self._core.spreads.clear()  # bounded: a memory object asked of many scopes starts over
+            self._core.spreads[chain] = spread
         retry: dict[str, Any] = {}
         for _ in range(2):
             # filters ate the over-fetch, or others' documents the open full-text query's

@@ -61,3 +61,31 @@ def test_never_more_than_three_round_trips():
 def test_a_deeper_search_that_suffices_ends_the_retries():
     calls = recall_with(first(semantic=5), first(semantic=10))
     assert len(calls) == 2 and calls[1]["overFetch"] == 1.5 * 1.5 * 10 / 5
+
+
+class FilteredRun(ScriptedRun):
+    """A Neo4j 2026 index (it carries the tenant): recall runs its Cypher 25 version."""
+
+    def read(self, name: str, **params):
+        if name == "schema_vector_info":
+            return [{"name": "memory_embedding", "dimensions": 8, "properties": ["embedding", "tenant"]}]
+        assert name == "recall:cypher25"
+        self.calls.append(params)
+        return [dict(self.firsts.pop(0), node=None)]
+
+
+def test_on_neo4j_2026_the_search_over_fetches_by_what_the_last_recall_of_the_scopes_found():
+    """SEARCH's limit is sized in Python: the first recall of a scope asks for the fetch times
+    the over-fetch; the rows say the scope held 5,000 of its tenant's 100,000 memories, so
+    the next recall of the same scope asks 20 times as many, another scope starts at 1."""
+    from graphmem import HashingEmbedder
+
+    memory = Memory.from_driver(object(), tenant="t", embedder=HashingEmbedder(8))
+    memory._run = FilteredRun(*[dict(first(), pool=100_000)] * 2, dict(first(in_scope=300), pool=100_000))
+    memory.recall("green tea", scope="s", k=10)
+    memory.recall("green tea", scope="s", k=10)
+    memory.recall("green tea", scope="other", k=10)
+    limits = [c["vectorLimit"] for c in memory._run.calls]
+    fetch = memory._run.calls[0]["semanticFetch"]
+    assert limits == [-(-fetch * 3 // 2), fetch * 30, -(-fetch * 3 // 2)]
+    assert all("maxVectorFetch" not in c for c in memory._run.calls)
