@@ -34,6 +34,7 @@ import harness
 from neo4j import GraphDatabase
 
 from graphmem import Memory, RecallSettings, WordLlamaEmbedder
+from graphmem._validate import _FORBIDDEN_IN_TEXT, blank
 
 DATA = Path(os.environ.get("GRAPHMEM_LONGMEMEVAL") or Path(__file__).resolve().parents[2] / "shared" / "data"
             / "longmemeval" / "longmemeval_s_dev60.json")
@@ -43,7 +44,10 @@ MAX_CHARS = 2000  # a turn's first 2,000 characters (a few are whole documents)
 
 
 def turns(question: dict) -> list[str]:
-    return [t["content"][:MAX_CHARS] for s in question["haystack_sessions"] for t in s if t["content"].strip()]
+    # a few turns hold control characters (graphmem refuses them: they become spaces here) and
+    # one is a lone zero-width space
+    texts = (_FORBIDDEN_IN_TEXT.sub(" ", t["content"][:MAX_CHARS]) for s in question["haystack_sessions"] for t in s)
+    return [text for text in texts if not blank(text)]
 
 
 def queries_for(i: int, data: list[dict], rng: random.Random) -> list[str]:

@@ -63,6 +63,8 @@ def test_the_search_limit_is_the_semantic_fetch_over_fetched_and_deepened_by_a_r
     search = _recall.params(**args, cypher25=True)
     assert "vectorLimit" not in base and base["maxVectorFetch"] == 10_000
     fetch = base["semanticFetch"]
-    assert "maxVectorFetch" not in search and search["vectorLimit"] == -(-fetch * 3 // 2)  # 1.5 x, rounded up
-    assert _recall.params(**args, cypher25=True, over_fetch_boost=4.0)["vectorLimit"] == fetch * 6
-    assert _recall.params(**args, cypher25=True, over_fetch_boost=64.0)["vectorLimit"] == min(10_000, fetch * 96)
+    # at least SEARCH_LEAST (the index is quantized), else the fetch times the over-fetch
+    assert "maxVectorFetch" not in search and search["vectorLimit"] == max(_recall.SEARCH_LEAST, -(-fetch * 3 // 2))
+    assert _recall.params(**{**args, "k": 100}, cypher25=True)["vectorLimit"] == 150  # 100 x 1.5
+    assert _recall.params(**args, cypher25=True, over_fetch_boost=64.0)["vectorLimit"] == max(100, fetch * 96)
+    assert _recall.params(**{**args, "k": 1000}, cypher25=True, over_fetch_boost=64.0)["vectorLimit"] == 10_000

@@ -78,7 +78,7 @@ def test_on_neo4j_2026_the_search_over_fetches_by_what_the_last_recall_of_the_sc
     """SEARCH's limit is sized in Python: the first recall of a scope asks for the fetch times
     the over-fetch; the rows say the scope held 5,000 of its tenant's 100,000 memories, so
     the next recall of the same scope asks 20 times as many, another scope starts at 1."""
-    from graphmem import HashingEmbedder
+    from graphmem import HashingEmbedder, _recall
 
     memory = Memory.from_driver(object(), tenant="t", embedder=HashingEmbedder(8))
     memory._run = FilteredRun(*[dict(first(), pool=100_000)] * 2, dict(first(in_scope=300), pool=100_000))
@@ -87,5 +87,7 @@ def test_on_neo4j_2026_the_search_over_fetches_by_what_the_last_recall_of_the_sc
     memory.recall("green tea", scope="other", k=10)
     limits = [c["vectorLimit"] for c in memory._run.calls]
     fetch = memory._run.calls[0]["semanticFetch"]
-    assert limits == [-(-fetch * 3 // 2), fetch * 30, -(-fetch * 3 // 2)]
+    least = _recall.SEARCH_LEAST
+    assert limits == [max(least, -(-fetch * 3 // 2)), max(least, fetch * 30), max(least, -(-fetch * 3 // 2))]
+    assert limits[1] > limits[0]
     assert all("maxVectorFetch" not in c for c in memory._run.calls)
