@@ -73,6 +73,9 @@ class Core:
         self.filtered_index: bool | None = None
         """Whether the vector index is filtered by tenant inside the search (Neo4j 2026, made so
         by ``setup()``): recall then runs its Cypher 25 version. Read with the dimension."""
+        self.names: dict[tuple[tuple[str, ...], str], tuple[bool, float]] = {}
+        """Per (visible scope chain, name): whether the name is common there, and until when
+        (monotonic seconds) that count is trusted (recall's embedded question)."""
         self.spreads: dict[tuple[str, ...], float] = {}
         """Per visible scope chain, the tenant's memories per visible one at its last recall
         (how far recall's search within the tenant over-fetches on Neo4j 2026)."""

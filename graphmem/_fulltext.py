@@ -18,6 +18,8 @@ _LUCENE_WORDS = 64
 COMMON_NAME_SHARE = 0.1
 COMMON_NAME_LEAST = 2
 COMMON_NAME_MOST = 1000
+COMMON_NAME_KEPT_SECONDS = 60.0  # how long a memory object trusts a name's count in some scopes
+COMMON_NAME_KEPT = 4096  # (scopes, name) counts a memory object keeps at most
 
 # Words that carry no topic in a question (question words, auxiliaries, pronouns,
 # quantifiers): left out of the full-text query and, for bag-of-words embedders, of the

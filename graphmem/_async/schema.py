@@ -8,6 +8,7 @@ import logging
 import time
 from datetime import datetime
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from .. import _dialect, _fulltext, _relevance, _templates
 from .. import _validate as check
@@ -16,9 +17,20 @@ from .._vectors import Vector
 from .executor import AsyncExecutor
 from .host import AsyncHost
 
+# per driver and database: the vector index's (dimension, filtered by tenant), read once
+_INDEXES: WeakKeyDictionary[Any, dict[str | None, tuple[int, bool]]] = WeakKeyDictionary()
 _WARM_UP_SCOPE = "graphmem-warm-up"  # setup() recalls from it once; nothing is written there
 _REPAIR_BATCH = 1000
 _log = logging.getLogger("graphmem")
+
+
+def _indexes_of(driver: Any) -> dict[str | None, tuple[int, bool]]:
+    """What is known of the vector index per database of ``driver`` (a fresh dict, kept
+    nowhere, for a driver that cannot be weakly referenced: a test's stand-in)."""
+    try:
+        return _INDEXES.setdefault(driver, {})
+    except TypeError:
+        return {}
 
 
 def refused_vector(error: GraphMemError) -> bool:
@@ -70,7 +82,7 @@ class AsyncSchemaMixin(AsyncHost):
         if self._core.embedder is not None:
             probe = await self._core.embedder.aembed_query("dimension probe")
             wanted = len(check.embedding(probe, "embedder output", None))
-            existing = await self._vector_dimension()
+            existing = await self._vector_dimension(fresh=True)
             if existing is not None and existing != wanted:
                 raise SchemaError(
                     f"the vector index memory_embedding has {existing} dimensions but the embedder "
@@ -82,6 +94,7 @@ class AsyncSchemaMixin(AsyncHost):
             if existing is None or rebuilt is not None:
                 await self._run.auto(_dialect.template("schema_vector", can_filter), dimensions=wanted)
             self._core.dimension, self._core.filtered_index = wanted, can_filter
+            _indexes_of(self._run.driver)[self._run.database] = (wanted, can_filter)
         await self._run.auto("schema_await", timeout=timeout)
         if rebuilt is not None:
             _log.warning("vector index memory_embedding rebuilt with the tenant as its filter in %.1f s",
@@ -102,13 +115,21 @@ class AsyncSchemaMixin(AsyncHost):
         self._core.filtered_index = False
         return started
 
-    async def _vector_dimension(self) -> int | None:
-        """The vector index's dimension (None without one); notes whether it filters by tenant."""
-        rows = await self._run.read("schema_vector_info")  # a read: a cluster's readers answer it
-        if not rows:
-            return None
-        self._core.filtered_index = _dialect.filtered(rows[0]["properties"])
-        return int(rows[0]["dimensions"])
+    async def _vector_dimension(self, *, fresh: bool = False) -> int | None:
+        """The vector index's dimension (None without one); notes whether it filters by tenant.
+        Read once per driver and database (memory objects made from one driver, one per
+        tenant, share it), unless ``fresh``."""
+        per_driver = _indexes_of(self._run.driver)
+        known = None if fresh else per_driver.get(self._run.database)
+        if known is None:
+            rows = await self._run.read("schema_vector_info")  # a read: a cluster's readers answer it
+            if not rows:
+                per_driver.pop(self._run.database, None)
+                return None
+            known = per_driver[self._run.database] = (int(rows[0]["dimensions"]),
+                                                      _dialect.filtered(rows[0]["properties"]))
+        self._core.filtered_index = known[1]
+        return known[0]
 
     async def _filtered_index(self) -> bool:
         """Whether recall may search the vector index within the tenant (read once per memory
@@ -149,6 +170,24 @@ class AsyncSchemaMixin(AsyncHost):
             self._core.background = _relevance.matrix(vectors)
         return _relevance.yardstick(vector, self._core.background)
 
+    async def _common_names(self, probes: list[dict[str, str]], chain: list[str]) -> list[str]:
+        """Which of a question's names are common among the scopes' memories: asked of Neo4j
+        (``name_frequency``) for the names this memory object has not counted in those scopes
+        in the last ``COMMON_NAME_KEPT_SECONDS`` (a name's share moves slowly; asking costs a
+        round trip before the recall)."""
+        known, now = self._core.names, time.monotonic()
+        key = tuple(chain)
+        ask = [p for p in probes if (hit := known.get((key, p["word"]))) is None or hit[1] < now]
+        if ask:
+            rows = await self._run.read("name_frequency", tenant=self._core.tenant, chain=chain, names=ask,
+                                        share=_fulltext.COMMON_NAME_SHARE, least=_fulltext.COMMON_NAME_LEAST,
+                                        most=_fulltext.COMMON_NAME_MOST)
+            if len(known) >= _fulltext.COMMON_NAME_KEPT:
+                known.clear()
+            for row in rows:
+                known[(key, row["word"])] = (bool(row["common"]), now + _fulltext.COMMON_NAME_KEPT_SECONDS)
+        return [p["word"] for p in probes if known.get((key, p["word"]), (False, 0.0))[0]]
+
     async def _query_vector(self, text: str, chain: list[str]) -> Vector | None:
         """The embedding of a question asked of the scopes ``chain``, or None without an
         embedder. A bag-of-words embedder (``bag_of_words = True``, as WordLlama) is given the
@@ -160,12 +199,8 @@ class AsyncSchemaMixin(AsyncHost):
             return None
         bag_of_words = bool(getattr(embedder, "bag_of_words", False))
         common: list[str] = []
-        probes = _fulltext.name_queries(text, self._core.tenant, chain) if bag_of_words else []
-        if probes:
-            rows = await self._run.read("name_frequency", tenant=self._core.tenant, chain=chain, names=probes,
-                                        share=_fulltext.COMMON_NAME_SHARE, least=_fulltext.COMMON_NAME_LEAST,
-                                        most=_fulltext.COMMON_NAME_MOST)
-            common = [r["word"] for r in rows if r["common"]]
+        if bag_of_words and (probes := _fulltext.name_queries(text, self._core.tenant, chain)):
+            common = await self._common_names(probes, chain)
         text = _fulltext.embedded_question(text, bag_of_words=bag_of_words, common=common)
         # checked against the index: an embedder of another dimension gets a clear error
         return check.embedding(await embedder.aembed_query(text), "embedder output", await self._known_dimension())

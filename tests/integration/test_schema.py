@@ -114,6 +114,22 @@ def test_the_vector_index_filters_by_tenant_where_the_server_can_and_recall_foll
     assert [n for n in seen if n.startswith("recall")] == [_dialect.template("recall", can)] * 2
 
 
+def test_memory_objects_of_one_driver_read_the_vector_index_once(neo4j, schema, embedder, tenant):
+    """An application that opens a memory object per tenant on one driver pays for reading
+    the index (its dimension, whether it filters) once, not once per tenant."""
+    from neo4j import GraphDatabase
+
+    seen = []
+    with GraphDatabase.driver(neo4j.uri, auth=(neo4j.user, neo4j.password)) as shared:
+        for who in ("a", "b", "c"):
+            with Memory.from_driver(shared, tenant=f"{tenant}-{who}", embedder=embedder,
+                                    tracer=lambda name, params, seconds: seen.append(name)) as m:
+                m.remember("Alice drinks green tea", scope="u")
+                assert m.recall("green tea", scope="u")[0].record.text == "Alice drinks green tea"
+                m.erase(scope="u")
+    assert seen.count("schema_vector_info") == 1
+
+
 def test_unreachable_neo4j_is_a_clear_error_without_the_password():
     with Memory("bolt://127.0.0.1:9", ("neo4j", "s3cret-password-xyz")) as m:
         with pytest.raises(Neo4jUnavailableError) as info:

@@ -9,6 +9,9 @@ from graphmem import Memory
 class ScriptedRun:
     """Stands in for the executor: answers each ``recall`` read with the next scripted row."""
 
+    driver = None  # no driver: nothing cached per driver
+    database = None
+
     def __init__(self, *firsts: dict) -> None:
         self.firsts = list(firsts)
         self.calls: list[dict] = []
@@ -91,3 +94,36 @@ def test_on_neo4j_2026_the_search_over_fetches_by_what_the_last_recall_of_the_sc
     assert limits == [max(least, -(-fetch * 3 // 2)), max(least, fetch * 30), max(least, -(-fetch * 3 // 2))]
     assert limits[1] > limits[0]
     assert all("maxVectorFetch" not in c for c in memory._run.calls)
+
+
+class NamesRun(ScriptedRun):
+    """Counts the name_frequency reads; every name is common."""
+
+    def __init__(self) -> None:
+        super().__init__(*[first()] * 4)
+        self.names: list[list[str]] = []
+
+    def read(self, name: str, **params):
+        if name == "name_frequency":
+            self.names.append([p["word"] for p in params["names"]])
+            return [{"word": p["word"], "common": True} for p in params["names"]]
+        return super().read(name, **params)
+
+
+def test_a_name_is_counted_once_per_scopes_until_its_count_is_old(monkeypatch):
+    """Which names are common costs a round trip before recall: a memory object counts a name
+    in some scopes once, and again only after COMMON_NAME_KEPT_SECONDS."""
+    from graphmem import HashingEmbedder, _fulltext
+
+    class BagOfWords(HashingEmbedder):
+        bag_of_words = True
+
+    memory = Memory.from_driver(object(), tenant="t", embedder=BagOfWords(8))
+    memory._run = NamesRun()
+    memory.recall("did Caroline visit Kyoto?", scope="s")
+    memory.recall("when did Caroline go to Kyoto?", scope="s")  # both counted: no read
+    memory.recall("did Caroline visit Kyoto?", scope="other")  # other scopes: counted there
+    monkeypatch.setattr(_fulltext, "COMMON_NAME_KEPT_SECONDS", -1.0)
+    memory._core.names.clear()
+    memory.recall("did Caroline visit Kyoto?", scope="s")
+    assert memory._run.names == [["caroline", "kyoto"]] * 3
