@@ -305,12 +305,14 @@ def check_k(k: Any) -> int:
 _MAX_BOOST = 64.0
 
 
-SEARCH_LEAST = 100
+SEARCH_LEAST = 50
 """The fewest neighbours recall's search within the tenant asks of the vector index (Neo4j
 2026). The index is quantized (binary, in 2026's default provider) and its neighbours are
 re-scored exactly: on LongMemEval turns in 500-memory tenants, asking 15 (the semantic fetch
-times the over-fetch) returned 98.3% of the exact top 10, 50 returned 99.9%, 100 all of it,
-for about a millisecond (bench/index_agreement.py; docs/design-notes.md#vector-search-filtered)."""
+times the over-fetch) returned 98.3% of the exact top 10, 50 returned 99.9%, 100 all of it;
+each neighbour re-scored costs a property read (bench/recall.py at 100k: 22 ms p50 with 100,
+against 17.5 on 5.26 with 15), so 50 (bench/index_agreement.py;
+docs/design-notes.md#vector-search-filtered)."""
 SPREADS_KEPT = 4096  # scope chains whose spread a memory object remembers
 
 
