@@ -19,6 +19,14 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def put_bounded(cache: dict[Any, Any], key: Any, value: Any, most: int) -> None:
+    """``cache[key] = value``, emptying ``cache`` first when it holds ``most`` other keys (a
+    memory object asked of ever new scopes or names starts over rather than grow)."""
+    if len(cache) >= most and key not in cache:
+        cache.clear()
+    cache[key] = value
+
+
 class _DefaultEmbedder:
     """Stands for "no embedder was chosen": ``Memory()`` then embeds with WordLlama."""
 

@@ -1,7 +1,8 @@
 """What the connected Neo4j can do that changes the Cypher graphmem sends: the vector index
 filtered by tenant inside the search (``SEARCH ... WHERE``, Neo4j 2026.01 and later, Cypher
-25), or the Neo4j 5 procedure and a filter after it. Decided once per memory object from
-the server's version and the index itself (docs/design-notes.md#vector-search-filtered)."""
+25), or the Neo4j 5 procedure and a filter after it. Decided from the index itself (read
+once per driver and database) and, when ``setup()`` makes the index, the server's version
+(docs/design-notes.md#vector-search-filtered)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,16 @@ def filtered(properties: list[str] | None) -> bool:
     """Whether a vector index on these properties is filtered by tenant (an index made on an
     older server, or by an older graphmem, is not)."""
     return FILTER_PROPERTY in (properties or [])
+
+
+_UNUSABLE = ("no such", "does not exist", "not exist", "not found", "indexnotfound", "not online", "populating")
+
+
+def index_unusable(error: Exception) -> bool:
+    """Whether ``error`` is Neo4j saying the vector index is missing or not online (dropped,
+    or being remade by ``setup()``): recall then scans exactly instead."""
+    text = str(error).lower()
+    return "memory_embedding" in text and any(marker in text for marker in _UNUSABLE)
 
 
 def template(name: str, cypher25: bool) -> str:

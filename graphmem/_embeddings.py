@@ -152,6 +152,12 @@ class CheckedEmbedder(Embeddings):
             raise self._failed(exc) from exc
 
 
+def bag_of_words(embedder: Any) -> bool:
+    """Whether ``embedder`` reads a text as a bag of words (``bag_of_words = True``, as
+    WordLlama): recall then embeds a question's content words and gates the full-text side."""
+    return bool(getattr(embedder, "bag_of_words", False))
+
+
 def check_embedder(embedder: Any) -> CheckedEmbedder | None:
     """``embedder`` ready for graphmem: None stays None (lexical recall only); anything
     else must be a langchain-core ``Embeddings`` (or offer its four methods), else a

@@ -270,11 +270,11 @@ def start(*, port: int | None = None, http_port: int | None = None, data: Path |
     log = folder / "neo4j.log"
     heap = os.environ.get("GRAPHMEM_NEO4J_HEAP", "3g")
     try:
-        found = _launch(str(choice.jdk.java), build_dir, port, http, folder, data_dir, ephemeral, password, heap, log,
-                        timeout, progress)
-        if kept_dir:
-            (kept_dir / _VERSION_FILE).write_text(found.version + "\n")
-        return found
+        if kept_dir:  # before the start: a 2026 server upgrades a 5.26 store as it opens it
+            kept_dir.mkdir(parents=True, exist_ok=True)
+            (kept_dir / _VERSION_FILE).write_text(choice.neo4j + "\n")
+        return _launch(str(choice.jdk.java), build_dir, port, http, folder, data_dir, ephemeral, password, heap, log,
+                       timeout, progress)
     except BaseException:
         if ephemeral:
             shutil.rmtree(data_dir, ignore_errors=True)

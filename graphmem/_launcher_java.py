@@ -106,7 +106,8 @@ def _asked_version(java: Path) -> str | None:
 
 
 def _jdk_at(home: Path, found: str) -> Jdk | None:
-    if not (home / "bin" / "java").is_file():
+    # a JDK, not a JRE: Maven compiles the launcher with it (javac)
+    if not ((home / "bin" / "java").is_file() and (home / "bin" / "javac").is_file()):
         return None
     version = _release_version(home) or _asked_version(home / "bin" / "java")
     return Jdk(home, version, found) if version and re.match(r"\d", version) else None

@@ -10,9 +10,11 @@ from typing import Any
 
 from .. import _context, _dialect, _fusion, _recall, _scopes
 from .. import _validate as check
+from .._core import put_bounded
+from .._embeddings import bag_of_words
 from .._errors import GraphMemError
 from .host import AsyncHost
-from .schema import refused_vector, repair_vectors
+from .schema import forget_index, refused_vector, repair_vectors
 
 
 class AsyncRecallMixin(AsyncHost):
@@ -66,11 +68,10 @@ class AsyncRecallMixin(AsyncHost):
         chain = tuple(_scopes.chain(scope))
         if vector is not None and await self._filtered_index():
             args.update(cypher25=True, spread=self._core.spreads.get(chain, 1.0))
-        rows = await self._recall_rows(_recall.params(**args))
-        if (spread := _recall.spread_of(rows)) is not None:
-            if len(self._core.spreads) >= _recall.SPREADS_KEPT and chain not in self._core.spreads:
-                self._core.spreads.clear()  # bounded: a memory object asked of many scopes starts over
-            self._core.spreads[chain] = spread
+        rows = await self._recall_rows(args)
+        if args.get("cypher25") and (spread := _recall.spread_of(rows)) is not None:
+            put_bounded(self._core.spreads, chain, spread, _recall.SPREADS_KEPT)
+            args["spread"] = spread  # a retry asks with what this answer found
         retry: dict[str, Any] = {}
         for _ in range(2):
             # filters ate the over-fetch, or others' documents the open full-text query's
@@ -79,19 +80,26 @@ class AsyncRecallMixin(AsyncHost):
             if not more:
                 break
             retry.update(more)
-            rows = await self._recall_rows(_recall.params(**args, **retry))
-        settings = _recall.for_embedder(self._recall_settings, bool(getattr(self._core.embedder, "bag_of_words", False)))
+            rows = await self._recall_rows({**args, **retry})
+        settings = _recall.for_embedder(self._recall_settings, bag_of_words(self._core.embedder))
         return _fusion.score(rows, now=self._core.now(), settings=settings, k=k, min_relevance=floor,
                              stick=await self._yardstick(vector))
 
-    async def _recall_rows(self, params: dict[str, Any]) -> list[dict[str, Any]]:
-        """Run the recall template. A stored vector Neo4j's cosine refuses (written before
-        vectors were checked) would fail every recall of its scopes: it is removed (the
-        record stays) and the recall runs again, once."""
-        name = _dialect.template("recall", "vectorLimit" in params)
+    async def _recall_rows(self, args: dict[str, Any]) -> list[dict[str, Any]]:
+        """Run the recall template (its Cypher 25 version with ``cypher25``) with the
+        parameters of ``args``. A vector index that is missing or not online (``setup()``
+        remaking it after a server upgrade, or dropped by hand) does not fail recall: it scans
+        exactly, and the index is read again on the next recall. A stored vector Neo4j's
+        cosine refuses (written before vectors were checked) would fail every recall of its
+        scopes: it is removed (the record stays) and the recall runs again, once."""
+        name = _dialect.template("recall", bool(args.get("cypher25")))
+        params = _recall.params(**args)
         try:
             return await self._run.read(name, **params)
         except GraphMemError as exc:
+            if _dialect.index_unusable(exc):
+                forget_index(self._run, self._core)
+                return await self._run.read("recall", **_recall.params(**{**args, "cypher25": False, "strategy": "exact"}))
             if not refused_vector(exc) or not await repair_vectors(
                     self._run, self._core.tenant, await self._known_dimension(), self._core.now()):
                 raise

@@ -14,6 +14,8 @@ from weakref import WeakKeyDictionary
 
 from .. import _dialect, _fulltext, _relevance, _templates
 from .. import _validate as check
+from .._core import Core, put_bounded
+from .._embeddings import bag_of_words
 from .._errors import GraphMemError, InvalidInputError, SchemaError
 from .._vectors import Vector
 from .executor import Executor
@@ -33,6 +35,13 @@ def _indexes_of(driver: Any) -> dict[str | None, tuple[int, bool]]:
         return _INDEXES.setdefault(driver, {})
     except TypeError:
         return {}
+
+
+def forget_index(run: Executor, core: Core) -> None:
+    """Forget what is known of the vector index (it was found missing or not online): the
+    next recall reads it again."""
+    _indexes_of(run.driver).pop(run.database, None)
+    core.filtered_index = None
 
 
 def refused_vector(error: GraphMemError) -> bool:
@@ -95,9 +104,10 @@ class SchemaMixin(Host):
                 rebuilt = self._drop_unfiltered_index()
             if existing is None or rebuilt is not None:
                 self._run.auto(_dialect.template("schema_vector", can_filter), dimensions=wanted)
-            self._core.dimension, self._core.filtered_index = wanted, can_filter
-            _indexes_of(self._run.driver)[self._run.database] = (wanted, can_filter)
         self._run.auto("schema_await", timeout=timeout)
+        if self._core.embedder is not None:
+            # what the index is now (another setup() may have made it first), for recall's choice
+            self._core.dimension = self._vector_dimension(fresh=True)
         if rebuilt is not None:
             _log.warning("vector index memory_embedding rebuilt with the tenant as its filter in %.1f s",
                          time.monotonic() - rebuilt)
@@ -114,7 +124,6 @@ class SchemaMixin(Host):
                      "can filter inside the index): %d memories to index, recall scans exactly until then", size)
         started = time.monotonic()
         self._run.auto("schema_vector_drop")
-        self._core.filtered_index = False
         return started
 
     def _vector_dimension(self, *, fresh: bool = False) -> int | None:
@@ -134,8 +143,8 @@ class SchemaMixin(Host):
         return known[0]
 
     def _filtered_index(self) -> bool:
-        """Whether recall may search the vector index within the tenant (read once per memory
-        object, with the dimension; an index made later by setup() says so itself)."""
+        """Whether recall may search the vector index within the tenant (read with the
+        dimension, once per driver and database; setup() reads it again after making it)."""
         if self._core.filtered_index is None:
             self._vector_dimension()
         return bool(self._core.filtered_index)
@@ -179,16 +188,17 @@ class SchemaMixin(Host):
         round trip before the recall)."""
         known, now = self._core.names, time.monotonic()
         key = tuple(chain)
-        ask = [p for p in probes if (hit := known.get((key, p["word"]))) is None or hit[1] < now]
-        if ask:
+        answer = {p["word"]: hit[0] for p in probes
+                  if (hit := known.get((key, p["word"]))) is not None and hit[1] >= now}
+        if ask := [p for p in probes if p["word"] not in answer]:
             rows = self._run.read("name_frequency", tenant=self._core.tenant, chain=chain, names=ask,
                                         share=_fulltext.COMMON_NAME_SHARE, least=_fulltext.COMMON_NAME_LEAST,
                                         most=_fulltext.COMMON_NAME_MOST)
-            if len(known) >= _fulltext.COMMON_NAME_KEPT:
-                known.clear()
             for row in rows:
-                known[(key, row["word"])] = (bool(row["common"]), now + _fulltext.COMMON_NAME_KEPT_SECONDS)
-        return [p["word"] for p in probes if known.get((key, p["word"]), (False, 0.0))[0]]
+                answer[row["word"]] = bool(row["common"])
+                put_bounded(known, (key, row["word"]), (answer[row["word"]], now + _fulltext.COMMON_NAME_KEPT_SECONDS),
+                            _fulltext.COMMON_NAME_KEPT)
+        return [p["word"] for p in probes if answer.get(p["word"])]
 
     def _query_vector(self, text: str, chain: list[str]) -> Vector | None:
         """The embedding of a question asked of the scopes ``chain``, or None without an
@@ -199,10 +209,9 @@ class SchemaMixin(Host):
         embedder = self._core.embedder
         if embedder is None:
             return None
-        bag_of_words = bool(getattr(embedder, "bag_of_words", False))
         common: list[str] = []
-        if bag_of_words and (probes := _fulltext.name_queries(text, self._core.tenant, chain)):
+        if bag_of_words(embedder) and (probes := _fulltext.name_queries(text, self._core.tenant, chain)):
             common = self._common_names(probes, chain)
-        text = _fulltext.embedded_question(text, bag_of_words=bag_of_words, common=common)
+        text = _fulltext.embedded_question(text, bag_of_words=bag_of_words(embedder), common=common)
         # checked against the index: an embedder of another dimension gets a clear error
         return check.embedding(embedder.embed_query(text), "embedder output", self._known_dimension())

@@ -9,7 +9,7 @@ import logging
 
 import pytest
 
-from graphmem import Memory, _dialect, _templates
+from graphmem import Memory, RecallSettings, _dialect, _templates
 
 pytestmark = [pytest.mark.long, pytest.mark.vector_migration]
 
@@ -25,8 +25,13 @@ def test_setup_remakes_an_unfiltered_index_where_the_server_can_filter(neo4j, sc
     can = _dialect.filters_vectors(version)
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as m:
         m.remember("Alice drinks green tea", scope="u")
-    # the index as an older graphmem made it: the embedding alone
     driver.execute_query(_templates.get("schema_vector_drop").text)
+    # no index at all (dropped, or being remade): a memory object that knew it scans exactly
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                recall_settings=RecallSettings(strategy="index")) as m:
+        m._core.filtered_index, m._core.dimension = can, embedder.dimensions  # as before the drop
+        assert m.recall("green tea", scope="u")[0].record.text == "Alice drinks green tea"
+    # the index as an older graphmem made it: the embedding alone
     driver.execute_query(_templates.get("schema_vector").text, {"dimensions": embedder.dimensions})
     driver.execute_query(_templates.get("schema_await").text, {"timeout": 300})
     assert not _dialect.filtered(_index(driver))

@@ -78,6 +78,8 @@ def test_java_on_path_without_a_release_file_is_asked_its_version(tmp_path, monk
     java.chmod(0o755)
     monkeypatch.setenv("PATH", str(home / "bin"))
     monkeypatch.delenv("JAVA_HOME", raising=False)
+    assert find_jdks(tmp_path / "no-jvm") == []  # a JRE (no javac): Maven could not build the launcher with it
+    (home / "bin" / "javac").write_text("#!/bin/sh\n")
     [jdk] = find_jdks(tmp_path / "no-jvm")
     assert (jdk.version, jdk.feature, jdk.found) == ("21.0.2", 21, "PATH")
 
