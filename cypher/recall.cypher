@@ -7,8 +7,9 @@
 //               pool), or when there is no query vector (nothing to search): a small
 //               scope in a large tenant gets its true top-k. Otherwise the vector index
 //               (fragment vector_neighbours: on Neo4j 5 asked for $semanticFetch
-//               neighbours over-fetched by pool / inScope times $overFetch), then filtered
-//               and re-scored exactly (the index may be quantized). Keeps the best $semanticFetch. $strategy 'exact' or 'index'
+//               neighbours over-fetched by pool / inScope times $overFetch, filtered and
+//               re-scored exactly, the index may be quantized; on Neo4j 2026 searched within
+//               the tenant, its score already the exact cosine), then filtered to the scopes. Keeps the best $semanticFetch. $strategy 'exact' or 'index'
 //               forces one. The pool is what the index searches among: every memory of
 //               the database on Neo4j 5; on Cypher 25 (recall:cypher25, Neo4j 2026) the
 //               tenant's, the index filtering by tenant inside the search (SEARCH).
@@ -69,9 +70,7 @@ CALL (inScope, pool, exact) {
     WITH inScope, pool
     WHERE $vector IS NOT NULL AND NOT exact
     {{vector_neighbours(m)}}
-    WITH m
-    WHERE m.tenant = $tenant AND m.scope IN $chain
-    RETURN m, vector.similarity.cosine(m.embedding, $vector) AS semantic
+    RETURN m, semantic
   }
   // a window of a long episode stands for its episode (its best window's score)
   WITH CASE WHEN m:Chunk THEN head([(m)-[:PART_OF]->(whole:Episode) | whole]) ELSE m END AS m, semantic
