@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from neo4j.exceptions import ClientError
 
-from graphmem import HashingEmbedder, Memory, Neo4jUnavailableError, SchemaError, _dialect, _templates
+from graphmem import HashingEmbedder, Memory, Neo4jUnavailableError, RecallSettings, SchemaError, _dialect, _templates
 from graphmem._errors import translated_errors
 
 
@@ -171,3 +171,20 @@ def test_connect_helper_verifies_and_hides_the_password(neo4j):
         driver.close()
     with pytest.raises(Neo4jUnavailableError):
         connect(Settings(uri="bolt://127.0.0.1:9", password="whatever-secret"))
+
+
+def test_the_index_path_scores_each_memory_with_its_exact_cosine(neo4j, schema, embedder, tenant):
+    """Through the vector index (Neo4j 5: re-scored from the stored vector; 2026: SEARCH's
+    own score, which 2026's index computes from the full vectors) a memory's semantic part is
+    the one the exact scan gives it."""
+    texts = [f"green tea order {i} with {w}" for i, w in enumerate(["lemon", "honey", "mint", "ginger"] * 100)]
+    parts = {}
+    for strategy in ("index", "exact"):
+        with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                    recall_settings=RecallSettings(strategy=strategy, min_relevance=-1.0)) as m:
+            if strategy == "index":
+                m.remember_many([{"text": t, "scope": "u"} for t in texts])
+            parts[strategy] = {r.record.id: r.parts.semantic for r in m.recall("green tea with honey", scope="u", k=20)}
+    shared = parts["index"].keys() & parts["exact"].keys()
+    assert len(shared) >= 10
+    assert all(abs(parts["index"][i] - parts["exact"][i]) < 1e-6 for i in shared)
