@@ -233,8 +233,9 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
     scope-narrowed Lucene query). The Cypher 25 version searches the index within the
     tenant, and ``SEARCH`` needs its limit before the query runs: ``vectorLimit``, the
     semantic fetch times the over-fetch times ``spread``, the tenant's memories per visible
-    one as the last recall of these scopes found them (``spread_of``; 1 before any); the
-    first retry deepens it when filters ate it."""
+    one as the last recall of these scopes found them (``spread_of``; 1 before any), at
+    least ``SEARCH_LEAST`` and at most ``max_vector_fetch``; the first retry deepens it when
+    filters ate it."""
     chain = _scopes.chain(scope)
     fetch = max(2 * k, 20)
     words = _fulltext.words(query)
