@@ -83,7 +83,8 @@ class RecallMixin(Host):
                 break
             retry.update(more)
             rows = self._recall_rows({**args, **retry})
-        settings = _recall.for_embedder(self._recall_settings, bag_of_words(self._core.embedder))
+        settings = _recall.for_embedder(self._recall_settings, bag_of_words(self._core.embedder),
+                                        names_rare=self._names_rare(text, list(chain)))
         return _fusion.score(rows, now=self._core.now(), settings=settings, k=k, min_relevance=floor,
                              stick=self._yardstick(vector))
 
