@@ -66,6 +66,42 @@ def content_words(query: str) -> str:
     return " ".join(kept) or query
 
 
+def is_stop_word(word: str) -> bool:
+    """Whether the full-text index's analyzer drops ``word`` (lower-cased)."""
+    return word in _STOP_WORDS
+
+
+def word_set(text: str) -> set[str]:
+    """The lower-cased words of ``text``."""
+    return {w.lower() for w in _WORD.findall(text)}
+
+
+_ENDINGS = ("ing", "ed", "es", "s")
+
+
+def _stem(word: str) -> str:
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: -len(ending)]
+    return word
+
+
+def same_word(a: str, b: str) -> bool:
+    """Whether two lower-cased words are one word as far as the full-text index's stemming
+    goes, roughly: without an ending ("-ing", "-ed", "-es", "-s") they share all but at most
+    the last letter of the shorter one, and three letters at least ("live", "lives", "lived";
+    "camped", "camping"; "city", "cities"). It errs towards "the same": it is used to tell
+    that a question's words found nothing, and a word wrongly taken as found only keeps the
+    floor as it is."""
+    a, b = _stem(a), _stem(b)
+    common = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        common += 1
+    return a == b or common >= max(3, min(len(a), len(b)) - 1)
+
+
 def _is_name(token: str) -> bool:
     word = _bare(token)
     return len(word) > 1 and word[0].isupper() and word[1:].islower() and word != "I"

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from . import _relevance
+from . import _fulltext, _relevance
 from ._models import Provenance, Record, Status
 from ._recall import RecallSettings
 from ._records import to_record
@@ -111,16 +111,18 @@ class _Side:
         return min(_HIGHEST, max(_LOWEST, (value - mean) / max(deviation, self.min_deviation)))
 
 
-def fused_evidence(rows: list[dict[str, Any]], settings: RecallSettings) -> list[float]:
+def fused_evidence(rows: list[dict[str, Any]], settings: RecallSettings, *, lexical_side: bool = True) -> list[float]:
     """Query-adaptive fusion, 0..1 per row (1.0 = best): on each side, how many standard
     deviations a candidate stands above that side's other hits (the deviation floored at
     ``settings.*_spread``, so a side on which every candidate scores alike cannot amplify
     noise), mixed by ``semantic_share``. A side with no hits at all (no embedder, or only
     stop words) leaves the other to decide. BM25 scores grow with the number of documents
     (a word's IDF does), so the lexical floor shrinks to 0.3 of the best hit's score when
-    that is below ``lexical_spread / 0.3`` (docs/design-notes.md#recall-lexical-floor)."""
+    that is below ``lexical_spread / 0.3`` (docs/design-notes.md#recall-lexical-floor).
+    Without ``lexical_side`` the semantic side decides alone (the full-text hits matched
+    only a name: ``named_sessions``)."""
     semantic_hits = [r["semantic"] for r in rows if r["semanticRank"]]
-    lexical_hits = [r["lexical"] for r in rows if r["lexicalRank"]]
+    lexical_hits = [r["lexical"] for r in rows if r["lexicalRank"]] if lexical_side else []
     if lexical_hits and max(lexical_hits) < lexical_gate(rows, settings):
         lexical_hits = []  # only common words matched: the full-text side sits this one out
     semantic = _Side(semantic_hits, settings.semantic_spread) if semantic_hits else None
@@ -179,22 +181,54 @@ def floor_of(settings: RecallSettings, min_relevance: float | None, stick: tuple
     return 0.5 * (1.0 + math.erf(settings.min_standout / math.sqrt(2.0)))
 
 
-def relevant(rows: list[dict[str, Any]], floor: float, stick: tuple[float, float] | None = None) -> list[dict[str, Any]]:
+def relevant(rows: list[dict[str, Any]], floor: float, stick: tuple[float, float] | None = None,
+             sessions: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """The candidates at or above ``floor``; records reached through the graph stay when a
-    direct hit does (they were expanded from the best hits)."""
+    direct hit does (they were expanded from the best hits), and so do the candidates of
+    ``sessions`` (``named_sessions``: the conversations a name-only question points to)."""
     direct = [r for r in rows if r["semanticRank"] is not None or r["lexicalRank"] is not None]
     if not any(relevance(r, stick) >= floor for r in direct):
         return []
     return [r for r in rows if relevance(r, stick) >= floor or (r["graph"] or 0.0) > 0
-            or (r["semanticRank"] is None and r["lexicalRank"] is None)]
+            or (r["semanticRank"] is None and r["lexicalRank"] is None)
+            or (sessions and r["node"].get("sessionId") in sessions)]
+
+
+def named_sessions(rows: list[dict[str, Any]], question: str | None) -> frozenset[str]:
+    """The conversations the question points to by a name alone: when every full-text hit
+    matched only names of the question ("Welcome Priya!" for "where does Priya live?"), the
+    name says whom the question is about and nothing else of it was found by its words; the
+    answer is then in what was said in that person's conversations, in words the question
+    does not use ("I just moved from Leeds to Glasgow"), so their candidates pass the
+    relevance floor and the semantic side orders them (a match on the name alone says
+    nothing of what answers). Empty when some hit matched another word of the question, or
+    when the question is only names (docs/design-notes.md#recall-name-only-match)."""
+    names = set(_fulltext.names(question or ""))
+    if not names:
+        return frozenset()
+    topical = [w for w in (_fulltext.words(question or "") or "").split() if w not in names and not _fulltext.is_stop_word(w)]
+    if not topical:  # the question is its names ("When was Jon in Paris?"): their hits are the answer
+        return frozenset()
+    sessions = set()
+    for r in rows:
+        if r["lexicalRank"] is None:
+            continue
+        held = _fulltext.word_set(r["node"].get("text") or r["node"].get("name") or "")
+        if any(_fulltext.same_word(w, h) for w in topical for h in held):
+            return frozenset()  # the question's own words found something: no name-only lead
+        if r["node"].get("sessionId") and names & held:
+            sessions.add(r["node"]["sessionId"])
+    return frozenset(sessions)
 
 
 def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings, k: int,
-          min_relevance: float | None = None, stick: tuple[float, float] | None = None) -> list[ScoredMemory]:
+          min_relevance: float | None = None, stick: tuple[float, float] | None = None,
+          question: str | None = None) -> list[ScoredMemory]:
     """Turn the template's candidate rows into ranked ``ScoredMemory`` results, leaving out
     what is not relevant (``floor_of``: a plain ``min_relevance`` cosine, or the floor
     calibrated by ``stick``, the question's cosines to unrelated text; without either, a
-    cosine of 0.15)."""
+    cosine of 0.15; the conversations a ``question`` names by a name alone pass it,
+    ``named_sessions``)."""
     rows = [r for r in rows if r.get("node") is not None]
     if not rows:
         return []
@@ -207,9 +241,11 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
     half_life = settings.half_life.total_seconds()
     results = []
     # fusion sees every candidate (its scale is relative to them); the floor then only removes
-    fused_scores = fused_evidence(rows, settings)
+    # a question found by a name alone: the name says whom, the meaning orders that person's turns
+    sessions = named_sessions(rows, question)
+    fused_scores = fused_evidence(rows, settings, lexical_side=not sessions)
     by_id = {row["node"]["id"]: f for row, f in zip(rows, fused_scores)}
-    keep = {id(r) for r in relevant(rows, floor, stick)}
+    keep = {id(r) for r in relevant(rows, floor, stick, sessions)}
     for row, fused in zip(rows, fused_scores):
         if id(row) not in keep:
             continue

@@ -86,7 +86,7 @@ class RecallMixin(Host):
         settings = _recall.for_embedder(self._recall_settings, bag_of_words(self._core.embedder),
                                         names_rare=self._names_rare(text, list(chain)))
         return _fusion.score(rows, now=self._core.now(), settings=settings, k=k, min_relevance=floor,
-                             stick=self._yardstick(vector))
+                             stick=self._yardstick(vector), question=text)
 
     def _recall_rows(self, args: dict[str, Any]) -> list[dict[str, Any]]:
         """Run the recall template (its Cypher 25 version with ``cypher25``) with the

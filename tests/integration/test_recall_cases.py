@@ -57,16 +57,27 @@ _PRIYA = [{"role": "user", "content": "Hi, I'm Priya"},
 
 
 def test_the_move_ranks_above_the_greetings_that_share_only_the_name(mem):
-    """Priya is named on two of five turns, so the embedded question leaves her out; the move
-    is ranked by meaning above the greetings that share only her name. With the default
-    floor WordLlama cannot tell "live" from unrelated text (docs/recall.md#not-reached), so
-    the ranking is read with the floor off; a question that shares a word keeps the floor."""
+    """Priya is named on two of five turns, so the embedded question leaves her out; the
+    greetings share only her name with the question, so her conversation is what the
+    question points to and passes the relevance floor (WordLlama alone cannot tell "live"
+    from unrelated text); there the move is ranked by meaning above the greetings."""
     mem.ingest(_PRIYA, scope="u", llm=None, session_id="s1")
-    ranked = texts(mem.recall("where does Priya live?", scope="u", min_relevance=-1.0))
+    ranked = texts(mem.recall("where does Priya live?", scope="u"))
     assert ranked[0] == "I just moved from Leeds to Glasgow"
     # below the move, wherever the store's term statistics put them among the other turns
     assert ranked.index("Hi, I'm Priya") > 0 and ranked.index("Welcome Priya! How can I help with your order?") > 0
     assert texts(mem.recall("which city did Priya move to?", scope="u"))[0] == "I just moved from Leeds to Glasgow"
+    # a name-only lead opens her conversation, not the rest of the memory
+    assert mem.recall("what is the capital of Peru?", scope="u") == []
+
+
+def test_a_name_only_lead_opens_only_that_person_s_conversations(mem):
+    mem.ingest(_PRIYA, scope="u", llm=None, session_id="s1")
+    mem.ingest([{"role": "user", "content": "Hi, I'm Tom"}, {"role": "user", "content": "I just moved to Bristol"}],
+               scope="u", llm=None, session_id="s2")
+    ranked = texts(mem.recall("where does Priya live?", scope="u"))
+    assert ranked[0] == "I just moved from Leeds to Glasgow"
+    assert "I just moved to Bristol" not in ranked and "Hi, I'm Tom" not in ranked
 
 
 def test_a_fact_brings_its_source_turn(mem):

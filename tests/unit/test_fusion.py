@@ -23,8 +23,8 @@ def row(rid: str, semantic: float | None, lexical: float | None, semantic_rank: 
             "lexicalRank": lexical_rank, "graph": 0.0, "cites": []}
 
 
-def ids(rows, k=5, settings=None):
-    return [r.record.id for r in score(rows, now=NOW, settings=settings or FUSION_ONLY, k=k)]
+def ids(rows, k=5, settings=None, question=None):
+    return [r.record.id for r in score(rows, now=NOW, settings=settings or FUSION_ONLY, k=k, question=question)]
 
 
 def test_a_clear_lexical_winner_is_not_outvoted_by_weak_matches_on_both_lists():
@@ -355,3 +355,47 @@ def test_relevance_is_reported_and_checked():
     with pytest.raises(InvalidInputError) as info:
         RecallSettings(min_relevance=2)
     assert info.value.field == "min_relevance"
+
+
+def _said(rid: str, text: str, semantic: float, lexical: float | None, session: str | None = "s1") -> dict:
+    r = row(rid, semantic, lexical, 1, 1 if lexical is not None else None)
+    r["node"].update(kind="episode", text=text, sessionId=session)
+    return r
+
+
+def test_a_question_found_only_by_a_name_keeps_that_person_s_conversation():
+    """Every full-text hit shares only "Priya" with the question: the name says whom it is
+    about, and the answer is what was said in her conversation, in other words (issue 31)."""
+    rows = [_said("greeting", "Welcome Priya! How can I help?", 0.50, 2.0),
+            _said("move", "I just moved from Leeds to Glasgow", 0.53, None),
+            _said("elsewhere", "I just moved my desk", 0.53, None, session="s2")]
+    # the name-only match says whom, not what: the semantic side orders her turns (the
+    # greeting's exact name match would otherwise stand out on the full-text side)
+    assert ids(rows, settings=RecallSettings(), question="where does Priya live?") == ["move", "greeting"]
+    # without the question (or with a question whose other words found something) the floor holds
+    assert ids(rows, settings=RecallSettings()) == ["greeting"]
+    rows[0]["node"]["text"] = "Welcome Priya! Where do you live now?"
+    assert ids(rows, settings=RecallSettings(), question="where does Priya live?") == ["greeting"]
+
+
+def test_a_name_only_lead_needs_a_name_and_ignores_stop_words():
+    from graphmem._fusion import named_sessions
+    greeting = _said("greeting", "Welcome to the shop, Priya", 0.5, 2.0)
+    assert named_sessions([greeting], "what did Priya say to the shop?") == frozenset()  # "shop" matched too
+    assert named_sessions([greeting], "what is the colour of Priya's car?") == frozenset({"s1"})
+    assert named_sessions([greeting], "what is the colour of the car?") == frozenset()  # no name
+    assert named_sessions([_said("x", "Priya here", 0.5, 2.0, session=None)], "where does Priya live?") == frozenset()
+
+
+@pytest.mark.parametrize("a, b, same", [("live", "lives", True), ("move", "moved", True), ("city", "cities", True),
+                                        ("live", "like", False), ("cat", "car", False), ("order", "other", False),
+                                        ("camped", "camping", True), ("lived", "lives", True)])
+def test_words_are_the_same_up_to_an_ending(a, b, same):
+    from graphmem._fulltext import same_word
+    assert same_word(a, b) is same and same_word(b, a) is same
+
+
+def test_a_question_of_names_only_opens_nothing():
+    from graphmem._fusion import named_sessions
+    hit = _said("paris", "Jon flew to Paris", 0.5, 2.0)
+    assert named_sessions([hit], "When was Jon in Paris?") == frozenset()
