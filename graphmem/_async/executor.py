@@ -26,7 +26,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from neo4j import AsyncDriver, AsyncManagedTransaction, AsyncSession
+from neo4j import READ_ACCESS, WRITE_ACCESS, AsyncDriver, AsyncManagedTransaction, AsyncSession
 from neo4j.exceptions import (
     ConnectionAcquisitionTimeoutError,
     ConstraintError,
@@ -137,13 +137,14 @@ class AsyncExecutor:
         self.events: Emitter | None = None
         self._owns_driver = owns_driver
 
-    def _session(self) -> AsyncSession:
+    def _session(self, *, reading: bool = False) -> AsyncSession:
         return self.driver.session(
             database=self.database,
             bookmark_manager=self.driver.execute_query_bookmark_manager,
             notifications_min_severity="OFF",
             # one attempt per call: _retrying below decides what is tried again
             max_transaction_retry_time=-1.0,
+            default_access_mode=READ_ACCESS if reading else WRITE_ACCESS,
         )
 
     async def _retrying(self, attempt: Callable[[], Awaitable[T]], *, write: bool) -> T:
@@ -179,13 +180,10 @@ class AsyncExecutor:
                 delay = min(delay * 2, _MAX_DELAY)
 
     async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        """Run one template in a read transaction (routable to a cluster's readers)."""
-
-        async def attempt() -> list[dict[str, Any]]:
-            async with self._session() as session:
-                return await _in_transaction(session.execute_read, self._one, name, params)
-
-        return await self._retrying(attempt, write=False)
+        """Run one template as an auto-commit read (routable to a cluster's readers): one
+        round trip where a transaction function takes three (BEGIN, RUN, COMMIT); a read runs
+        one statement, so the transaction adds nothing (docs/design-notes.md#reads-auto-commit)."""
+        return await self._auto(name, params, reading=True)
 
     async def write(self, work: Callable[[AsyncTx], Awaitable[T]]) -> T:
         """Run ``work`` in one write transaction: everything it runs lands, or nothing does.
@@ -218,11 +216,14 @@ class AsyncExecutor:
 
     async def auto(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a template in an auto-commit transaction (schema statements need one)."""
+        return await self._auto(name, params, reading=False)
+
+    async def _auto(self, name: str, params: dict[str, Any], *, reading: bool) -> list[dict[str, Any]]:
         template = _templates.get(name)
         template.check(params)
 
         async def attempt() -> list[dict[str, Any]]:
-            async with self._session() as session:
+            async with self._session(reading=reading) as session:
                 started = time.perf_counter()
                 result = await session.run(template.text, params)
                 rows = [row(record) async for record in result]

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from neo4j import Driver, ManagedTransaction, Session
+from neo4j import READ_ACCESS, WRITE_ACCESS, Driver, ManagedTransaction, Session
 from neo4j.exceptions import (
     ConnectionAcquisitionTimeoutError,
     ConstraintError,
@@ -139,13 +139,14 @@ class Executor:
         self.events: Emitter | None = None
         self._owns_driver = owns_driver
 
-    def _session(self) -> Session:
+    def _session(self, *, reading: bool = False) -> Session:
         return self.driver.session(
             database=self.database,
             bookmark_manager=self.driver.execute_query_bookmark_manager,
             notifications_min_severity="OFF",
             # one attempt per call: _retrying below decides what is tried again
             max_transaction_retry_time=-1.0,
+            default_access_mode=READ_ACCESS if reading else WRITE_ACCESS,
         )
 
     def _retrying(self, attempt: Callable[[], T], *, write: bool) -> T:
@@ -181,13 +182,10 @@ class Executor:
                 delay = min(delay * 2, _MAX_DELAY)
 
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        """Run one template in a read transaction (routable to a cluster's readers)."""
-
-        def attempt() -> list[dict[str, Any]]:
-            with self._session() as session:
-                return _in_transaction(session.execute_read, self._one, name, params)
-
-        return self._retrying(attempt, write=False)
+        """Run one template as an auto-commit read (routable to a cluster's readers): one
+        round trip where a transaction function takes three (BEGIN, RUN, COMMIT); a read runs
+        one statement, so the transaction adds nothing (docs/design-notes.md#reads-auto-commit)."""
+        return self._auto(name, params, reading=True)
 
     def write(self, work: Callable[[Tx], T]) -> T:
         """Run ``work`` in one write transaction: everything it runs lands, or nothing does.
@@ -220,11 +218,14 @@ class Executor:
 
     def auto(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a template in an auto-commit transaction (schema statements need one)."""
+        return self._auto(name, params, reading=False)
+
+    def _auto(self, name: str, params: dict[str, Any], *, reading: bool) -> list[dict[str, Any]]:
         template = _templates.get(name)
         template.check(params)
 
         def attempt() -> list[dict[str, Any]]:
-            with self._session() as session:
+            with self._session(reading=reading) as session:
                 started = time.perf_counter()
                 result = session.run(template.text, params)
                 rows = [row(record) for record in result]
