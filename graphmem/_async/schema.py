@@ -21,6 +21,9 @@ from .host import AsyncHost
 
 # per driver and database: the vector index's (dimension, filtered by tenant), read once
 _INDEXES: WeakKeyDictionary[Any, dict[str | None, tuple[int, bool]]] = WeakKeyDictionary()
+# per embedder: the relevance floor's background vectors (_relevance.matrix), embedded once
+# for every memory object that shares the embedder (an application's one per tenant)
+_BACKGROUNDS: WeakKeyDictionary[Any, Any] = WeakKeyDictionary()
 _WARM_UP_SCOPE = "graphmem-warm-up"  # setup() recalls from it once; nothing is written there
 _REPAIR_BATCH = 1000
 _log = logging.getLogger("graphmem")
@@ -171,12 +174,23 @@ class AsyncSchemaMixin(AsyncHost):
     async def _yardstick(self, vector: Vector | None) -> tuple[float, float] | None:
         """The mean and deviation of the query's cosines to everyday sentences that answer
         nothing (``_relevance``), for the relevance floor; their vectors are embedded once per
-        memory object. None without a query vector."""
-        if vector is None or self._core.embedder is None:
+        embedder object (once per memory object for an embedder that cannot be weakly
+        referenced and hashed). None without a query vector."""
+        embedder = self._core.embedder
+        if vector is None or embedder is None:
             return None
+        key = getattr(embedder, "wrapped", embedder)  # the caller's embedder, not this object's wrapper
         if self._core.background is None:
-            vectors = await self._core.embedder.aembed_documents(list(_relevance.SENTENCES))
-            self._core.background = _relevance.matrix(vectors)
+            try:
+                self._core.background = _BACKGROUNDS.get(key)
+            except TypeError:  # unhashable or not weakly referable: this memory object keeps its own
+                pass
+        if self._core.background is None:
+            self._core.background = _relevance.matrix(await embedder.aembed_documents(list(_relevance.SENTENCES)))
+            try:
+                _BACKGROUNDS[key] = self._core.background
+            except TypeError:
+                pass
         return _relevance.yardstick(vector, self._core.background)
 
     async def _common_names(self, probes: list[dict[str, str]], chain: list[str]) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem import Memory, RecallSettings, WordLlamaEmbedder
+from graphmem import Memory, RecallSettings, WordLlamaEmbedder, _relevance
 
 
 @pytest.fixture(scope="module")
@@ -167,3 +167,30 @@ def test_a_question_naming_one_of_many_people_finds_that_person(mem):
                        for i in range(40) for j in range(4)])
     found = mem.recall("Where does Person007 live?", scope="u", k=4)
     assert [r.record.text.split()[0] for r in found] == ["Person007"] * 4
+
+
+class _Counting(WordLlamaEmbedder):
+    """WordLlama that counts the relevance floor's background sentences it embeds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.documents = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.documents += sum(text in _relevance.SENTENCES for text in texts)
+        return super().embed_documents(texts)
+
+
+def test_memory_objects_sharing_an_embedder_embed_the_floor_s_background_once(neo4j, schema, tenant):
+    """An application with one memory object per tenant: the relevance floor's everyday
+    sentences are embedded once per embedder, not once per memory object (issue 30)."""
+    embedder = _Counting()
+    found = []
+    for i in range(3):
+        with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=f"{tenant}-{i}", embedder=embedder) as m:
+            m.remember("Alice works as a nurse", scope="u")
+            before = embedder.documents
+            found.append(texts(m.recall("what is her job?", scope="u")))
+            embedded = embedder.documents - before
+            assert embedded == (0 if i else len(_relevance.SENTENCES))
+    assert found == [["Alice works as a nurse"]] * 3
