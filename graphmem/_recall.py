@@ -282,14 +282,16 @@ BAG_OF_WORDS_GATE = 0.5
 and to cost MiniLM on LoCoMo (docs/design-notes.md#recall-lexical-gate)."""
 
 
-def for_embedder(settings: RecallSettings, bag_of_words: bool, *, names_rare: bool = False) -> RecallSettings:
+def for_embedder(settings: RecallSettings, bag_of_words: bool, *, named: bool = False) -> RecallSettings:
     """``settings`` with what was left to the embedder decided (``lexical_gate=None``): the
-    gate for a bag-of-words embedder, unless the question names something few memories
-    hold (``names_rare``: a name the memory does not hold often, "Person007", "Lisbon"), whose
-    full-text match is what the question is about however common the other words are."""
+    gate for a bag-of-words embedder, unless the question names someone or something
+    (``named``: "Where does Person007 live?", "the Lisbon hotel"). A bag-of-words embedder
+    is given the question without the names common in the memory, so the full-text side is
+    the only one that sees who the question is about, and a rare name's match is what the
+    question is about however common its other words (docs/design-notes.md#recall-lexical-gate)."""
     if settings.lexical_gate is not None:
         return settings
-    return replace(settings, lexical_gate=BAG_OF_WORDS_GATE if bag_of_words and not names_rare else 0.0)
+    return replace(settings, lexical_gate=BAG_OF_WORDS_GATE if bag_of_words and not named else 0.0)
 
 
 def check_min_relevance(value: Any) -> float | None:

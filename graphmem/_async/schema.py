@@ -212,15 +212,6 @@ class AsyncSchemaMixin(AsyncHost):
                             _fulltext.COMMON_NAME_KEPT)
         return [p["word"] for p in probes if answer.get(p["word"])]
 
-    async def _names_rare(self, text: str, chain: list[str]) -> bool:
-        """Whether a question names something that is not common among the scopes' memories
-        (a bag-of-words embedder only; the counts were just taken for its embedding, so this
-        reads them from the memory object's cache)."""
-        if not bag_of_words(self._core.embedder):
-            return False
-        probes = _fulltext.name_queries(text, self._core.tenant, chain)
-        return bool(probes) and len(await self._common_names(probes, chain)) < len(probes)
-
     async def _query_vector(self, text: str, chain: list[str]) -> Vector | None:
         """The embedding of a question asked of the scopes ``chain``, or None without an
         embedder. A bag-of-words embedder (``bag_of_words = True``, as WordLlama) is given the

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from .. import _context, _dialect, _fusion, _recall, _scopes
+from .. import _context, _dialect, _fulltext, _fusion, _recall, _scopes
 from .. import _validate as check
 from .._core import put_bounded
 from .._embeddings import bag_of_words
@@ -84,7 +84,7 @@ class RecallMixin(Host):
             retry.update(more)
             rows = self._recall_rows({**args, **retry})
         settings = _recall.for_embedder(self._recall_settings, bag_of_words(self._core.embedder),
-                                        names_rare=self._names_rare(text, list(chain)))
+                                        named=bool(_fulltext.names(text)))
         return _fusion.score(rows, now=self._core.now(), settings=settings, k=k, min_relevance=floor,
                              stick=self._yardstick(vector), question=text)
 

@@ -286,8 +286,8 @@ def test_the_full_text_side_sits_out_when_its_best_hit_matched_only_common_words
     assert for_embedder(RecallSettings(), bag_of_words=True).lexical_gate == BAG_OF_WORDS_GATE == 0.5
     assert for_embedder(RecallSettings(), bag_of_words=False).lexical_gate == 0.0
     assert for_embedder(RecallSettings(lexical_gate=0.3), bag_of_words=False).lexical_gate == 0.3
-    # a question naming something few memories hold keeps its full-text side
-    assert for_embedder(RecallSettings(), bag_of_words=True, names_rare=True).lexical_gate == 0.0
+    # a question that names someone or something keeps its full-text side (the name may be only there)
+    assert for_embedder(RecallSettings(), bag_of_words=True, named=True).lexical_gate == 0.0
     assert lexical_gate([{}], RecallSettings()) == 0.0  # no statistics: no gate
     assert _gated(2.0, 1000)[0] == "answer"
     assert _gated(6.0, 1000)[0] == "common0"
