@@ -4,7 +4,8 @@ The I/O (reads, model calls, the one write transaction) is in ``_async/ingest.py
 from __future__ import annotations
 
 import json
-from collections.abc import Container, Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -45,6 +46,16 @@ class SameAsCandidate(BaseModel):
     """Id of the existing entity it may be."""
     similarity: float
     """Cosine similarity of their names' embeddings."""
+
+
+@dataclass(frozen=True)
+class PendingEntity:
+    """Stands, in a planned fact's subject or object, for an extracted entity that resolved
+    to no stored one at planning time: the write transaction creates it (or finds it, if
+    another write created it since), so only the write knows its id. ``index`` is its place
+    in the extracted entities. A type of its own, so no string can pass for one."""
+
+    index: int
 
 
 class IngestResult(BaseModel):
@@ -178,11 +189,12 @@ def name_index(entities: list[EntityDraft]) -> dict[str, int]:
 
 
 def fact_plan(
-    draft: FactDraft, *, names: dict[str, int], entity_ids: list[str | None], episodes: list[dict[str, Any]],
+    draft: FactDraft, *, names: dict[str, int], entity_ids: Sequence[str | PendingEntity], episodes: list[dict[str, Any]],
     episode_ids: list[str], tz: Any, single_valued: Container[str],
 ) -> tuple[dict[str, Any] | None, list[str], Skipped | None]:
     """One extracted fact as ``remember()`` arguments (subject/object entity ids resolved,
-    time expressions resolved in code), with notes; or the reason it is skipped."""
+    a ``PendingEntity`` for one not stored yet; time expressions resolved in code), with
+    notes; or the reason it is skipped."""
     text = " ".join((draft.text or "").split())
     subject_index = names.get(check.text_key(draft.subject or ""))
     if subject_index is None:
@@ -195,11 +207,12 @@ def fact_plan(
     if predicate is None:
         return None, [], Skipped(kind="fact", text=text, reason="no predicate")
     obj = None if draft.object is None else " ".join(str(draft.object).split()) or None
+    target: str | PendingEntity | None = obj  # a literal value, or the entity it names
     if draft.object_is_entity and obj is not None:
         object_index = names.get(check.text_key(obj))
         if object_index is None:
             return None, [], Skipped(kind="fact", text=text, reason=f"object {obj!r} is not one of the extracted entities")
-        obj = entity_ids[object_index]
+        target = entity_ids[object_index]
     sources = sorted({n for n in draft.messages if 1 <= n <= len(episodes)}) or list(range(1, len(episodes) + 1))
     said_at = episodes[sources[0] - 1]["occurred_at"]
     notes = []
@@ -218,7 +231,7 @@ def fact_plan(
         "text": text,
         "subject": entity_ids[subject_index],
         "predicate": predicate,
-        "object": obj,
+        "object": target,
         "single_valued": single,
         "valid_from": valid_from,  # None: only observed, at the message's time
         "observed_at": said_at,
@@ -226,6 +239,19 @@ def fact_plan(
         "provenance": Provenance.EXTRACTION,
         "derived_from": [episode_ids[n - 1] for n in sources],
     }, notes, None
+
+
+def resolved(plan: Mapping[str, Any], entity_ids: Sequence[str | None]) -> dict[str, Any] | None:
+    """``plan`` with each pending entity replaced by the id the write transaction gave it
+    (``entity_ids``, one per extracted entity); None if one of them was not written."""
+    item = dict(plan)
+    for key in ("subject", "object"):
+        value = item.get(key)
+        if isinstance(value, PendingEntity):
+            if entity_ids[value.index] is None:
+                return None
+            item[key] = entity_ids[value.index]
+    return item
 
 
 def mentions(entities: list[EntityDraft], entity_ids: list[str | None], episodes: list[dict[str, Any]],

@@ -7,19 +7,23 @@ This file is generated from ``graphmem/_async/ingest.py`` by ``tools/unasync.py`
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from .. import _dates, _entities, _episodes, _facts, _ingest, _profile, _props, _scopes
 from .. import _validate as check
-from .._errors import ConflictError, InvalidInputError, ModelError
+from .._errors import InvalidInputError, ModelError
 from .._facts import AUTOMATIC
-from .._models import Entity, Episode, Provenance
+from .._ingest import PendingEntity
+from .._ingest_write import Batch, Decision, decide, judged, kept_facts, question, retirements
+from .._models import Entity, Episode, Fact, Provenance
 from .._prompts import (
     EXTRACT_SYSTEM,
     JUDGE_SYSTEM,
     EntityDraft,
     Extraction,
+    FactDraft,
     Judgement,
     messages_block,
 )
@@ -29,7 +33,6 @@ from .host import Host
 from .llm import check_llm
 
 _KNOWN_ENTITIES = 50
-_PENDING = "\x00pending-entity:"  # stands for an entity the write transaction will create
 
 
 class IngestMixin(Host):
@@ -181,11 +184,13 @@ class IngestMixin(Host):
 
         # resolution as it stands now (read only), to find the contradiction candidates
         existing = [self._resolve(None, row, chain) for row in entity_rows]
-        ids_now = [(node or {}).get("id") if how in ("found", "similar") else None for how, node, _ in existing]
-        plans, notes = [], []
+        ids_now: list[str | PendingEntity] = [node["id"] if how in ("found", "similar") else PendingEntity(n)
+                                              for n, (how, node, _) in enumerate(existing)]
+        plans: list[tuple[FactDraft, dict[str, Any]]] = []
+        notes: list[str] = []
         for draft in extraction.facts:
             plan, note, skip = _ingest.fact_plan(
-                draft, names=names, entity_ids=[i or f"{_PENDING}{n}" for n, i in enumerate(ids_now)], episodes=msgs,
+                draft, names=names, entity_ids=ids_now, episodes=msgs,
                 episode_ids=episode_ids, tz=tz, single_valued=self._core.single_valued_predicates)
             notes += note
             if plan is not None:
@@ -197,21 +202,23 @@ class IngestMixin(Host):
         for (_, plan), row in zip(plans, fact_rows):
             plan["embedding"] = row["props"]["embedding"]
         decisions = self._contradictions(llm, plans, chain, now, tally)
+        batch = Batch(entities=entities, entity_rows=entity_rows, plans=plans, decisions=decisions, msgs=msgs,
+                      episode_ids=episode_ids, scope=scope, chain=chain, now=now, who=who, skipped=skipped,
+                      notes=notes, tally=tally)
         profile_rows = self._profile_rows(extraction, who, scope, episode_ids, now)
 
         def work(tx: Tx) -> _ingest.IngestResult:
-            result = self._land(tx, entities, entity_rows, plans, decisions, msgs, episode_ids, scope, chain,
-                                      now, who, list(skipped), list(notes), tally)
+            result = self._land(_Landing(tx, batch, skipped=list(batch.skipped)))
             if not profile_rows:
                 return result
             learned = self._create_facts(tx, profile_rows, now)
             asked = {r["props"]["id"] for r in profile_rows}
             return result.model_copy(update={"profile": tuple(_profile.field_of(f) for f in learned if f.id in asked)})
 
-        try:
-            return self._run.write(work)
-        except ConflictError:  # a concurrent ingest created one of these entities first: resolve again
-            return self._run.write(work)
+        # A concurrent ingest that created one of these entities first makes this write trip
+        # a uniqueness constraint: the executor runs ``work`` again (its conflict retries),
+        # and the entities then resolve to the winner's.
+        return self._run.write(work)
 
     def _profile_rows(self, extraction: Extraction, who: dict[str, Any], scope: str, episode_ids: list[str],
                             now: datetime) -> list[Any]:
@@ -252,146 +259,132 @@ class IngestMixin(Host):
                 return how, near[0]["node"], cosine
         return "new", None, 0.0
 
-    def _contradictions(self, llm: Any, plans: list[tuple[Any, dict[str, Any]]], chain: list[str],
-                              now: datetime, tally: list[str]) -> dict[int, Any]:
-        """Per fact index: ('skip', reason) for restatements, or ('retire', [(id, reason)]):
-        reason 'corrected' or 'contradicted' invalidates the old record, 'changed' ends its
-        valid time (a new statement that replaces a value of a many-valued predicate)."""
+    def _contradictions(self, llm: Any, plans: list[tuple[FactDraft, dict[str, Any]]], chain: list[str],
+                              now: datetime, tally: list[str]) -> dict[int, Decision]:
+        """Per planned fact (by index), what the write does besides writing it: skip it as a
+        restatement, or retire the stored facts it corrects, contradicts or replaces
+        (``_ingest_write``). The rules decide alone where they can; the model is asked,
+        in one call, about the doubtful pairs."""
+        # an entity the write has yet to create has no stored facts to compare with
         rows = [{"i": i, "subject": p["subject"], "embedding": p["embedding"]}
-                for i, (_, p) in enumerate(plans) if not p["subject"].startswith(_PENDING) and p["embedding"]]
+                for i, (_, p) in enumerate(plans) if not isinstance(p["subject"], PendingEntity) and p["embedding"]]
         if not rows:
             return {}
         found = self._run.read("fact_candidates", tenant=self._core.tenant, chain=chain, rows=rows, now=now)
-        decisions: dict[int, Any] = {}
-        grey: list[tuple[int, dict[str, Any], str]] = []
-        for old in found:
-            i = old["i"]
-            draft, plan = plans[i]
-            if decisions.get(i, ("",))[0] == "skip":
-                continue
-            cosine = 2.0 * old["similarity"] - 1.0
-            same_predicate = old["predicate"] == plan["predicate"]
-            same_value = same_predicate and (old["object"] or "").casefold() == (plan["object"] or "").casefold()
-            automatic = old["provenance"] in AUTOMATIC
-            if old["textKey"] == check.text_key(plan["text"]) or (same_value and old["object"] is not None) \
-                    or cosine >= self._learning.duplicate_threshold:
-                decisions[i] = ("skip", f"restates {old['id']}")
-            elif draft.corrects and same_predicate and automatic and plan["single_valued"] and old["singleValued"]:
-                decisions.setdefault(i, ("retire", []))[1].append((old["id"], "corrected"))
-            elif same_predicate and plan["single_valued"] and old["singleValued"]:
-                continue  # a change of value: supersession (contract §7.1) handles it
-            elif draft.replaces and same_predicate and automatic and not old["singleValued"]:
-                grey.append((i, old, "changed"))  # "switched to": the model says which value it replaced
-            elif automatic and (cosine >= self._learning.judge_threshold or (draft.corrects and same_predicate)):
-                grey.append((i, old, "contradicted"))  # for a multi-valued correction, the model says which value was wrong
-        if grey:
-            pairs = "\n".join(f"{n}. existing: {old['text']}\n   new: {plans[i][1]['text']}"
-                              for n, (i, old, _) in enumerate(grey, 1))
-            verdict = self._llm.ask(llm, Judgement, [("system", JUDGE_SYSTEM), ("human", pairs)],
-                                            purpose="ingest (contradiction check)", tally=tally)
-            contradicted = {v.pair for v in verdict.verdicts if v.contradicts}
-            for n, (i, old, reason) in enumerate(grey, 1):
-                if n in contradicted and decisions.get(i, ("",))[0] != "skip":
-                    decisions.setdefault(i, ("retire", []))[1].append((old["id"], reason))
-        return decisions
+        decisions, doubts = decide(found, plans, self._learning)
+        if not doubts:
+            return decisions
+        verdict = self._llm.ask(llm, Judgement, [("system", JUDGE_SYSTEM), ("human", question(doubts))],
+                                        purpose="ingest (contradiction check)", tally=tally)
+        return judged(decisions, doubts, {v.pair for v in verdict.verdicts if v.contradicts})
 
-    def _land(self, tx: Tx, entities: list[EntityDraft], entity_rows: list[dict[str, Any]],
-                    plans: list[tuple[Any, dict[str, Any]]], decisions: dict[int, Any], msgs: list[dict[str, Any]],
-                    episode_ids: list[str], scope: str, chain: list[str], now: datetime, who: dict[str, Any],
-                    skipped: list[_ingest.Skipped], notes: list[str], tally: list[str]) -> _ingest.IngestResult:
-        """The extraction's one write transaction."""
-        tenant = self._core.tenant
-        created: list[Entity] = []
-        merged: list[Entity] = []
-        same_as: list[_ingest.SameAsCandidate] = []
-        ids: list[str | None] = []
-        for draft, row in zip(entities, entity_rows):
-            props = row["props"]
-            how, node, cosine = self._resolve(tx, row, chain)
-            if how in ("found", "similar"):
-                entity = self._merge_entity(tx, node, props)
-                merged.append(entity)
-                ids.append(entity.id)
-                continue
-            if tx.run("entity_forgotten", tenant=tenant, scope=scope, chain=chain, prefix=scope + "/",
-                            type=props["type"], keys=_entities.lookup_keys(props)):
-                skipped.append(_ingest.Skipped(kind="entity", text=draft.name, reason="forgotten by the user"))
-                ids.append(None)
-                continue
-            entity, new = self._create_entity(tx, props, chain, now)
-            (created if new else merged).append(entity)
-            ids.append(entity.id)
-            if new and how == "candidate":
-                same_as.append(_ingest.SameAsCandidate(entity=entity.id, candidate=node["id"], similarity=round(cosine, 4)))
-        items, kept = [], []
-        for i, (_draft, plan) in enumerate(plans):
-            decision = decisions.get(i)
-            if decision and decision[0] == "skip":
-                skipped.append(_ingest.Skipped(kind="fact", text=plan["text"], reason=decision[1]))
-                continue
-            item = _remap(plan, ids)
-            if item is None:
-                skipped.append(_ingest.Skipped(kind="fact", text=plan["text"], reason="its entity was forgotten by the user"))
-                continue
-            items.append({**item, "scope": scope, **who})
-            kept.append(i)
-        effects: dict[str, list[str]] = {}
-        facts = []
-        to_retire = [old for i in kept if (d := decisions.get(i)) and d[0] == "retire" for old, _ in d[1]]
-        if items:
-            rows = _facts.rows(items, tenant=tenant, now=now, single_valued=self._core.single_valued_predicates,
-                               dimension=self._core.dimension)
-            facts = self._create_facts(tx, rows, now, effects, exclude=to_retire)
-        by_text = {f.id: f for f in facts}
-        written = {rows[n]["props"]["id"]: kept[n] for n in range(len(kept))} if items else {}
+    def _land(self, land: _Landing) -> _ingest.IngestResult:
+        """The extraction's one write transaction: the entities, the facts, the stored facts
+        those retire, then the episodes' MENTIONS and the SAME_AS candidates."""
+        tx, batch = land.tx, land.batch
+        for draft, row in zip(batch.entities, batch.entity_rows):
+            land.entity_ids.append(self._land_entity(land, draft, row))
+        kept, skipped = kept_facts(batch, land.entity_ids)
+        land.skipped += skipped
+        facts, written = self._land_facts(land, kept)
+        landed = {f.id for f in facts}  # the facts written, or found already stored
         for rid, i in written.items():
-            if rid not in by_text:
-                skipped.append(_ingest.Skipped(kind="fact", text=plans[i][1]["text"], reason="forgotten by the user"))
+            if rid not in landed:
+                land.skip("fact", batch.plans[i][1]["text"], "forgotten by the user")
+        retired = self._retire(land, kept, written, landed)
+        links = _ingest.mentions(batch.entities, land.entity_ids, batch.msgs, batch.episode_ids,
+                                 [item for _, item in kept])
+        if links:
+            tx.run("episode_links", tenant=self._core.tenant, rows=links, created=[e.id for e in land.created])
+        if land.same_as:
+            tx.run("entity_same_as", tenant=self._core.tenant, now=batch.now, rows=[
+                {"id": s.entity, "candidate": s.candidate, "similarity": s.similarity} for s in land.same_as])
+        return _ingest.IngestResult(
+            entities_created=tuple(land.created), entities_merged=tuple(land.merged),
+            same_as=tuple(land.same_as), facts=tuple(facts),
+            superseded=tuple(sorted(set(land.effects.get("closed", [])) - landed - set(retired))),
+            invalidated=tuple(sorted(set(retired) | set(land.effects.get("replaced", [])))),
+            skipped=tuple(land.skipped), notes=tuple(batch.notes), model_calls=len(batch.tally),
+        )
+
+    def _land_entity(self, land: _Landing, draft: EntityDraft, row: dict[str, Any]) -> str | None:
+        """One extracted entity, resolved again inside the write (another write may have
+        created it since the plan), merged into the one it is or created; its id, or None
+        if the user asked to forget it."""
+        tx, batch, props = land.tx, land.batch, row["props"]
+        how, node, cosine = self._resolve(tx, row, batch.chain)
+        if how in ("found", "similar"):
+            entity = self._merge_entity(tx, node, props)
+            land.merged.append(entity)
+            return entity.id
+        if tx.run("entity_forgotten", tenant=self._core.tenant, scope=batch.scope, chain=batch.chain,
+                        prefix=batch.scope + "/", type=props["type"], keys=_entities.lookup_keys(props)):
+            land.skip("entity", draft.name, "forgotten by the user")
+            return None
+        entity, new = self._create_entity(tx, props, batch.chain, batch.now)
+        (land.created if new else land.merged).append(entity)
+        if new and how == "candidate":
+            land.same_as.append(_ingest.SameAsCandidate(entity=entity.id, candidate=node["id"],
+                                                        similarity=round(cosine, 4)))
+        return entity.id
+
+    def _land_facts(self, land: _Landing, kept: list[tuple[int, dict[str, Any]]]) -> tuple[list[Fact], dict[str, int]]:
+        """Write the kept facts; returns what ``_create_facts`` returns and, per row id, the
+        index of the planned fact the row came from."""
+        if not kept:
+            return [], {}
+        batch = land.batch
+        rows = _facts.rows([item for _, item in kept], tenant=self._core.tenant, now=batch.now,
+                           single_valued=self._core.single_valued_predicates, dimension=self._core.dimension)
+        # the stored facts these retire are left to _retire, not superseded on the way
+        retiring = [r.old_id for i, _ in kept for r in retirements(batch.decisions.get(i))]
+        facts = self._create_facts(land.tx, rows, batch.now, land.effects, exclude=retiring)
+        return facts, {row["props"]["id"]: i for row, (i, _) in zip(rows, kept)}
+
+    def _retire(self, land: _Landing, kept: list[tuple[int, dict[str, Any]]], written: dict[str, int],
+                      landed: set[str]) -> list[str]:
+        """Retire what the landed facts correct or contradict (invalidated) or replace (valid
+        time closed, noted in ``land.effects["closed"]``); returns the ids invalidated."""
+        tx, batch, tenant = land.tx, land.batch, self._core.tenant
         retired: list[str] = []
         replaced: list[str] = []
         for rid, i in written.items():
-            decision = decisions.get(i)
-            if rid in by_text and decision and decision[0] == "retire":
-                for old_id, reason in decision[1]:
-                    if reason == "changed":
-                        replaced += [r["id"] for r in tx.run(
-                            "fact_close", tenant=tenant, id=old_id, by=rid, automatic=AUTOMATIC, now=now)]
-                        continue
-                    retired += [r["id"] for r in tx.run(
-                        "memory_invalidate", tenant=tenant, ids=[old_id], reason=reason, by=rid, note=None, now=now)]
+            if rid not in landed:
+                continue  # not written: it retires nothing
+            for old in retirements(batch.decisions.get(i)):
+                if old.reason == "changed":
+                    replaced += [r["id"] for r in tx.run(
+                        "fact_close", tenant=tenant, id=old.old_id, by=rid, automatic=AUTOMATIC, now=batch.now)]
+                    continue
+                retired += [r["id"] for r in tx.run(
+                    "memory_invalidate", tenant=tenant, ids=[old.old_id], reason=old.reason, by=rid, note=None,
+                    now=batch.now)]
         if retired or replaced:
-            self._after_invalidation(tx, retired + replaced, retired, now)
-            tx.emit("superseded", replaced, reason="changed", scope=scope)
+            self._after_invalidation(tx, retired + replaced, retired, batch.now)
+            tx.emit("superseded", replaced, reason="changed", scope=batch.scope)
             for reason in ("corrected", "contradicted"):
-                tx.emit("invalidated", [old for i in kept if (d := decisions.get(i)) and d[0] == "retire"
-                                        for old, why in d[1] if why == reason and old in retired],
-                        reason=reason, scope=scope)
-        effects.setdefault("closed", []).extend(replaced)
-        links = _ingest.mentions(entities, ids, msgs, episode_ids, items)
-        if links:
-            tx.run("episode_links", tenant=tenant, rows=links, created=[e.id for e in created])
-        if same_as:
-            tx.run("entity_same_as", tenant=tenant, now=now, rows=[
-                {"id": s.entity, "candidate": s.candidate, "similarity": s.similarity} for s in same_as])
-        batch = set(by_text)
-        return _ingest.IngestResult(
-            entities_created=tuple(created), entities_merged=tuple(merged),
-            same_as=tuple(same_as), facts=tuple(facts),
-            superseded=tuple(sorted(set(effects.get("closed", [])) - batch - set(retired))),
-            invalidated=tuple(sorted(set(retired) | set(effects.get("replaced", [])))),
-            skipped=tuple(skipped), notes=tuple(notes), model_calls=len(tally),
-        )
+                tx.emit("invalidated", [old.old_id for i, _ in kept for old in retirements(batch.decisions.get(i))
+                                        if old.reason == reason and old.old_id in retired],
+                        reason=reason, scope=batch.scope)
+        land.effects.setdefault("closed", []).extend(replaced)
+        return retired
 
 
-def _remap(plan: dict[str, Any], ids: list[str | None]) -> dict[str, Any] | None:
-    """Replace the placeholder ids of entities new at planning time by the ids the write
-    transaction resolved them to; None if one of them was not written."""
-    item = dict(plan)
-    for key in ("subject", "object"):
-        value = item.get(key)
-        if isinstance(value, str) and value.startswith(_PENDING):
-            resolved = ids[int(value[len(_PENDING):])]
-            if resolved is None:
-                return None
-            item[key] = resolved
-    return item
+@dataclass
+class _Landing:
+    """One attempt at the write: its transaction, its batch, and what it has written and
+    skipped so far (a retry starts a new one, so nothing leaks from a failed attempt)."""
+
+    tx: Tx
+    batch: Batch
+    skipped: list[_ingest.Skipped]
+    created: list[Entity] = field(default_factory=list)
+    merged: list[Entity] = field(default_factory=list)
+    same_as: list[_ingest.SameAsCandidate] = field(default_factory=list)
+    entity_ids: list[str | None] = field(default_factory=list)
+    """Per extracted entity, the id it landed as; None if the user asked to forget it."""
+    effects: dict[str, list[str]] = field(default_factory=dict)
+    """The ids supersession closed ("closed") or invalidated ("replaced")."""
+
+    def skip(self, kind: str, text: str, reason: str) -> None:
+        self.skipped.append(_ingest.Skipped(kind=kind, text=text, reason=reason))
