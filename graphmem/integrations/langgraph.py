@@ -6,6 +6,9 @@ a scope segment cannot hold is escaped, reversibly); an item is a
 single-valued fact, so a ``put`` over an existing key keeps the old value as history
 (``SUPERSEDES {reason: 'changed'}``) and a ``delete`` forgets the current value. Read the
 versions with ``memory.history(subject=store.item_subject(namespace, key), scope=...)``.
+
+LangGraph's protocol (operations, namespaces, filters, results) is translated here to the
+core's key-value items, ``ItemStore``/``AsyncItemStore`` (``graphmem/_store.py``).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Iterable
+from dataclasses import asdict, replace
 from typing import Any
 
 from langgraph.store.base import (
@@ -38,7 +42,10 @@ from langgraph.store.base import (
 from .. import _scopes, _store
 from .. import _validate as check
 from .._async.memory import AsyncMemory
+from .._async.store import AsyncItemStore
 from .._errors import ConfigurationError, InvalidInputError
+from .._store import ItemDelete, ItemGet, ItemPut, ItemRead, ItemResults, ItemScopes, ItemSearch, ItemWrite, StoredItem
+from .._sync.store import ItemStore
 from . import _lg_namespaces
 from ._bridge import check_memory
 from ._lg_batch import Batcher
@@ -75,6 +82,8 @@ class GraphMemStore(BaseStore):
                  ttl: TTLConfig | None = None,
                  user_id: str | Callable[[tuple[str, ...]], str | None] | None = None) -> None:
         self.memory = check_memory(memory)
+        # the core's key-value surface: this module translates LangGraph's operations to it
+        self._items = AsyncItemStore(self.memory) if isinstance(self.memory, AsyncMemory) else ItemStore(self.memory)
         if user_id is not None and not callable(user_id):
             check.identifier(user_id, "user_id")
         self.user_id = user_id
@@ -135,33 +144,31 @@ class GraphMemStore(BaseStore):
         """Every value the item ever had, oldest first: ``{id, value, valid_from, valid_to,
         recorded_at, invalidated_at, reason}`` (``valid_to`` is when a later put replaced it
         or its TTL ended; ``reason`` is ``forgotten`` for a deleted value)."""
-        if isinstance(self.memory, AsyncMemory):
+        if isinstance(self._items, AsyncItemStore):
             raise ConfigurationError("history() needs a Memory; on an AsyncMemory use ahistory()")
-        return self.memory._store_history(self.scope_of(namespace), key)
+        return [asdict(v) for v in self._items.history(self.scope_of(namespace), key)]
 
     async def ahistory(self, namespace: tuple[str, ...], key: str) -> list[dict[str, Any]]:
         """``history`` for async code."""
-        if not isinstance(self.memory, AsyncMemory):
+        if not isinstance(self._items, AsyncItemStore):
             return await asyncio.to_thread(self.history, namespace, key)
-        return await self.memory._store_history(self.scope_of(namespace), key)
+        return [asdict(v) for v in await self._items.history(self.scope_of(namespace), key)]
 
     # -- batch --------------------------------------------------------------------------
-    def _plan(self, ops: Iterable[Op]) -> tuple[list[Op], list[dict[str, Any]], list[PutOp]]:
+    def _plan(self, ops: Iterable[Op]) -> tuple[list[Op], list[ItemRead], list[PutOp]]:
         ops = list(ops)
-        reads: list[dict[str, Any]] = []
         gets = [op for op in ops if isinstance(op, GetOp)]
-        if gets:
-            reads.append({"op": "get", "items": [(self.scope_of(op.namespace), op.key) for op in gets],
-                          "refresh": any(op.refresh_ttl for op in gets)})
+        refresh = any(op.refresh_ttl for op in gets)  # one get of the batch asking restarts them all
+        reads: list[ItemRead] = [ItemGet(self.scope_of(op.namespace), op.key, refresh) for op in gets]
         for op in ops:
             if isinstance(op, SearchOp):
                 # a filter runs here, on the prefix's items: then the query fetches them all
                 unfiltered = not op.filter and op.offset >= 0 and op.limit >= 0
                 limit = min(op.offset + op.limit, _store.MAX_SEARCH) if unfiltered else _store.MAX_SEARCH
-                reads.append({"op": "search", "prefix": self._prefix(op.namespace_prefix), "query": op.query,
-                              "vector": None, "limit": limit, "refresh": op.refresh_ttl})
+                reads.append(ItemSearch(self._prefix(op.namespace_prefix), limit, query=op.query,
+                                        refresh=op.refresh_ttl))
             elif isinstance(op, ListNamespacesOp):
-                reads.append({"op": "namespaces", "prefix": self._namespaces_prefix(op)})
+                reads.append(ItemScopes(self._namespaces_prefix(op)))
             elif isinstance(op, PutOp):
                 if not op.namespace:
                     raise InvalidNamespaceError("a put needs a non-empty namespace")
@@ -190,66 +197,70 @@ class GraphMemStore(BaseStore):
         joined = "\n".join(texts)
         return joined or json.dumps(op.value, ensure_ascii=False, default=str), True, texts
 
-    def _writes(self, puts: list[PutOp]) -> list[dict[str, Any]]:
-        writes = []
+    def _writes(self, puts: list[PutOp]) -> list[ItemWrite]:
+        writes: list[ItemWrite] = []
         for op in puts:
-            ttl = None if isinstance(op.ttl, NotProvided) else op.ttl
-            write: dict[str, Any] = {"scope": self.scope_of(op.namespace), "key": op.key, "value": op.value,
-                     "text": None, "embed": False, "embedding": None, "ttl": ttl,
-                     "user_id": None if op.value is None else self.user_of(op.namespace)}
-            if op.value is not None:
-                _store.value_json(op.value)  # refused here, before a field of it is read or embedded
-                write["text"], write["embed"], texts = self._texts(op)
-                if len(texts) > _store.MAX_FIELD_TEXTS:
-                    raise InvalidInputError("value", f"has {len(texts):,} indexed texts (fields and path elements); "
-                                                     f"the limit is {_store.MAX_FIELD_TEXTS}")
-                if write["embed"] and len(texts) > 1:  # scored by its best text, each embedded on its own
-                    write["field_texts"] = texts
-            writes.append(write)
+            scope = self.scope_of(op.namespace)
+            if op.value is None:
+                writes.append(ItemDelete(scope, op.key))
+                continue
+            user_id = self.user_of(op.namespace)
+            _store.value_json(op.value)  # refused here, before a field of it is read or embedded
+            text, embed, texts = self._texts(op)
+            if len(texts) > _store.MAX_FIELD_TEXTS:
+                raise InvalidInputError("value", f"has {len(texts):,} indexed texts (fields and path elements); "
+                                                 f"the limit is {_store.MAX_FIELD_TEXTS}")
+            writes.append(ItemPut(
+                scope, op.key, op.value, text=text, embed=embed,
+                field_texts=texts if embed and len(texts) > 1 else None,  # scored by its best text, each embedded
+                ttl=None if isinstance(op.ttl, NotProvided) else op.ttl, user_id=user_id))
         return writes
 
     @staticmethod
-    def _documents(writes: list[dict[str, Any]]) -> list[str]:
+    def _documents(writes: list[ItemWrite]) -> list[str]:
         """What the store's own embedder embeds for ``writes``: each text, then its field texts."""
-        return [t for w in writes if w["embed"] for t in [w["text"], *w.get("field_texts", ())]]
+        return [t for w in writes if isinstance(w, ItemPut) and w.embed and w.text is not None
+                for t in [w.text, *(w.field_texts or ())]]
 
     @staticmethod
-    def _place(writes: list[dict[str, Any]], vectors: list[list[float]]) -> None:
+    def _place(writes: list[ItemWrite], vectors: list[list[float]]) -> list[ItemWrite]:
+        """``writes`` with the store's own embedder's ``vectors`` (of ``_documents``) in them."""
         wanted = len(GraphMemStore._documents(writes))
         if len(vectors) != wanted:
             raise InvalidInputError("embed", f"returned {len(vectors)} vectors for {wanted} texts")
         it = iter(vectors)
+        placed: list[ItemWrite] = []
         for w in writes:
-            if w["embed"]:
-                w["embedding"] = next(it)
-                if w.get("field_texts"):
-                    w["field_vectors"] = [next(it) for _ in w["field_texts"]]
+            if isinstance(w, ItemPut) and w.embed and w.text is not None:
+                w = replace(w, embedding=next(it),
+                            field_vectors=[next(it) for _ in w.field_texts] if w.field_texts else None)
+            placed.append(w)
+        return placed
 
-    def _results(self, ops: list[Op], reads: list[dict[str, Any]], rows: list[list[dict[str, Any]]]) -> list[Result]:
+    def _results(self, ops: list[Op], results: ItemResults) -> list[Result]:
         out: list[Result] = []
-        pending = iter(rows[1:] if any(isinstance(op, GetOp) for op in ops) else rows)
-        got = iter(rows[0]) if any(isinstance(op, GetOp) for op in ops) else iter(())
+        got, found, scopes = iter(results.got), iter(results.found), iter(results.scopes)
         for op in ops:
             if isinstance(op, GetOp):
-                row = next(got)
-                out.append(None if row is None else self._item(row))
+                item = next(got)
+                out.append(None if item is None else self._item(item))
             elif isinstance(op, SearchOp):
-                found = [self._item(r, search=bool(op.query)) for r in next(pending)]
+                items = [self._item(i, search=bool(op.query)) for i in next(found)]
                 if op.filter:
-                    found = [i for i in found if all(_matches(i.value.get(k), v) for k, v in op.filter.items())]
-                out.append(found[op.offset: op.offset + op.limit])
+                    items = [i for i in items if all(_matches(i.value.get(k), v) for k, v in op.filter.items())]
+                out.append(items[op.offset: op.offset + op.limit])
             elif isinstance(op, ListNamespacesOp):
-                out.append(self._namespaces(op, [r["scope"] for r in next(pending)]))
+                out.append(self._namespaces(op, next(scopes)))
             else:
                 out.append(None)
         return out
 
-    def _item(self, row: dict[str, Any], *, search: bool | None = None) -> Item:
-        fields = dict(namespace=self.namespace_of(row["scope"]), key=row["key"], value=row["value"],
-                      created_at=row["created"], updated_at=row["updated"])
+    def _item(self, stored: StoredItem, *, search: bool | None = None) -> Item:
+        fields: dict[str, Any] = dict(namespace=self.namespace_of(stored.scope), key=stored.key,
+                                      value=stored.value, created_at=stored.created, updated_at=stored.updated)
         if search is None:
             return Item(**fields)
-        similarity = row.get("similarity")
+        similarity = stored.similarity
         score = None if not search or similarity is None else 2.0 * similarity - 1.0  # back to a cosine
         return SearchItem(**fields, score=score)
 
@@ -264,12 +275,17 @@ class GraphMemStore(BaseStore):
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Run the operations in one transaction (see the class docstring)."""
-        if isinstance(self.memory, AsyncMemory):
+        if isinstance(self._items, AsyncItemStore):
             return self._from_sync_to_loop(ops)
         ops, reads, puts = self._plan(ops)
         writes = self._writes(puts)
-        self._embed_sync(ops, reads, writes)
-        return self._results(ops, reads, self.memory._store_batch(reads, writes))
+        if self.embeddings is not None:
+            reads = [replace(r, vector=self.embeddings.embed_query(r.query))
+                     if isinstance(r, ItemSearch) and r.query else r for r in reads]
+            documents = self._documents(writes)
+            if documents:
+                writes = self._place(writes, self.embeddings.embed_documents(documents))
+        return self._results(ops, self._items.batch(reads, writes))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """``batch`` for async graphs (a ``Memory`` runs in a worker thread). On an
@@ -283,30 +299,16 @@ class GraphMemStore(BaseStore):
 
     async def _abatch_now(self, ops: list[Op]) -> list[Result]:
         """One transaction for ``ops`` (the batcher's merged calls) on the AsyncMemory."""
-        assert isinstance(self.memory, AsyncMemory)
+        assert isinstance(self._items, AsyncItemStore)
         ops, reads, puts = self._plan(ops)
         writes = self._writes(puts)
         if self.embeddings is not None:
-            for read, text in self._queries(reads):
-                read["vector"] = await self.embeddings.aembed_query(text)
+            reads = [replace(r, vector=await self.embeddings.aembed_query(r.query))
+                     if isinstance(r, ItemSearch) and r.query else r for r in reads]
             documents = self._documents(writes)
             if documents:
-                self._place(writes, await self.embeddings.aembed_documents(documents))
-        return self._results(ops, reads, await self.memory._store_batch(reads, writes))
-
-    def _embed_sync(self, ops: list[Op], reads: list[dict[str, Any]], writes: list[dict[str, Any]]) -> None:
-        if self.embeddings is None:
-            return
-        for read, text in self._queries(reads):
-            read["vector"] = self.embeddings.embed_query(text)
-        documents = self._documents(writes)
-        if documents:
-            self._place(writes, self.embeddings.embed_documents(documents))
-
-    @staticmethod
-    def _queries(reads: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
-        searches = [r for r in reads if r["op"] == "search"]
-        return [(r, r["query"]) for r in searches if r["query"]]
+                writes = self._place(writes, await self.embeddings.aembed_documents(documents))
+        return self._results(ops, await self._items.batch(reads, writes))
 
     def _from_sync_to_loop(self, ops: Iterable[Op]) -> list[Result]:
         """A sync call on a store over an AsyncMemory: run it on the memory's event loop

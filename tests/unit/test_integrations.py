@@ -57,6 +57,29 @@ def test_item_subject_is_stable_and_scoped():
     assert item_subject("a/b", "k") != item_subject("a", "k") != item_subject("a/b", "k2")
 
 
+def test_adapters_reach_no_private_member_of_the_core_and_the_core_imports_no_framework():
+    import ast
+    from pathlib import Path
+
+    import graphmem
+
+    root = Path(graphmem.__file__).parent
+    reached = []
+    for path in sorted((root / "integrations").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        own = {"self", "cls", *(node.name for node in tree.body if isinstance(node, ast.ClassDef))}
+        for node in ast.walk(tree):
+            private = isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+            if private and not (isinstance(node.value, ast.Name) and node.value.id in own):
+                reached.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
+    assert reached == []  # e.g. memory._store_batch: the core's item surface is ItemStore/AsyncItemStore
+    for name in ("_store.py", "_async/store.py", "_sync/store.py"):
+        tree = ast.parse((root / name).read_text())
+        imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        imported += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        assert imported and not [m for m in imported if m.split(".")[0] in ("langgraph", "langchain_core")], name
+
+
 def test_an_unreachable_neo4j_is_the_applications_error_not_the_models():
     from neo4j import GraphDatabase
 
