@@ -9,7 +9,8 @@
     ├── InvalidInputError         caller input is invalid; ``.field`` names the culprit
     ├── ConflictError             a write collided with an existing record (uniqueness)
     ├── NotFoundError             an id names no visible record
-    └── ModelError                a chat model failed on every attempt (bounded retries)
+    ├── ModelError                a chat model failed on every attempt (bounded retries)
+    └── ExtractionTimeoutError    a wait for background extraction (``after_turn``) timed out
 
 Driver errors are translated here, in ``translated_errors()``, and re-raised ``from``
 the original, so the cause is never lost. Messages never carry a password: user info in
@@ -96,6 +97,11 @@ class ModelError(GraphMemError):
         super().__init__(f"{purpose}: the model failed {len(attempts)} time(s); last error: {last}")
 
 
+class ExtractionTimeoutError(GraphMemError, TimeoutError):
+    """Background extraction (``after_turn``) was still running when a wait for it timed
+    out; it goes on running, and a later wait picks it up."""
+
+
 _USER_INFO = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@\s'\"]*@", re.IGNORECASE)
 
 NEO4J_HOW_TO = (
@@ -147,7 +153,3 @@ def translated_errors(*, user: str | None = None) -> Iterator[None]:
     except (DriverError, OSError) as exc:
         raise Neo4jUnavailableError(f"Neo4j driver error: {redact(str(exc))}; {NEO4J_HOW_TO}") from exc
 
-
-class ExtractionTimeoutError(GraphMemError, TimeoutError):
-    """Background extraction (``after_turn``) was still running when a wait for it timed
-    out; it goes on running, and a later wait picks it up."""
