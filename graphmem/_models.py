@@ -8,6 +8,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+KINDS = ("fact", "episode", "entity", "insight", "procedure", "correction", "decision", "note", "summary")
+"""Every kind of memory record, the values of ``MemoryRecord.kind`` (one subclass each)."""
+
 
 class Provenance(str, Enum):
     """Where a memory came from. ``trust`` orders them for ranking and conflicts."""
@@ -84,7 +87,8 @@ class MemoryRecord(BaseModel):
     model_config = ConfigDict(frozen=True, use_enum_values=False)
 
     kind: str
-    """``fact``, ``episode``, ``entity``, ``insight`` or ``procedure``."""
+    """``fact``, ``episode``, ``entity``, ``insight``, ``procedure``, ``correction``,
+    ``decision``, ``note`` or ``summary`` (``KINDS``)."""
     id: str
     """Stable id, given by the caller or generated; writing the same id again is idempotent."""
     tenant: str

@@ -13,9 +13,8 @@ from typing import Any
 from . import _fulltext, _scopes
 from . import _validate as check
 from ._errors import InvalidInputError
-from ._models import Sensitivity, Status
+from ._models import KINDS, Sensitivity, Status
 
-KINDS = ("fact", "episode", "entity", "insight", "procedure", "correction", "decision", "note", "summary")
 PURPOSES = ("inform", "act")
 # an index neighbour costs Neo4j about twice a row of the exact in-scope scan
 # (docs/design-notes.md#recall-exact-or-index)

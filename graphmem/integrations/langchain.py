@@ -18,7 +18,7 @@ from pydantic import ConfigDict, field_validator
 from .. import _scopes
 from .._errors import InvalidInputError
 from .._fusion import ScoredMemory
-from .._recall import KINDS
+from .._models import KINDS
 from ._bridge import acall, call, check_memory
 from ._lc_history import GraphMemChatMessageHistory, episode_message
 from ._lc_tools import memory_tools
