@@ -70,7 +70,6 @@ class ScoredMemory(BaseModel):
     """True when only the graph expansion found it (neither index did)."""
 
 
-
 def _moment(record: Record) -> datetime:
     # the instance's own fields: getattr of a field another kind has goes through
     # pydantic's __getattr__ and an AttributeError

@@ -165,7 +165,6 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-
 def statuses(purpose: str) -> list[str]:
     if purpose not in PURPOSES:
         raise InvalidInputError("purpose", f"{purpose!r} is not one of 'inform', 'act'")
@@ -192,7 +191,6 @@ def kinds(value: Iterable[str] | None) -> list[str] | None:
             raise InvalidInputError("kinds", f"{kind!r} is not one of {', '.join(KINDS)}")
         out.append(kind)
     return out
-
 
 
 # Neo4j plans a statement once per combination of its parameters' size buckets (up to 1, 10,

@@ -21,7 +21,6 @@ from ._bridge import acall, call, check_memory
 __all__ = ["memory_tools"]
 
 
-# -- tools ----------------------------------------------------------------------------
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

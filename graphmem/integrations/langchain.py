@@ -26,7 +26,6 @@ from ._lc_tools import memory_tools
 __all__ = ["GraphMemChatMessageHistory", "GraphMemRetriever", "episode_message", "memory_document", "memory_tools"]
 
 
-# -- retriever ------------------------------------------------------------------------
 def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
