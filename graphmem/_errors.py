@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from neo4j.exceptions import (
     AuthError,
@@ -72,6 +73,10 @@ class InvalidInputError(GraphMemError, ValueError):
         """What is wrong with it."""
         super().__init__(f"{field}: {message}")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled as its two arguments (the default would pass the joined text as one)
+        return type(self), (self.field, self.message), self.__dict__
+
 
 class NotFoundError(GraphMemError, LookupError):
     """An id names no record visible to this tenant."""
@@ -95,6 +100,9 @@ class ModelError(GraphMemError):
         """Each attempt's error, in order."""
         last = attempts[-1] if attempts else "no attempt made"
         super().__init__(f"{purpose}: the model failed {len(attempts)} time(s); last error: {last}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.purpose, self.attempts), self.__dict__
 
 
 class ExtractionTimeoutError(GraphMemError, TimeoutError):

@@ -1,8 +1,6 @@
 """Recall's scoring: query-adaptive fusion of the semantic and lexical evidence, the final
 score from its parts, the spread over conversations, and insights kept below their evidence."""
 
-from __future__ import annotations
-
 import heapq
 import math
 from datetime import datetime

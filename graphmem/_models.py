@@ -1,7 +1,5 @@
 """The records graphmem stores and returns (pydantic models; all timestamps UTC-aware)."""
 
-from __future__ import annotations
-
 from datetime import datetime
 from enum import Enum
 from typing import Any, Literal
@@ -325,7 +323,7 @@ class Scope(BaseModel):
         return chain(self.path)
 
     @property
-    def parent(self) -> Scope | None:
+    def parent(self) -> "Scope | None":
         """The enclosing scope, or ``None`` at the root."""
         head, sep, _ = self.path.rpartition("/")
         return Scope(path=head) if sep else None

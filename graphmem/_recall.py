@@ -2,8 +2,6 @@
 with the retries when filters ate the candidates. Scoring is in ``_fusion.py``, the
 prompt block in ``_context.py``, the I/O in ``_async/recall.py``."""
 
-from __future__ import annotations
-
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace

@@ -19,6 +19,7 @@ from .. import _scopes
 from .._errors import InvalidInputError
 from .._fusion import ScoredMemory
 from .._models import KINDS
+from .._public import publish
 from ._bridge import acall, call, check_memory
 from ._lc_history import GraphMemChatMessageHistory, episode_message
 from ._lc_tools import memory_tools
@@ -110,3 +111,4 @@ def memory_document(result: ScoredMemory) -> Document:
     )
 
 
+publish(__name__, globals())

@@ -35,6 +35,7 @@ from .. import _validate as check
 from .._async.memory import AsyncMemory
 from .._embeddings import EMBEDDERS
 from .._errors import GraphMemError, InvalidInputError
+from .._public import publish
 from .._version import __version__
 from ._mcp_http import HttpAccess, allowed_origins, resolve_token, run_http
 from ._mcp_support import Bounds, ServerConfig, record_lines
@@ -140,3 +141,5 @@ def main(args: argparse.Namespace) -> int:
 
 
 __all__ = ["EMBEDDERS", "HttpAccess", "ServerConfig", "create_server", "http_access", "main", "serve"]
+
+publish(__name__, globals())
