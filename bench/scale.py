@@ -34,7 +34,7 @@ import numpy as np
 from neo4j import GraphDatabase
 
 from graphmem import Memory, WordLlamaEmbedder
-from graphmem._launcher_process import _MAIN_CLASS
+from graphmem._launcher_process import MAIN_CLASS
 
 SCOPE = "main"
 GIB = 1024**3
@@ -75,7 +75,7 @@ class Server:
                 args = (proc / "cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if _MAIN_CLASS.encode() in args and b"--port" in args and args[args.index(b"--port") + 1] == port:
+            if MAIN_CLASS.encode() in args and b"--port" in args and args[args.index(b"--port") + 1] == port:
                 self.pid = int(proc.name)
                 self.data = Path(args[args.index(b"--data") + 1].decode())
                 self.heap = next((a.decode()[4:] for a in args if a.startswith(b"-Xmx")), "?")

@@ -75,6 +75,7 @@ from ._notes import NoteEdit
 from ._onnx import OnnxEmbedder
 from ._procedures import SuggestedProcedure, ToolCall
 from ._profile import Profile
+from ._public import publish as _publish
 from ._recall import RecallSettings, RecallWeights
 from ._settings import Settings
 from ._sync.memory import Memory
@@ -160,3 +161,5 @@ __all__ = [
     "setup",
     "verify_connectivity",
 ]
+
+_publish(__name__, globals())

@@ -20,28 +20,24 @@ class Usage(Exception):
     """A command line that cannot be carried out as given (exit 2)."""
 
 
-class _NoSuchTenant(Exception):
+class NoSuchTenant(Exception):
     """A read of a tenant that holds nothing (exit 1, said as such: not an empty result)."""
 
 
-def _open(args: argparse.Namespace) -> Any:
-    from . import HashingEmbedder, Memory, WordLlamaEmbedder
+def open_memory(args: argparse.Namespace) -> Any:
+    from . import Memory
+    from ._embeddings import named_embedder
 
-    embedder: Any = None
-    if args.embedder == "hashing":
-        embedder = HashingEmbedder()
-    elif args.embedder == "wordllama":
-        embedder = WordLlamaEmbedder()
-    return Memory(tenant=args.tenant, embedder=embedder)
+    return Memory(tenant=args.tenant, embedder=named_embedder(args.embedder))
 
 
-def _scope(args: argparse.Namespace) -> str:
+def required_scope(args: argparse.Namespace) -> str:
     if not args.scope:
         raise Usage(f"{args.command} needs --scope (or GRAPHMEM_SCOPE)")
     return str(args.scope)
 
 
-def _instant(text: str) -> datetime:
+def instant(text: str) -> datetime:
     """An ISO-8601 time or date from the command line; without an offset it is read as UTC."""
     try:
         value = datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -54,27 +50,27 @@ def _instant(text: str) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
 
 
-def _say(message: str) -> None:
+def say(message: str) -> None:
     print(f"graphmem: {message}", file=sys.stderr)
 
 
-def _emit(args: argparse.Namespace, data: Any, human: Callable[[], str]) -> None:
+def emit(args: argparse.Namespace, data: Any, human: Callable[[], str]) -> None:
     if args.json:
         print(json.dumps(data, default=json_default, sort_keys=True, ensure_ascii=False))
     else:
         print(human())
 
 
-def _short(value: datetime | None) -> str:
+def short(value: datetime | None) -> str:
     return "" if value is None else value.strftime("%Y-%m-%d %H:%M")
 
 
-def _fact_row(fact: Any) -> dict[str, Any]:
+def fact_row(fact: Any) -> dict[str, Any]:
     return {"id": fact.id, "subject": fact.subject or "", "predicate": fact.predicate or "", "object": fact.object or "",
-            "valid_from": _short(fact.valid_from), "valid_to": _short(fact.valid_to), "text": fact.text}
+            "valid_from": short(fact.valid_from), "valid_to": short(fact.valid_to), "text": fact.text}
 
 
-def _table(rows: list[dict[str, Any]], columns: list[str], width: int = 60) -> str:
+def table(rows: list[dict[str, Any]], columns: list[str], width: int = 60) -> str:
     """Rows as aligned text columns (long cells cut at ``width`` characters)."""
     if not rows:
         return "(none)"
@@ -90,7 +86,7 @@ def _table(rows: list[dict[str, Any]], columns: list[str], width: int = 60) -> s
     return "\n".join(lines)
 
 
-def _read_text(name: str) -> str:
+def read_text(name: str) -> str:
     if name == "-":
         return sys.stdin.read()
     try:
@@ -99,7 +95,7 @@ def _read_text(name: str) -> str:
         raise Usage(f"cannot read {name}: {exc.strerror or exc}") from exc
 
 
-class _output:
+class output:
     """Standard output for ``-``, else the named file (written whole, closed after)."""
 
     def __init__(self, name: str) -> None:
@@ -137,11 +133,6 @@ def _numbered_json_lines(text: str) -> Iterator[tuple[int, Any]]:
                 raise Usage(_not_json(exc, n)) from exc
 
 
-def _json_lines(text: str) -> Iterator[Any]:
-    for _, value in _numbered_json_lines(text):
-        yield value
-
-
 def _document(text: str) -> Any:
     """The JSON document ``text`` holds, None when it is JSON lines (or no JSON at all:
     reading it as lines then says where)."""
@@ -159,7 +150,7 @@ def _document(text: str) -> Any:
         return None  # JSON lines start with '{' too
 
 
-def _located(exc: InvalidInputError, where: list[str], pattern: str, file: str) -> Usage | None:
+def located(exc: InvalidInputError, where: list[str], pattern: str, file: str) -> Usage | None:
     """``exc`` about ``pattern[i]...`` (``messages[2].role``, ``records[5].type``) told as the
     place in ``file`` that item came from (``chat.jsonl: line 3, role: ...``)."""
     found = re.fullmatch(rf"{pattern}\[(\d+)\]\.?(.*)", exc.field)
@@ -169,7 +160,7 @@ def _located(exc: InvalidInputError, where: list[str], pattern: str, file: str) 
     return Usage(f"{file}: {where[int(found.group(1))]}{', ' + rest if rest else ''}: {exc.message}")
 
 
-def _export_records(text: str, file: str, lines: list[str]) -> Iterator[Any]:
+def export_records(text: str, file: str, lines: list[str]) -> Iterator[Any]:
     """The records of an export file, refused before the first is read unless it opens with
     an export's header; ``lines`` gets where each record came from (``line 3``)."""
     try:
@@ -185,12 +176,10 @@ def _export_records(text: str, file: str, lines: list[str]) -> Iterator[Any]:
 
 
 _SESSION_KEYS = {"session_id", "scope", "messages"}
-
-
 _MESSAGE_KEYS = {"role", "content", "occurred_at", "id", "name"}
 
 
-def _sessions(text: str, default_scope: str | None) -> Iterator[dict[str, Any]]:
+def transcript_sessions(text: str, default_scope: str | None) -> Iterator[dict[str, Any]]:
     """Transcripts as ingest calls: ``{scope, session_id, messages, where}`` (``where``: the
     place in the text each message came from, ``line 3``, for errors).
 
@@ -261,13 +250,13 @@ def _message(item: Any, where: str) -> dict[str, Any]:
         raise Usage(f"{where}.occurred_at: {item['occurred_at']!r} is not an ISO-8601 time in a string")
     if isinstance(message.get("occurred_at"), str):
         try:
-            message["occurred_at"] = _instant(message["occurred_at"])
+            message["occurred_at"] = instant(message["occurred_at"])
         except argparse.ArgumentTypeError:
             raise Usage(f"{where}.occurred_at: {item['occurred_at']!r} is not an ISO-8601 time") from None
     return message
 
 
-class _Progress:
+class Progress:
     """Progress on standard error: a bar redrawn in place on a terminal (tqdm when it is
     installed), nothing but the final summary otherwise."""
 

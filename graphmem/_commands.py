@@ -29,23 +29,24 @@ from typing import Any
 from . import _ingest as _plan
 from . import _scopes
 from ._cli_io import (
+    NoSuchTenant,
+    Progress,
     Usage,
-    _emit,
-    _export_records,
-    _fact_row,
-    _instant,
-    _located,
-    _NoSuchTenant,
-    _open,
-    _output,
-    _Progress,
-    _read_text,
-    _say,
-    _scope,
-    _sessions,
-    _short,
-    _table,
+    emit,
+    export_records,
+    fact_row,
+    instant,
+    located,
+    open_memory,
+    output,
+    read_text,
+    required_scope,
+    say,
+    short,
+    table,
+    transcript_sessions,
 )
+from ._embeddings import EMBEDDERS
 from ._erase import EraseReport
 from ._errors import ConfigurationError, GraphMemError, InvalidInputError, Neo4jUnavailableError, NotFoundError
 from ._models import Provenance
@@ -56,7 +57,6 @@ NAMES = ("setup", "remember", "ingest", "recall", "context", "facts", "history",
 # commands that read a tenant or change what it holds: an unknown tenant is named as such
 READS = ("recall", "context", "facts", "history", "forget", "erase", "export", "stats", "graph")
 SCOPED = ("recall", "context", "facts", "history", "forget", "graph")
-EMBEDDERS = ("wordllama", "hashing", "none")
 
 
 def _common() -> argparse.ArgumentParser:
@@ -72,8 +72,8 @@ def _common() -> argparse.ArgumentParser:
 
 
 def _times(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--as-of", type=_instant, default=None, help="transaction time: as believed then (ISO-8601)")
-    parser.add_argument("--valid-at", type=_instant, default=None, help="valid time: true then (ISO-8601)")
+    parser.add_argument("--as-of", type=instant, default=None, help="transaction time: as believed then (ISO-8601)")
+    parser.add_argument("--valid-at", type=instant, default=None, help="valid time: true then (ISO-8601)")
 
 
 def register(subparsers: Any) -> None:
@@ -86,8 +86,8 @@ def register(subparsers: Any) -> None:
     for name in ("--subject", "--predicate", "--object", "--sensitivity", "--user-id", "--agent-id", "--session-id",
                  "--id"):
         p.add_argument(name, default=None)
-    p.add_argument("--valid-from", type=_instant, default=None, help="when it became true (ISO-8601)")
-    p.add_argument("--valid-to", type=_instant, default=None, help="when it stopped being true (ISO-8601)")
+    p.add_argument("--valid-from", type=instant, default=None, help="when it became true (ISO-8601)")
+    p.add_argument("--valid-to", type=instant, default=None, help="when it stopped being true (ISO-8601)")
     p.add_argument("--single-valued", action=argparse.BooleanOptionalAction, default=None,
                    help="whether a new value replaces the old (default: by predicate, e.g. lives_in is)")
     p.add_argument("--provenance", choices=[v.value for v in Provenance], default=Provenance.MANUAL.value)
@@ -142,27 +142,27 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Carry out one memory command; the exit code."""
     try:
-        with _open(args) as memory:
+        with open_memory(args) as memory:
             if args.command in READS:
                 _check_reading(memory, args)
             return _COMMANDS[args.command](memory, args)
     except Usage as exc:
-        _say(f"error: {exc}")
+        say(f"error: {exc}")
         return USAGE
     except (InvalidInputError, ConfigurationError) as exc:
-        _say(f"error: {exc}")
+        say(f"error: {exc}")
         return USAGE
     except NotFoundError as exc:
-        _say(f"not found: {exc}")
+        say(f"not found: {exc}")
         return EMPTY
-    except _NoSuchTenant as exc:
-        _say(str(exc))
+    except NoSuchTenant as exc:
+        say(str(exc))
         return EMPTY
     except Neo4jUnavailableError as exc:
-        _say(f"Neo4j unavailable: {exc}")
+        say(f"Neo4j unavailable: {exc}")
         return UNAVAILABLE
     except GraphMemError as exc:
-        _say(f"error: {exc}")
+        say(f"error: {exc}")
         return FAILED
 
 
@@ -170,7 +170,7 @@ def _check_reading(memory: Any, args: argparse.Namespace) -> None:
     """Before a read: the usage checks first (a scope where one is needed, what an erase
     deletes), then whether the tenant exists at all."""
     if args.command in SCOPED:
-        _scopes.check_path(_scope(args))
+        _scopes.check_path(required_scope(args))
     elif args.scope is not None:
         _scopes.check_path(args.scope)
     if args.command == "erase":
@@ -181,8 +181,8 @@ def _check_reading(memory: Any, args: argparse.Namespace) -> None:
             raise Usage("erase needs what to delete: --id, --user-id, --session-id, --scope, or --all for the whole tenant; "
                         "nothing was deleted")
     if not memory.scopes():  # every memory lives in a scope: no scope, no tenant
-        raise _NoSuchTenant(f"no such tenant {args.tenant!r}: nothing was stored in it, or all of it was erased "
-                            f"(`graphmem tenants` lists the tenants)")
+        raise NoSuchTenant(f"no such tenant {args.tenant!r}: nothing was stored in it, or all of it was erased "
+                           f"(`graphmem tenants` lists the tenants)")
 
 
 # -- the commands ----------------------------------------------------------------------
@@ -191,7 +191,7 @@ def _check_reading(memory: Any, args: argparse.Namespace) -> None:
 def _setup(memory: Any, args: argparse.Namespace) -> int:
     memory.setup()
     info = memory.verify_connectivity()
-    _emit(args, {"ok": True, **info}, lambda: f"schema ready on {info['name']} {info['version']} ({info['edition']})")
+    emit(args, {"ok": True, **info}, lambda: f"schema ready on {info['name']} {info['version']} ({info['edition']})")
     return OK
 
 
@@ -199,13 +199,13 @@ def _remember(memory: Any, args: argparse.Namespace) -> int:
     tags = [] if args.tags is None else [t.strip() for t in args.tags.split(",") if t.strip()]
     started = datetime.now(timezone.utc)
     fact = memory.remember(
-        args.text, scope=_scope(args), subject=args.subject, predicate=args.predicate, object=args.object,
+        args.text, scope=required_scope(args), subject=args.subject, predicate=args.predicate, object=args.object,
         single_valued=args.single_valued, valid_from=args.valid_from, valid_to=args.valid_to,
         provenance=args.provenance, importance=args.importance, sensitivity=args.sensitivity, tags=tags,
         user_id=args.user_id, agent_id=args.agent_id, session_id=args.session_id, id=args.id)
     if fact is None:
-        _say("not stored: it restates what was forgotten, and an automatic provenance never brings that back "
-             "(--provenance user or manual does)")
+        say("not stored: it restates what was forgotten, and an automatic provenance never brings that back "
+            "(--provenance user or manual does)")
         return EMPTY
     replaced = [] if fact.subject is None or fact.predicate is None else [
         f for f in memory.history(subject=fact.subject, predicate=fact.predicate, scope=fact.scope)
@@ -216,16 +216,16 @@ def _remember(memory: Any, args: argparse.Namespace) -> int:
         if fact.created_at < started:
             return f"already remembered: {fact.id} ({fact.text}), nothing written"
         lines = [f"remembered {fact.id} in {fact.scope}: {fact.text}"]
-        lines += [f"  replaces {f.id} ({f.object or f.text}): valid until {_short(f.valid_to) or 'now'}" for f in replaced]
+        lines += [f"  replaces {f.id} ({f.object or f.text}): valid until {short(f.valid_to) or 'now'}" for f in replaced]
         return "\n".join(lines)
 
-    _emit(args, data, human)
+    emit(args, data, human)
     return OK
 
 
 def _ingest(memory: Any, args: argparse.Namespace) -> int:
     try:
-        sessions = list(_sessions(_read_text(args.file), args.scope))
+        sessions = list(transcript_sessions(read_text(args.file), args.scope))
     except Usage as exc:
         raise Usage(f"{args.file}: {exc}") from exc
     if not sessions:
@@ -236,9 +236,9 @@ def _ingest(memory: Any, args: argparse.Namespace) -> int:
             _scopes.check_path(session["scope"])
             _plan.messages(session["messages"], None, now)
         except InvalidInputError as exc:
-            raise (_located(exc, session["where"], "messages", args.file) or exc) from exc
+            raise (located(exc, session["where"], "messages", args.file) or exc) from exc
     total = sum(len(s["messages"]) for s in sessions)
-    progress = _Progress("ingest", total, "messages")
+    progress = Progress("ingest", total, "messages")
     episodes = facts = 0
     for session in sessions:
         result = memory.ingest(session["messages"], scope=session["scope"], llm=None, session_id=session["session_id"],
@@ -249,51 +249,51 @@ def _ingest(memory: Any, args: argparse.Namespace) -> int:
     progress.close()
     scopes = sorted({s["scope"] for s in sessions})
     summary = {"sessions": len(sessions), "messages": total, "episodes": episodes, "facts": facts, "scopes": scopes}
-    _emit(args, summary, lambda: f"ingested {total} messages in {len(sessions)} sessions as {episodes} episodes "
-                                 f"into {', '.join(scopes)}")
+    emit(args, summary, lambda: f"ingested {total} messages in {len(sessions)} sessions as {episodes} episodes "
+                                f"into {', '.join(scopes)}")
     return OK
 
 
 def _recall(memory: Any, args: argparse.Namespace) -> int:
     kinds = None if args.kinds is None else [k.strip() for k in args.kinds.split(",") if k.strip()]
-    results = memory.recall(args.query, scope=_scope(args), k=args.k, kinds=kinds, purpose=args.purpose,
+    results = memory.recall(args.query, scope=required_scope(args), k=args.k, kinds=kinds, purpose=args.purpose,
                             as_of=args.as_of, valid_at=args.valid_at)
     rows = [{"rank": i, "score": round(r.score, 4), "kind": r.record.kind, "id": r.record.id, "text": r.record.text,
              "quarantined": r.quarantined} for i, r in enumerate(results, 1)]
-    _emit(args, [r.model_dump(mode="json") for r in results],
-          lambda: _table(rows, ["rank", "score", "kind", "id", "text"]))
+    emit(args, [r.model_dump(mode="json") for r in results],
+         lambda: table(rows, ["rank", "score", "kind", "id", "text"]))
     return OK if results else EMPTY
 
 
 def _context(memory: Any, args: argparse.Namespace) -> int:
-    text = memory.context(args.query, scope=_scope(args), max_tokens=args.max_tokens, as_of=args.as_of,
+    text = memory.context(args.query, scope=required_scope(args), max_tokens=args.max_tokens, as_of=args.as_of,
                           valid_at=args.valid_at)
-    _emit(args, {"context": text}, lambda: text)
+    emit(args, {"context": text}, lambda: text)
     return OK if text.strip() else EMPTY
 
 
 def _facts(memory: Any, args: argparse.Namespace) -> int:
-    facts = memory.facts(scope=_scope(args), subject=args.subject, predicate=args.predicate, as_of=args.as_of,
+    facts = memory.facts(scope=required_scope(args), subject=args.subject, predicate=args.predicate, as_of=args.as_of,
                          valid_at=args.valid_at, include_invalidated=args.all)
-    _emit(args, [f.model_dump(mode="json") for f in facts],
-          lambda: _table([_fact_row(f) for f in facts],
-                         ["id", "subject", "predicate", "object", "valid_from", "valid_to", "text"]))
+    emit(args, [f.model_dump(mode="json") for f in facts],
+         lambda: table([fact_row(f) for f in facts],
+                       ["id", "subject", "predicate", "object", "valid_from", "valid_to", "text"]))
     return OK if facts else EMPTY
 
 
 def _history(memory: Any, args: argparse.Namespace) -> int:
-    facts = memory.history(subject=args.subject, predicate=args.predicate, scope=_scope(args))
-    rows = [dict(_fact_row(f), created_at=_short(f.created_at), invalidated=f.invalidation_reason or "",
+    facts = memory.history(subject=args.subject, predicate=args.predicate, scope=required_scope(args))
+    rows = [dict(fact_row(f), created_at=short(f.created_at), invalidated=f.invalidation_reason or "",
                  superseded_by=", ".join(f"{s.by} ({s.reason})" for s in f.superseded_by)) for f in facts]
-    _emit(args, [f.model_dump(mode="json") for f in facts],
-          lambda: _table(rows, ["id", "predicate", "object", "valid_from", "valid_to", "created_at", "invalidated",
-                                "superseded_by", "text"]))
+    emit(args, [f.model_dump(mode="json") for f in facts],
+         lambda: table(rows, ["id", "predicate", "object", "valid_from", "valid_to", "created_at", "invalidated",
+                              "superseded_by", "text"]))
     return OK if facts else EMPTY
 
 
 def _forget(memory: Any, args: argparse.Namespace) -> int:
-    n = memory.forget(scope=_scope(args), id=args.id, text=args.text, subject=args.subject, predicate=args.predicate)
-    _emit(args, {"forgotten": n}, lambda: f"forgot {n} memories (kept as tombstones)")
+    n = memory.forget(scope=required_scope(args), id=args.id, text=args.text, subject=args.subject, predicate=args.predicate)
+    emit(args, {"forgotten": n}, lambda: f"forgot {n} memories (kept as tombstones)")
     return OK if n else EMPTY
 
 
@@ -314,43 +314,43 @@ def _erase(memory: Any, args: argparse.Namespace) -> int:
         report = sum((memory.erase(scope=s["path"]) for s in memory.scopes() if s["parent"] is None), EraseReport())
     kinds = report.by_kind
     listed = ", ".join(f"{kind}: {n}" for kind, n in kinds.items())
-    _emit(args, {"erased": report.total, "kinds": kinds},
-          lambda: f"erased {report.total} memories ({target})" + (f": {listed}" if listed else ""))
+    emit(args, {"erased": report.total, "kinds": kinds},
+         lambda: f"erased {report.total} memories ({target})" + (f": {listed}" if listed else ""))
     return OK if kinds else EMPTY
 
 
 def _export(memory: Any, args: argparse.Namespace) -> int:
     counts = {"scope": 0, "node": 0, "edge": 0}
-    with _output(args.output) as out:
+    with output(args.output) as out:
         for record in memory.export_records(scope=args.scope):
             counts[record["record"]] = counts.get(record["record"], 0) + 1
             out.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
-    _say(f"exported {counts['node']} memories, {counts['edge']} edges and {counts['scope']} scopes "
-         f"of tenant {args.tenant!r}" + ("" if args.output == "-" else f" to {args.output}"))
+    say(f"exported {counts['node']} memories, {counts['edge']} edges and {counts['scope']} scopes "
+        f"of tenant {args.tenant!r}" + ("" if args.output == "-" else f" to {args.output}"))
     return OK if counts["node"] else EMPTY
 
 
 def _import(memory: Any, args: argparse.Namespace) -> int:
-    text = _read_text(args.file)
+    text = read_text(args.file)
     lines: list[str] = []  # where each record came from, for errors
     try:
-        counts = memory.import_records(_export_records(text, args.file, lines), batch_size=args.batch_size)
+        counts = memory.import_records(export_records(text, args.file, lines), batch_size=args.batch_size)
     except InvalidInputError as exc:
-        raise (_located(exc, lines, "records", args.file) or exc) from exc
-    _emit(args, counts, lambda: f"imported {counts['nodes']} memories, {counts['edges']} edges and "
-                                f"{counts['scopes']} scopes into tenant {args.tenant!r}")
+        raise (located(exc, lines, "records", args.file) or exc) from exc
+    emit(args, counts, lambda: f"imported {counts['nodes']} memories, {counts['edges']} edges and "
+                               f"{counts['scopes']} scopes into tenant {args.tenant!r}")
     return OK if counts["nodes"] else EMPTY
 
 
 def _tenants(memory: Any, args: argparse.Namespace) -> int:
     rows = memory.tenants()
-    _emit(args, rows, lambda: _table(rows, ["tenant", "memories", "scopes"]))
+    emit(args, rows, lambda: table(rows, ["tenant", "memories", "scopes"]))
     return OK if rows else EMPTY
 
 
 def _stats(memory: Any, args: argparse.Namespace) -> int:
     rows = memory.counts(scope=args.scope)
-    _emit(args, rows, lambda: _table(rows, ["scope", "kind", "total", "believed", "invalidated", "quarantined"]))
+    emit(args, rows, lambda: table(rows, ["scope", "kind", "total", "believed", "invalidated", "quarantined"]))
     return OK if rows else EMPTY
 
 
@@ -358,10 +358,10 @@ def _graph(memory: Any, args: argparse.Namespace) -> int:
     from ._graph import to_graphml, to_json
 
     kinds = None if args.kinds is None else [k.strip() for k in args.kinds.split(",") if k.strip()]
-    graph = memory.graph(scope=_scope(args), as_of=args.as_of, valid_at=args.valid_at, kinds=kinds,
+    graph = memory.graph(scope=required_scope(args), as_of=args.as_of, valid_at=args.valid_at, kinds=kinds,
                          include_invalidated=args.all)
     if args.format == "json":
-        with _output(args.output) as out:
+        with output(args.output) as out:
             out.write(to_json(graph) + "\n")
     elif args.output == "-":
         import tempfile
@@ -370,7 +370,7 @@ def _graph(memory: Any, args: argparse.Namespace) -> int:
             sys.stdout.write(to_graphml(graph, Path(folder) / "graph.graphml").read_text(encoding="utf-8"))
     else:
         to_graphml(graph, args.output)
-    _say(f"graph of {args.scope!r}: {graph.number_of_nodes()} memories, {graph.number_of_edges()} edges")
+    say(f"graph of {args.scope!r}: {graph.number_of_nodes()} memories, {graph.number_of_edges()} edges")
     return OK if graph.number_of_nodes() else EMPTY
 
 

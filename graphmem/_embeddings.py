@@ -173,6 +173,16 @@ def check_embedder(embedder: Any) -> CheckedEmbedder | None:
     return CheckedEmbedder(embedder)
 
 
+EMBEDDERS = ("wordllama", "hashing", "none")
+"""The embedders the command line and the MCP server choose by name (``--embedder``)."""
+
+
+def named_embedder(name: str) -> Embeddings | None:
+    """A new embedder for a name of ``EMBEDDERS``; None for ``none`` (full-text recall only)."""
+    factory = {"wordllama": WordLlamaEmbedder, "hashing": HashingEmbedder}.get(name)
+    return factory() if factory else None
+
+
 @lru_cache(maxsize=1)
 def default_embedder() -> WordLlamaEmbedder:
     """The embedder ``Memory()`` uses unless told otherwise: one WordLlama model per process

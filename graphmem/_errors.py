@@ -9,7 +9,8 @@
     ├── InvalidInputError         caller input is invalid; ``.field`` names the culprit
     ├── ConflictError             a write collided with an existing record (uniqueness)
     ├── NotFoundError             an id names no visible record
-    └── ModelError                a chat model failed on every attempt (bounded retries)
+    ├── ModelError                a chat model failed on every attempt (bounded retries)
+    └── ExtractionTimeoutError    a wait for background extraction (``after_turn``) timed out
 
 Driver errors are translated here, in ``translated_errors()``, and re-raised ``from``
 the original, so the cause is never lost. Messages never carry a password: user info in
@@ -21,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from neo4j.exceptions import (
     AuthError,
@@ -71,6 +73,10 @@ class InvalidInputError(GraphMemError, ValueError):
         """What is wrong with it."""
         super().__init__(f"{field}: {message}")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled as its two arguments (the default would pass the joined text as one)
+        return type(self), (self.field, self.message), self.__dict__
+
 
 class NotFoundError(GraphMemError, LookupError):
     """An id names no record visible to this tenant."""
@@ -94,6 +100,14 @@ class ModelError(GraphMemError):
         """Each attempt's error, in order."""
         last = attempts[-1] if attempts else "no attempt made"
         super().__init__(f"{purpose}: the model failed {len(attempts)} time(s); last error: {last}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.purpose, self.attempts), self.__dict__
+
+
+class ExtractionTimeoutError(GraphMemError, TimeoutError):
+    """Background extraction (``after_turn``) was still running when a wait for it timed
+    out; it goes on running, and a later wait picks it up."""
 
 
 _USER_INFO = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@\s'\"]*@", re.IGNORECASE)
@@ -147,7 +161,3 @@ def translated_errors(*, user: str | None = None) -> Iterator[None]:
     except (DriverError, OSError) as exc:
         raise Neo4jUnavailableError(f"Neo4j driver error: {redact(str(exc))}; {NEO4J_HOW_TO}") from exc
 
-
-class ExtractionTimeoutError(GraphMemError, TimeoutError):
-    """Background extraction (``after_turn``) was still running when a wait for it timed
-    out; it goes on running, and a later wait picks it up."""

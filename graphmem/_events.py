@@ -7,8 +7,6 @@ that raises is logged and otherwise ignored: observing the memory never breaks i
 event is also logged on the ``graphmem`` logger (failures at WARNING, the rest at DEBUG),
 so a failure in the background is never lost even without a hook."""
 
-from __future__ import annotations
-
 import logging
 from collections.abc import Callable, Iterable
 from datetime import datetime

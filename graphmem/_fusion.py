@@ -1,8 +1,6 @@
 """Recall's scoring: query-adaptive fusion of the semantic and lexical evidence, the final
 score from its parts, the spread over conversations, and insights kept below their evidence."""
 
-from __future__ import annotations
-
 import heapq
 import math
 from datetime import datetime
@@ -68,7 +66,6 @@ class ScoredMemory(BaseModel):
     """True when the record awaits validation (never with ``purpose="act"``)."""
     via_graph: bool = False
     """True when only the graph expansion found it (neither index did)."""
-
 
 
 def _moment(record: Record) -> datetime:

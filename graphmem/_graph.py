@@ -16,8 +16,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import _recall
 from ._errors import InvalidInputError
+from ._models import KINDS
 from ._records import json_default
 
 MYPY = False  # mypy takes a name MYPY as always true; pdoc runs TYPE_CHECKING blocks with it false
@@ -28,8 +28,6 @@ if TYPE_CHECKING:
         MemoryGraph = nx.MultiDiGraph[str]
     else:  # pdoc: networkx's class is generic only to type checkers
         MemoryGraph = nx.MultiDiGraph
-
-KINDS = _recall.KINDS
 
 
 def __getattr__(name: str) -> Any:

@@ -28,15 +28,15 @@ from pathlib import Path
 from ._errors import LauncherError
 from ._launcher_java import Choice, choose, find_jdks, forced_version, kept_version
 from ._launcher_process import (
-    _MAIN_CLASS,
-    _chosen_password,
-    _env_text,
-    _is_launcher,
-    _read_env_file,
-    _recorded_pid,
-    _source_lines,
-    _terminate,
-    _write_private,
+    MAIN_CLASS,
+    chosen_password,
+    env_text,
+    is_launcher,
+    read_env_file,
+    recorded_pid,
+    source_lines,
+    terminate,
+    write_private,
 )
 from ._launcher_wait import LogFollower, wait_for_bolt, wait_for_query
 
@@ -64,12 +64,12 @@ class RunningNeo4j:
     def env_lines(self) -> str:
         """``NAME=value`` lines a POSIX shell can ``eval``, the password in clear
         (``graphmem neo4j start --show-password``, and the private env file)."""
-        return _env_text(self.settings())
+        return env_text(self.settings())
 
     def eval_lines(self, env_file: Path) -> str:
         """Lines for ``eval`` that source ``env_file`` (mode 600, holding ``env_lines``) and
         export its settings: what ``graphmem neo4j start|status`` print, without the password."""
-        return _source_lines(env_file, tuple(self.settings()))
+        return source_lines(env_file, tuple(self.settings()))
 
 
 def state_dir() -> Path:
@@ -162,9 +162,9 @@ def status() -> RunningNeo4j | None:
     env_file, pid_file = folder / "neo4j.env", folder / "neo4j.pid"
     if not (env_file.is_file() and pid_file.is_file()):
         return None
-    pid = _recorded_pid(pid_file)
-    env = _read_env_file(env_file)
-    if pid is None or not _is_launcher(pid, env.get("GRAPHMEM_NEO4J_DATA")):
+    pid = recorded_pid(pid_file)
+    env = read_env_file(env_file)
+    if pid is None or not is_launcher(pid, env.get("GRAPHMEM_NEO4J_DATA")):
         return None
     if not {"NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD"} <= set(env):
         return None
@@ -205,7 +205,7 @@ def _data_password(data_dir: Path) -> str:
     """The password of a persistent data folder: the one stored beside the data on its first
     start (Neo4j keeps it in its system database from then on), or a new one."""
     stored_file = data_dir / _PASSWORD_FILE
-    wanted = _chosen_password()
+    wanted = chosen_password()
     if stored_file.is_file():
         stored = stored_file.read_text().strip()
         if wanted and wanted != stored:
@@ -220,7 +220,7 @@ def _data_password(data_dir: Path) -> str:
             "start once with GRAPHMEM_NEO4J_PASSWORD set to its password, or choose another --data folder")
     password = wanted or secrets.token_urlsafe(18)
     data_dir.mkdir(parents=True, exist_ok=True)
-    _write_private(stored_file, password + "\n")
+    write_private(stored_file, password + "\n")
     return password
 
 
@@ -254,7 +254,7 @@ def start(*, port: int | None = None, http_port: int | None = None, data: Path |
     folder = state_dir()
     folder.mkdir(parents=True, exist_ok=True)
     _forget_dead(folder)
-    previous = _read_env_file(folder / "neo4j.env")
+    previous = read_env_file(folder / "neo4j.env")
     port = _choose_port(port, "GRAPHMEM_NEO4J_PORT", previous.get("NEO4J_URI"), "Bolt", "--port")
     http = 0
     if browser:
@@ -263,7 +263,7 @@ def start(*, port: int | None = None, http_port: int | None = None, data: Path |
             http = _free_port()
     if ephemeral:
         data_dir = Path(tempfile.mkdtemp(prefix="graphmem-neo4j-"))
-        password = _chosen_password() or secrets.token_urlsafe(18)
+        password = chosen_password() or secrets.token_urlsafe(18)
     else:
         data_dir = kept_dir or default_data_dir()
         password = _data_password(data_dir)
@@ -294,7 +294,7 @@ def _launch(java: str, build_dir: Path, port: int, http: int, folder: Path, data
     command = [java, f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC",
                "-cp", os.pathsep.join([str(build_dir / "target" / "graphmem-embedded-neo4j-1.0.0.jar"),
                                        str(build_dir / "target" / "lib" / "*")]),
-               _MAIN_CLASS, "--data", str(data_dir), "--port", str(port)]
+               MAIN_CLASS, "--data", str(data_dir), "--port", str(port)]
     if http:
         command += ["--http-port", str(http)]
         env["GRAPHMEM_BROWSER_POST_CONNECT"] = _post_connect_command()
@@ -309,7 +309,7 @@ def _launch(java: str, build_dir: Path, port: int, http: int, folder: Path, data
         browser_url=f"http://127.0.0.1:{http}/browser/" if http else None, data=str(data_dir), ephemeral=ephemeral,
     )
     wait_for_query(found.uri, (found.user, found.password), found.pid, found.data, time.monotonic() + stall, log)
-    _write_private(folder / "neo4j.env", found.env_lines() + _env_text({
+    write_private(folder / "neo4j.env", found.env_lines() + env_text({
         "GRAPHMEM_NEO4J_VERSION": version, "GRAPHMEM_NEO4J_DATA": str(data_dir),
         "GRAPHMEM_NEO4J_EPHEMERAL": str(int(ephemeral))}))
     (folder / "neo4j.pid").write_text(f"{proc.pid}\n{data_dir if ephemeral else ''}\n")
@@ -325,8 +325,8 @@ def stop() -> bool:
     folder = state_dir()
     pid, data, _ = _recorded(folder)
     stopped = False
-    if pid is not None and _is_launcher(pid, data):
-        _terminate(pid)
+    if pid is not None and is_launcher(pid, data):
+        terminate(pid)
         stopped = True
     _forget(folder)
     return stopped
@@ -339,8 +339,8 @@ def _recorded(folder: Path) -> tuple[int | None, str, str]:
         return None, "", ""
     lines = pid_file.read_text().splitlines()
     temp_data = lines[1] if len(lines) > 1 else ""
-    data = _read_env_file(folder / "neo4j.env").get("GRAPHMEM_NEO4J_DATA") or temp_data
-    return _recorded_pid(pid_file), data, temp_data
+    data = read_env_file(folder / "neo4j.env").get("GRAPHMEM_NEO4J_DATA") or temp_data
+    return recorded_pid(pid_file), data, temp_data
 
 
 def _forget(folder: Path) -> None:
@@ -355,7 +355,7 @@ def _forget(folder: Path) -> None:
 def dead_pid() -> int | None:
     """The pid this state folder recorded if that process is gone without ``stop``, else None."""
     pid, data, _ = _recorded(state_dir())
-    if pid is None or _is_launcher(pid, data):
+    if pid is None or is_launcher(pid, data):
         return None
     return pid
 
@@ -365,7 +365,7 @@ def _forget_dead(folder: Path) -> None:
     before the next start: its pid file, and an ephemeral start's temporary folder, which
     nothing would remove otherwise. A process still serving the recorded data is left alone."""
     pid, data, _ = _recorded(folder)
-    if pid is not None and _is_launcher(pid, data):
+    if pid is not None and is_launcher(pid, data):
         return
     _forget(folder)
 
@@ -382,7 +382,7 @@ def reset(data: Path | None = None) -> Path | None:
         raise LauncherError(f"Neo4j is running (pid {running.pid}): stop it first with `graphmem neo4j stop`")
     data_dir = Path(data).resolve() if data is not None else default_data_dir()
     env_file = state_dir() / "neo4j.env"
-    if _read_env_file(env_file).get("GRAPHMEM_NEO4J_DATA") == str(data_dir):
+    if read_env_file(env_file).get("GRAPHMEM_NEO4J_DATA") == str(data_dir):
         env_file.unlink(missing_ok=True)
     if not data_dir.exists():
         return None

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from ._errors import LauncherError
 
-_MAIN_CLASS = "graphmem.embedded.Launcher"
+MAIN_CLASS = "graphmem.embedded.Launcher"
 
 
-def _read_env_file(path: Path) -> dict[str, str]:
+def read_env_file(path: Path) -> dict[str, str]:
     """The ``NAME=value`` lines of an env file; a value written shell-quoted is unquoted."""
     try:
         text = path.read_text()
@@ -35,7 +35,7 @@ def _read_env_file(path: Path) -> dict[str, str]:
     return values
 
 
-def _chosen_password() -> str | None:
+def chosen_password() -> str | None:
     """``GRAPHMEM_NEO4J_PASSWORD`` if set: one line of printable text (the env file is line-based)."""
     wanted = os.environ.get("GRAPHMEM_NEO4J_PASSWORD") or None
     if wanted is not None and not wanted.isprintable():
@@ -43,19 +43,19 @@ def _chosen_password() -> str | None:
     return wanted
 
 
-def _env_text(values: Mapping[str, str]) -> str:
+def env_text(values: Mapping[str, str]) -> str:
     """``NAME=value`` lines a POSIX shell can source as they are: a value with anything but
     letters, digits and ``@%+=:,./-_`` is single-quoted, so sourcing never runs any of it."""
     return "".join(f"{name}={shlex.quote(value)}\n" for name, value in values.items())
 
 
-def _source_lines(env_file: Path, exported: tuple[str, ...]) -> str:
+def source_lines(env_file: Path, exported: tuple[str, ...]) -> str:
     """What ``graphmem neo4j start|status`` print for ``eval``: source the private env file
     and export the connection settings, so no password is ever in the printed text."""
     return f". {shlex.quote(str(env_file))}\nexport {' '.join(exported)}\n"
 
 
-def _write_private(path: Path, text: str) -> None:
+def write_private(path: Path, text: str) -> None:
     """Write a file only its owner can read (mode 600, also when it already existed)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:
@@ -63,7 +63,7 @@ def _write_private(path: Path, text: str) -> None:
     os.chmod(path, 0o600)
 
 
-def _recorded_pid(pid_file: Path) -> int | None:
+def recorded_pid(pid_file: Path) -> int | None:
     """The pid in a state folder's neo4j.pid, or None if the file is empty or corrupt."""
     try:
         return int(pid_file.read_text().split()[0])
@@ -71,14 +71,14 @@ def _recorded_pid(pid_file: Path) -> int | None:
         return None
 
 
-def _is_launcher(pid: int, data: str | None = None) -> bool:
+def is_launcher(pid: int, data: str | None = None) -> bool:
     """Whether ``pid`` is a launcher process, and, given ``data``, the one serving that data
     folder: after a kill -9 the recorded pid may be reused, even by another state dir's Neo4j."""
     try:
         args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    if _MAIN_CLASS.encode() not in args:
+    if MAIN_CLASS.encode() not in args:
         return False
     if not data:
         return True
@@ -86,16 +86,14 @@ def _is_launcher(pid: int, data: str | None = None) -> bool:
     return any(args[i + 1] == os.fsencode(data) for i in at)
 
 
-def _log_tail(log: Path, lines: int = 20) -> str:
+def log_tail(log: Path, lines: int = 20) -> str:
     try:
         return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
     except OSError:
         return "(no log)"
 
 
-
-
-def _terminate(pid: int, grace: float = 60.0) -> None:
+def terminate(pid: int, grace: float = 60.0) -> None:
     try:
         os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._errors import LauncherError
-from ._launcher_process import _log_tail, _terminate
+from ._launcher_process import log_tail, terminate
 
 READY = "GRAPHMEM_BOLT_READY"
 WINDOW = 5.0  # seconds over which CPU and I/O are judged
@@ -211,7 +211,7 @@ def wait_for_bolt(proc: subprocess.Popen[bytes], logs: Sequence[LogFollower], st
             raise LauncherError(f"Neo4j exited during start (code {proc.wait()}) while {watch.doing()}; "
                                 f"{_tails(logs)}")
         if step.outcome == "stalled":
-            _terminate(proc.pid)
+            terminate(proc.pid)
             raise LauncherError(f"{step.say}: stopped it. If it needs longer, raise the bound with --timeout or "
                                 f"GRAPHMEM_NEO4J_START_TIMEOUT; {_tails(logs)}")
         if step.say:
@@ -234,20 +234,20 @@ def wait_for_query(uri: str, auth: tuple[str, str], pid: int, data: str, deadlin
                 driver.execute_query(ping)
                 return
             except AuthError:
-                _terminate(pid)
+                terminate(pid)
                 raise LauncherError(
                     f"Neo4j refused the password stored for {data} (user {auth[0]}): the store was "
                     "given another one; start once with GRAPHMEM_NEO4J_PASSWORD set to it, "
                     "or delete the data with `graphmem neo4j reset`") from None
             except (ServiceUnavailable, Neo4jError, OSError):
                 if time.monotonic() > deadline:
-                    _terminate(pid)
-                    raise LauncherError(f"Neo4j started but did not answer RETURN 1; log tail:\n{_log_tail(log)}") from None
+                    terminate(pid)
+                    raise LauncherError(f"Neo4j started but did not answer RETURN 1; log tail:\n{log_tail(log)}") from None
                 time.sleep(0.3)
 
 
 def _tails(logs: Sequence[LogFollower]) -> str:
-    parts = [f"log tail ({logs[0].path}):\n{_log_tail(logs[0].path)}"]
+    parts = [f"log tail ({logs[0].path}):\n{log_tail(logs[0].path)}"]
     for follower in logs[1:]:
         if follower.recent:
             parts.append(f"last lines of {follower.path}:\n" + "\n".join(follower.recent))

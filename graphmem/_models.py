@@ -1,12 +1,13 @@
 """The records graphmem stores and returns (pydantic models; all timestamps UTC-aware)."""
 
-from __future__ import annotations
-
 from datetime import datetime
 from enum import Enum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+KINDS = ("fact", "episode", "entity", "insight", "procedure", "correction", "decision", "note", "summary")
+"""Every kind of memory record, the values of ``MemoryRecord.kind`` (one subclass each)."""
 
 
 class Provenance(str, Enum):
@@ -84,7 +85,8 @@ class MemoryRecord(BaseModel):
     model_config = ConfigDict(frozen=True, use_enum_values=False)
 
     kind: str
-    """``fact``, ``episode``, ``entity``, ``insight`` or ``procedure``."""
+    """``fact``, ``episode``, ``entity``, ``insight``, ``procedure``, ``correction``,
+    ``decision``, ``note`` or ``summary`` (``KINDS``)."""
     id: str
     """Stable id, given by the caller or generated; writing the same id again is idempotent."""
     tenant: str
@@ -321,7 +323,7 @@ class Scope(BaseModel):
         return chain(self.path)
 
     @property
-    def parent(self) -> Scope | None:
+    def parent(self) -> "Scope | None":
         """The enclosing scope, or ``None`` at the root."""
         head, sep, _ = self.path.rpartition("/")
         return Scope(path=head) if sep else None

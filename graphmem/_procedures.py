@@ -1,8 +1,6 @@
 """Procedures (contract §2) without I/O: tool-call trajectories, the deterministic inducer,
 step placeholders and binding, the node properties written, and suggestion ranking."""
 
-from __future__ import annotations
-
 import json
 import math
 import re

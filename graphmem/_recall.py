@@ -2,8 +2,6 @@
 with the retries when filters ate the candidates. Scoring is in ``_fusion.py``, the
 prompt block in ``_context.py``, the I/O in ``_async/recall.py``."""
 
-from __future__ import annotations
-
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -13,9 +11,8 @@ from typing import Any
 from . import _fulltext, _scopes
 from . import _validate as check
 from ._errors import InvalidInputError
-from ._models import Sensitivity, Status
+from ._models import KINDS, Sensitivity, Status
 
-KINDS = ("fact", "episode", "entity", "insight", "procedure", "correction", "decision", "note", "summary")
 PURPOSES = ("inform", "act")
 # an index neighbour costs Neo4j about twice a row of the exact in-scope scan
 # (docs/design-notes.md#recall-exact-or-index)
@@ -166,7 +163,6 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-
 def statuses(purpose: str) -> list[str]:
     if purpose not in PURPOSES:
         raise InvalidInputError("purpose", f"{purpose!r} is not one of 'inform', 'act'")
@@ -193,7 +189,6 @@ def kinds(value: Iterable[str] | None) -> list[str] | None:
             raise InvalidInputError("kinds", f"{kind!r} is not one of {', '.join(KINDS)}")
         out.append(kind)
     return out
-
 
 
 # Neo4j plans a statement once per combination of its parameters' size buckets (up to 1, 10,

@@ -1,7 +1,5 @@
 """Connection settings, read from the environment (or passed explicitly)."""
 
-from __future__ import annotations
-
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 

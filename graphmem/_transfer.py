@@ -26,7 +26,7 @@ from . import _import_rules, _scopes
 from . import _validate as check
 from ._errors import InvalidInputError
 from ._graph import EDGE_TYPES
-from ._recall import KINDS
+from ._models import KINDS
 
 FORMAT = "graphmem-export"
 VERSION = 1

@@ -26,6 +26,7 @@ The reference is rendered by pdoc (see docs/api.md for why pdoc) from the live o
 from __future__ import annotations
 
 import argparse
+import contextlib
 import enum
 import functools
 import importlib
@@ -79,11 +80,27 @@ def _class_members(cls: pdoc.doc.Class, package: str) -> list[pdoc.doc.Doc]:
     return found
 
 
+def _as_written(module: ModuleType) -> contextlib.AbstractContextManager[object]:
+    """pdoc reads a class's source through its ``__module__``: while it works, the classes a
+    package shows under their public module (graphmem/_public.py) go back to the modules
+    they are written in, or their attribute docstrings would be lost."""
+    try:
+        public = importlib.import_module(f"{_root_package(module)}._public")
+    except ImportError:
+        return contextlib.nullcontext()
+    return public.as_written()
+
+
 def missing_docstrings(module: ModuleType) -> list[str]:
     """Every public name of ``module`` (see this file's docstring) that has no docstring,
     as dotted names such as ``graphmem.Memory.recall``, in ``__all__`` order. A member that
     several public classes share (a field of a common base) is named once, where it is
     first met, with the place that defines it."""
+    with _as_written(module):
+        return _missing_docstrings(module)
+
+
+def _missing_docstrings(module: ModuleType) -> list[str]:
     package = _root_package(module)
     mod_doc = pdoc.doc.Module(module)
     module_text = mod_doc.docstring
@@ -120,7 +137,7 @@ def build(module_name: str, out: Path) -> list[str]:
     """Render the reference of ``module_name`` into ``out``; return pdoc's warnings as text."""
     pdoc.render.configure(docformat="restructuredtext", template_directory=TEMPLATES,
                           footer_text=f"{module_name} API reference")
-    with warnings.catch_warnings(record=True) as caught:
+    with _as_written(importlib.import_module(module_name)), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         pdoc.pdoc(module_name, output_directory=out)
     return [f"{w.category.__name__}: {w.message}" for w in caught]

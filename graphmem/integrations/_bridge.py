@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar, cast
 
 from .._async.memory import AsyncMemory
 from .._errors import ConfigurationError
 from .._sync.memory import Memory
+
+T = TypeVar("T")
 
 
 def check_memory(memory: Any) -> Any:
@@ -34,3 +37,31 @@ async def acall(memory: Any, method: str, *args: Any, **kwargs: Any) -> Any:
     if isinstance(memory, AsyncMemory):
         return await getattr(memory, method)(*args, **kwargs)
     return await asyncio.to_thread(functools.partial(getattr(memory, method), *args, **kwargs))
+
+
+Caller = Callable[..., Awaitable[Any]]
+"""``await caller(method, *args, **kwargs)``: a memory method's result, however the memory is called."""
+
+
+def twins(memory: Any, body: Callable[..., Coroutine[Any, Any, T]]) -> tuple[Callable[..., T], Callable[..., Awaitable[T]]]:
+    """A function and a coroutine function from one async ``body(caller, **kwargs)``, written
+    once (graphmem's rule: async code is written once, its sync twin derived): the coroutine
+    function passes a caller that awaits ``acall``; the function passes one that runs ``call``
+    and never suspends, so the same body finishes on its first step, without an event loop."""
+
+    async def synchronously(method: str, *args: Any, **kwargs: Any) -> Any:
+        return call(memory, method, *args, **kwargs)
+
+    def function(**kwargs: Any) -> T:
+        steps = body(synchronously, **kwargs)
+        try:
+            steps.send(None)
+        except StopIteration as done:
+            return cast(T, done.value)
+        steps.close()
+        raise RuntimeError(f"{getattr(body, '__name__', body)!r} awaited something other than its caller")
+
+    async def coroutine(**kwargs: Any) -> T:
+        return await body(functools.partial(acall, memory), **kwargs)
+
+    return function, coroutine

@@ -16,10 +16,6 @@ from ._bridge import acall, call, check_memory
 __all__ = ["GraphMemChatMessageHistory", "episode_message"]
 
 
-
-
-
-# -- chat history -----------------------------------------------------------------------
 _MESSAGE = {"user": HumanMessage, "assistant": AIMessage, "system": SystemMessage, "event": SystemMessage}
 
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import functools
-import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -12,16 +11,17 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import _scopes
+from .. import _validate as check
+from .._async.memory import AsyncMemory
 from .._errors import InvalidInputError, NotFoundError
 from .._fusion import ScoredMemory
 from .._models import Episode, Fact, Provenance, Record
 from ._arguments import argument_errors
-from ._bridge import acall, call, check_memory
+from ._bridge import Caller, check_memory, twins
 
 __all__ = ["memory_tools"]
 
 
-# -- tools ----------------------------------------------------------------------------
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -89,12 +89,22 @@ def _day(value: datetime | None) -> str:
     return "" if value is None else value.strftime("%Y-%m-%d")
 
 
-class _Tools:
-    """The state the tool functions share: the memory and what the application bound."""
+def _history_lines(versions: list[Record]) -> str:
+    lines = []
+    for v in versions:
+        line = _line(v)
+        if v.superseded_by:
+            line += " -> " + ", ".join(f"{s.reason} by [{s.by}]" for s in v.superseded_by)
+        lines.append(line)
+    return "\n".join(lines)
 
-    def __init__(self, memory: Any, scope: str, user_id: str | None, session_id: str | None,
-                 provenance: Provenance) -> None:
-        self.memory = memory
+
+class _Tools:
+    """The tools, each written once as a coroutine of a ``caller`` (``_bridge.twins`` derives
+    the sync and async callables from it), and the state they share: the memory's scope and
+    what the application bound."""
+
+    def __init__(self, scope: str, user_id: str | None, session_id: str | None, provenance: Provenance) -> None:
         self.scope = scope
         self.user_id = user_id
         self.session_id = session_id
@@ -108,52 +118,74 @@ class _Tools:
             raise ToolException(f"{rid!r} is a {record.kind}, not a fact: only facts can be corrected.")
         return record
 
-    def remember_args(self, subject: str | None, predicate: str | None, object: str | None) -> dict[str, Any]:
-        return dict(scope=self.scope, subject=subject, predicate=predicate, object=object,
-                    provenance=self.provenance, user_id=self.user_id, session_id=self.session_id)
+    def visible(self, record: Record | None, rid: str) -> Record:
+        if record is None or record.scope not in _scopes.chain(self.scope):
+            raise ToolException(f"No memory with id {rid!r} is visible here.")
+        return record
 
-    @staticmethod
-    def remembered(fact: Fact | None) -> str:
+    async def remember(self, memory: Caller, text: str, subject: str | None = None, predicate: str | None = None,
+                       object: str | None = None) -> str:
+        fact = await memory("remember", text, scope=self.scope, subject=subject, predicate=predicate, object=object,
+                            provenance=self.provenance, user_id=self.user_id, session_id=self.session_id)
         if fact is None:
             return "Not stored: the user asked to forget this before."
         return f"Remembered [{fact.id}]: {fact.text}"
 
-    @staticmethod
-    def recalled(query: str, results: list[ScoredMemory]) -> str:
+    async def recall(self, memory: Caller, query: str, k: int = 5) -> str:
+        results: list[ScoredMemory] = await memory("recall", query, scope=self.scope, k=k)
         if not results:
             return "No memories match that."
         return "\n".join(_line(r.record, r.score) for r in results)
 
-    @staticmethod
-    def history_lines(versions: list[Record]) -> str:
-        lines = []
-        for v in versions:
-            line = _line(v)
-            if v.superseded_by:
-                line += " -> " + ", ".join(f"{s.reason} by [{s.by}]" for s in v.superseded_by)
-            lines.append(line)
-        return "\n".join(lines)
+    async def forget(self, memory: Caller, id: str) -> str:
+        record = self.owned(await memory("get", id), id)
+        if not await memory("forget", scope=record.scope, id=record.id):
+            raise ToolException(f"[{id}] is already forgotten or no longer current.")
+        return f"Forgot [{id}]."
+
+    async def correct(self, memory: Caller, id: str, corrected_text: str, object: str | None = None) -> str:
+        self.owned(await memory("get", id), id, "fact")
+        fixed = await memory("correct", id, corrected_text, object=object)
+        return f"Corrected [{id}] -> [{fixed.id}]: {fixed.text}"
+
+    async def history(self, memory: Caller, id: str) -> str:
+        record = self.visible(await memory("get", id), id)
+        if not isinstance(record, Fact) or record.subject is None:
+            return _history_lines([record])
+        return _history_lines(await memory("history", subject=record.subject, predicate=record.predicate,
+                                           scope=self.scope))
 
 
-def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
+_SPECS: dict[str, tuple[type[BaseModel], str]] = {
+    "remember": (RememberArgs,
+                 "Save one durable fact about the user or their world to long-term memory, so it is "
+                 "known in later conversations. Use it for preferences, personal details, decisions "
+                 "and corrections the user states. Returns the new memory's id in square brackets."),
+    "recall": (RecallArgs,
+               "Search long-term memory before answering anything that may depend on what the user "
+               "told you earlier. Returns one memory per line: [id] kind score: text (validity)."),
+    "forget": (ForgetArgs,
+               "Forget one memory when the user asks you to. Pass the id shown in square brackets "
+               "by recall or remember. It will not be recalled again."),
+    "correct": (CorrectArgs,
+                "Fix a fact that is wrong (not one that changed over time: remember the new value "
+                "instead). Pass the wrong fact's id and the right statement; returns the new id."),
+    "history": (HistoryArgs,
+                "Show every version of a fact, oldest first, with when each was valid and what "
+                "replaced it. Pass the id of any version."),
+}
+
+
+def _guard(fn: Callable[..., Coroutine[Any, Any, str]]) -> Callable[..., Coroutine[Any, Any, str]]:
     """graphmem's input errors reach the model as a tool error naming the field; anything
     else (Neo4j unreachable, a conflict) is the application's to handle and propagates."""
-    if inspect.iscoroutinefunction(fn):
-        @functools.wraps(fn)
-        async def wrapped(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return await fn(*args, **kwargs)
-            except (InvalidInputError, NotFoundError) as exc:
-                raise ToolException(str(exc)) from exc
-        return wrapped
-
     @functools.wraps(fn)
-    def wrapped_sync(*args: Any, **kwargs: Any) -> Any:
+    async def guarded(*args: Any, **kwargs: Any) -> str:
         try:
-            return fn(*args, **kwargs)
+            return await fn(*args, **kwargs)
         except (InvalidInputError, NotFoundError) as exc:
             raise ToolException(str(exc)) from exc
-    return wrapped_sync
+    return guarded
 
 
 def memory_tools(
@@ -177,100 +209,18 @@ def memory_tools(
     back as text naming the problem."""
     check_memory(memory)
     scope = _scopes.check_path(scope)
-    from .. import _validate as check
-
     check.identifier(user_id, "user_id", allow_none=True)
     check.identifier(session_id, "session_id", allow_none=True)
-    state = _Tools(memory, scope, user_id, session_id, check.choice(provenance, Provenance, "provenance"))
-    sync = not _is_async(memory)
-
-    def remember(text: str, subject: str | None = None, predicate: str | None = None, object: str | None = None) -> str:
-        return state.remembered(call(memory, "remember", text, **state.remember_args(subject, predicate, object)))
-
-    async def aremember(text: str, subject: str | None = None, predicate: str | None = None,
-                        object: str | None = None) -> str:
-        return state.remembered(await acall(memory, "remember", text, **state.remember_args(subject, predicate, object)))
-
-    def recall(query: str, k: int = 5) -> str:
-        return state.recalled(query, call(memory, "recall", query, scope=scope, k=k))
-
-    async def arecall(query: str, k: int = 5) -> str:
-        return state.recalled(query, await acall(memory, "recall", query, scope=scope, k=k))
-
-    def forget(id: str) -> str:
-        record = state.owned(call(memory, "get", id), id)
-        if not call(memory, "forget", scope=record.scope, id=record.id):
-            raise ToolException(f"[{id}] is already forgotten or no longer current.")
-        return f"Forgot [{id}]."
-
-    async def aforget(id: str) -> str:
-        record = state.owned(await acall(memory, "get", id), id)
-        if not await acall(memory, "forget", scope=record.scope, id=record.id):
-            raise ToolException(f"[{id}] is already forgotten or no longer current.")
-        return f"Forgot [{id}]."
-
-    def correct(id: str, corrected_text: str, object: str | None = None) -> str:
-        state.owned(call(memory, "get", id), id, "fact")
-        fixed = call(memory, "correct", id, corrected_text, object=object)
-        return f"Corrected [{id}] -> [{fixed.id}]: {fixed.text}"
-
-    async def acorrect(id: str, corrected_text: str, object: str | None = None) -> str:
-        state.owned(await acall(memory, "get", id), id, "fact")
-        fixed = await acall(memory, "correct", id, corrected_text, object=object)
-        return f"Corrected [{id}] -> [{fixed.id}]: {fixed.text}"
-
-    def _visible(record: Record | None, rid: str) -> Record:
-        if record is None or record.scope not in _scopes.chain(scope):
-            raise ToolException(f"No memory with id {rid!r} is visible here.")
-        return record
-
-    def history(id: str) -> str:
-        record = _visible(call(memory, "get", id), id)
-        if not isinstance(record, Fact) or record.subject is None:
-            return state.history_lines([record])
-        return state.history_lines(call(memory, "history", subject=record.subject, predicate=record.predicate, scope=scope))
-
-    async def ahistory(id: str) -> str:
-        record = _visible(await acall(memory, "get", id), id)
-        if not isinstance(record, Fact) or record.subject is None:
-            return state.history_lines([record])
-        return state.history_lines(await acall(memory, "history", subject=record.subject,
-                                               predicate=record.predicate, scope=scope))
-
-    specs = {
-        "remember": (remember, aremember, RememberArgs,
-                     "Save one durable fact about the user or their world to long-term memory, so it is "
-                     "known in later conversations. Use it for preferences, personal details, decisions "
-                     "and corrections the user states. Returns the new memory's id in square brackets."),
-        "recall": (recall, arecall, RecallArgs,
-                   "Search long-term memory before answering anything that may depend on what the user "
-                   "told you earlier. Returns one memory per line: [id] kind score: text (validity)."),
-        "forget": (forget, aforget, ForgetArgs,
-                   "Forget one memory when the user asks you to. Pass the id shown in square brackets "
-                   "by recall or remember. It will not be recalled again."),
-        "correct": (correct, acorrect, CorrectArgs,
-                    "Fix a fact that is wrong (not one that changed over time: remember the new value "
-                    "instead). Pass the wrong fact's id and the right statement; returns the new id."),
-        "history": (history, ahistory, HistoryArgs,
-                    "Show every version of a fact, oldest first, with when each was valid and what "
-                    "replaced it. Pass the id of any version."),
-    }
+    state = _Tools(scope, user_id, session_id, check.choice(provenance, Provenance, "provenance"))
+    sync = not isinstance(memory, AsyncMemory)  # an AsyncMemory's tools are async only
     tools: list[BaseTool] = []
     for name in include:
-        if name not in specs:
-            raise InvalidInputError("include", f"{name!r} is not one of {', '.join(specs)}")
-        func, coroutine, schema, description = specs[name]
+        if name not in _SPECS:
+            raise InvalidInputError("include", f"{name!r} is not one of {', '.join(_SPECS)}")
+        schema, description = _SPECS[name]
+        func, coroutine = twins(memory, _guard(getattr(state, name)))
         tools.append(StructuredTool.from_function(
-            func=_guard(func) if sync else None, coroutine=_guard(coroutine), name=name,  # type: ignore[arg-type]
-            description=description, args_schema=schema, handle_tool_error=True,  # type: ignore[arg-type]
-            handle_validation_error=argument_errors,
+            func=func if sync else None, coroutine=coroutine, name=name, description=description,
+            args_schema=schema, handle_tool_error=True, handle_validation_error=argument_errors,
         ))
     return tools
-
-
-def _is_async(memory: Any) -> bool:
-    from .._async.memory import AsyncMemory
-
-    return isinstance(memory, AsyncMemory)
-
-

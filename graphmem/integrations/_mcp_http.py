@@ -79,10 +79,10 @@ def resolve_token(token_file: Path | None, state_dir: Path, environ: Mapping[str
     path = state_dir / TOKEN_FILE
     if path.exists():
         return _read_token_file(path), str(path)
-    from .._launcher_process import _write_private
+    from .._launcher_process import write_private
 
     state_dir.mkdir(parents=True, exist_ok=True)
-    _write_private(path, secrets.token_urlsafe(32) + "\n")
+    write_private(path, secrets.token_urlsafe(32) + "\n")
     (say or _stderr)(f"graphmem mcp: generated a bearer token in {path} (mode 600); MCP clients must send "
                      "`Authorization: Bearer <the file's content>`")
     return _read_token_file(path), str(path)

@@ -10,11 +10,9 @@ from typing import Any
 from .. import _scopes
 from .. import _validate as check
 from .._async.memory import AsyncMemory
-from .._embeddings import HashingEmbedder, WordLlamaEmbedder
+from .._embeddings import EMBEDDERS, named_embedder
 from .._errors import ConfigurationError, InvalidInputError
 from .._models import Fact, MemoryRecord
-
-EMBEDDERS = ("wordllama", "hashing", "none")
 
 
 @dataclass(frozen=True)
@@ -67,13 +65,12 @@ class ServerConfig:
 
     def open_memory(self) -> AsyncMemory:
         """An ``AsyncMemory`` on this tenant with this embedder (the caller closes it)."""
-        embedder = {"wordllama": WordLlamaEmbedder, "hashing": HashingEmbedder}.get(self.embedder)
         auth = (self.user or "neo4j", self.password) if self.password is not None else None
         return AsyncMemory(self.uri, auth, database=self.database, tenant=self.tenant,
-                           embedder=embedder() if embedder else None)
+                           embedder=named_embedder(self.embedder))
 
 
-class _Bounds:
+class Bounds:
     """The root scope and what a tool may do relative to it."""
 
     def __init__(self, root: str) -> None:
@@ -99,7 +96,7 @@ def _when(value: datetime) -> str:
     return value.isoformat(timespec="seconds")
 
 
-def _line(record: MemoryRecord, *, score: float | None = None, quarantined: bool = False) -> str:
+def record_line(record: MemoryRecord, *, score: float | None = None, quarantined: bool = False) -> str:
     """One record as one line: kind, id, text, then what a model needs to judge it."""
     head = f"- [{record.kind} {record.id}]"
     if score is not None:
@@ -123,5 +120,5 @@ def _line(record: MemoryRecord, *, score: float | None = None, quarantined: bool
     return f"{head} {' '.join(record.text.split())} | " + " | ".join(details)
 
 
-def _lines(records: Sequence[MemoryRecord], empty: str) -> str:
-    return "\n".join(_line(r) for r in records) if records else empty
+def record_lines(records: Sequence[MemoryRecord], empty: str) -> str:
+    return "\n".join(record_line(r) for r in records) if records else empty

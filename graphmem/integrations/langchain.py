@@ -18,7 +18,8 @@ from pydantic import ConfigDict, field_validator
 from .. import _scopes
 from .._errors import InvalidInputError
 from .._fusion import ScoredMemory
-from .._recall import KINDS
+from .._models import KINDS
+from .._public import publish
 from ._bridge import acall, call, check_memory
 from ._lc_history import GraphMemChatMessageHistory, episode_message
 from ._lc_tools import memory_tools
@@ -26,7 +27,6 @@ from ._lc_tools import memory_tools
 __all__ = ["GraphMemChatMessageHistory", "GraphMemRetriever", "episode_message", "memory_document", "memory_tools"]
 
 
-# -- retriever ------------------------------------------------------------------------
 def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
@@ -111,3 +111,4 @@ def memory_document(result: ScoredMemory) -> Document:
     )
 
 
+publish(__name__, globals())

@@ -20,7 +20,7 @@ import uuid
 import pytest
 
 from graphmem._launcher import RunningNeo4j
-from graphmem._launcher_process import _env_text, _read_env_file, _write_private
+from graphmem._launcher_process import env_text, read_env_file, write_private
 from tests.launcher.cli import eval_in_shell, neo4j_cli
 from tests.neo4j_server import LAUNCHER_SOURCE, LAUNCHER_STATE, ROOT
 
@@ -44,7 +44,7 @@ def launcher_state(neo4j, tmp_path_factory):
 
 
 def stored(state) -> dict[str, str]:
-    return {k: v for k, v in _read_env_file(state / "neo4j.env").items() if k in SETTINGS}
+    return {k: v for k, v in read_env_file(state / "neo4j.env").items() if k in SETTINGS}
 
 
 def test_the_env_file_is_private_and_holds_the_settings(launcher_state):
@@ -116,13 +116,13 @@ def test_a_password_with_shell_syntax_is_sourced_as_text_and_runs_nothing(tmp_pa
     folder = tmp_path / "state dir with spaces"
     folder.mkdir()
     env_file = folder / "neo4j.env"
-    _write_private(env_file, running.env_lines() + _env_text({"GRAPHMEM_NEO4J_DATA": str(folder / "data")}))
+    write_private(env_file, running.env_lines() + env_text({"GRAPHMEM_NEO4J_DATA": str(folder / "data")}))
     assert eval_in_shell(running.eval_lines(env_file)) == running.settings()
     assert eval_in_shell(running.eval_lines(env_file), "sh") == running.settings()
     assert not marker.exists()
     assert password not in running.eval_lines(env_file)
-    assert _read_env_file(env_file)["NEO4J_PASSWORD"] == password  # and graphmem reads it back the same
-    assert _read_env_file(env_file)["GRAPHMEM_NEO4J_DATA"] == str(folder / "data")
+    assert read_env_file(env_file)["NEO4J_PASSWORD"] == password  # and graphmem reads it back the same
+    assert read_env_file(env_file)["GRAPHMEM_NEO4J_DATA"] == str(folder / "data")
 
 
 def clean_env(state) -> dict[str, str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import _cli, _commands
+from graphmem import _cli, _cli_io, _commands
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,7 +51,7 @@ def test_json_lines_become_sessions():
         {"role": "assistant", "content": "hello", "session_id": "a"},
         {"role": "user", "content": "again", "session_id": "b", "scope": "x/y"},
     ])
-    sessions = list(_commands._sessions(text, "x"))
+    sessions = list(_cli_io.transcript_sessions(text, "x"))
     assert [(s["scope"], s["session_id"], len(s["messages"])) for s in sessions] == [("x", "a", 2), ("x/y", "b", 1)]
     assert sessions[0]["messages"][0]["occurred_at"] == datetime(2025, 3, 1, 9, tzinfo=timezone.utc)
 
@@ -59,7 +59,7 @@ def test_json_lines_become_sessions():
 def test_a_json_list_of_sessions():
     text = json.dumps([{"session_id": "s1", "messages": [{"role": "user", "content": "one"}]},
                        {"session_id": "s2", "scope": "b", "messages": [{"role": "user", "content": "two"}]}])
-    sessions = list(_commands._sessions(text, "a"))
+    sessions = list(_cli_io.transcript_sessions(text, "a"))
     assert [(s["scope"], s["session_id"]) for s in sessions] == [("a", "s1"), ("b", "s2")]
 
 
@@ -71,12 +71,12 @@ def test_a_json_list_of_sessions():
 ])
 def test_bad_transcripts_are_refused_with_a_reason(text, message):
     default = None if message == "no scope" else "a"
-    with pytest.raises(_commands.Usage, match=message):
-        list(_commands._sessions(text, default))
+    with pytest.raises(_cli_io.Usage, match=message):
+        list(_cli_io.transcript_sessions(text, default))
 
 
 def test_table_aligns_and_cuts():
-    out = _commands._table([{"a": "x" * 80, "b": 1}], ["a", "b"], width=10)
+    out = _cli_io.table([{"a": "x" * 80, "b": 1}], ["a", "b"], width=10)
     header, row = out.splitlines()
     assert header.split() == ["A", "B"] and row.startswith("x" * 9 + "…")
 
@@ -89,7 +89,7 @@ def test_an_untimed_message_follows_the_message_before_it_across_sessions():
         {"role": "user", "content": "thanks", "session_id": "b"},
         {"role": "user", "content": "naive", "session_id": "b", "occurred_at": "2026-11-21T08:00:00"},
     ])
-    sessions = list(_commands._sessions(text, "x"))
+    sessions = list(_cli_io.transcript_sessions(text, "x"))
     times = [m.get("occurred_at") for s in sessions for m in s["messages"]]
     nine = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
     assert times == [None, nine, nine + timedelta(microseconds=1), nine + timedelta(microseconds=2),
@@ -103,21 +103,21 @@ def test_an_untimed_message_follows_the_message_before_it_across_sessions():
     ('{"role": "user", "content": "a"}\n{"role": "user", "content": "b", }\n', "line 2, column 34: not JSON"),
 ])
 def test_malformed_json_is_refused_with_its_line_and_column(text, where):
-    with pytest.raises(_commands.Usage) as refused:
-        list(_commands._sessions(text, "x"))
+    with pytest.raises(_cli_io.Usage) as refused:
+        list(_cli_io.transcript_sessions(text, "x"))
     assert str(refused.value).startswith(where)
 
 
 def test_errors_about_an_item_name_the_line_it_came_from():
     from graphmem import InvalidInputError
-    from graphmem._cli_io import _located
+    from graphmem._cli_io import located
 
-    found = _located(InvalidInputError("records[2].type", "'LIKES' is not one of CITES"), ["line 1", "line 2", "line 4"],
-                     "records", "a.jsonl")
+    found = located(InvalidInputError("records[2].type", "'LIKES' is not one of CITES"), ["line 1", "line 2", "line 4"],
+                    "records", "a.jsonl")
     assert str(found) == "a.jsonl: line 4, type: 'LIKES' is not one of CITES"
-    whole = _located(InvalidInputError("records[0]", "must be a JSON object"), ["line 1"], "records", "a.jsonl")
+    whole = located(InvalidInputError("records[0]", "must be a JSON object"), ["line 1"], "records", "a.jsonl")
     assert str(whole) == "a.jsonl: line 1: must be a JSON object"
-    assert _located(InvalidInputError("batch_size", "must be positive"), ["line 1"], "records", "a.jsonl") is None
+    assert located(InvalidInputError("batch_size", "must be positive"), ["line 1"], "records", "a.jsonl") is None
 
 
 def test_erase_and_remember_options():

@@ -104,7 +104,7 @@ def test_status_none_when_pid_is_not_a_launcher(state, monkeypatch):
     write_state(state, os.getpid())
     assert _launcher.status() is None
     # the same files are read as a running server once the pid is a launcher
-    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: pid == os.getpid())
+    monkeypatch.setattr(_launcher, "is_launcher", lambda pid, data=None: pid == os.getpid())
     running = _launcher.status()
     assert running == _launcher.RunningNeo4j(
         uri="bolt://127.0.0.1:7999", user="neo4j", password="secret", pid=os.getpid(), version="5.26.0"
@@ -114,7 +114,7 @@ def test_status_none_when_pid_is_not_a_launcher(state, monkeypatch):
 
 def test_cli_status_prints_lines_that_source_the_env_file(state, monkeypatch, capsys):
     write_state(state, os.getpid())
-    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: True)
+    monkeypatch.setattr(_launcher, "is_launcher", lambda pid, data=None: True)
     assert main(["neo4j", "status"]) == 0
     captured = capsys.readouterr()
     assert captured.out.splitlines() == [f". {state.resolve() / 'neo4j.env'}", "export NEO4J_URI NEO4J_USER NEO4J_PASSWORD"]
@@ -128,7 +128,7 @@ def test_stop_stale_state_cleans_up_without_signalling(state, tmp_path, monkeypa
     def must_not_signal(pid, *args):
         raise AssertionError(f"stop() tried to terminate pid {pid}")
 
-    monkeypatch.setattr(_launcher, "_terminate", must_not_signal)
+    monkeypatch.setattr(_launcher, "terminate", must_not_signal)
     data = tmp_path / "graphmem-neo4j-data"
     data.mkdir()
     (data / "store").write_text("x")
@@ -226,8 +226,8 @@ def running_state(folder, data, *, ephemeral=False, browser=None):
 
 def test_stop_keeps_persistent_data_and_its_connection_lines(state, monkeypatch):
     terminated = []
-    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: pid == os.getpid())
-    monkeypatch.setattr(_launcher, "_terminate", terminated.append)
+    monkeypatch.setattr(_launcher, "is_launcher", lambda pid, data=None: pid == os.getpid())
+    monkeypatch.setattr(_launcher, "terminate", terminated.append)
     data = state / "neo4j-data"
     data.mkdir()
     (data / "graphmem-password").write_text("secret\n")
@@ -237,13 +237,13 @@ def test_stop_keeps_persistent_data_and_its_connection_lines(state, monkeypatch)
     assert (data / "graphmem-password").is_file()
     assert "NEO4J_PASSWORD=secret" in (state / "neo4j.env").read_text()
     assert not (state / "neo4j.pid").exists()
-    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: True)
+    monkeypatch.setattr(_launcher, "is_launcher", lambda pid, data=None: True)
     assert _launcher.status() is None  # no pid file: nothing runs, whatever neo4j.env says
 
 
 def test_stop_removes_an_ephemeral_folder_and_its_lines(state, tmp_path, monkeypatch):
-    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: pid == os.getpid())
-    monkeypatch.setattr(_launcher, "_terminate", lambda pid: None)
+    monkeypatch.setattr(_launcher, "is_launcher", lambda pid, data=None: pid == os.getpid())
+    monkeypatch.setattr(_launcher, "terminate", lambda pid: None)
     data = tmp_path / "graphmem-neo4j-tmp"
     data.mkdir()
     running_state(state, data, ephemeral=True)
@@ -253,8 +253,8 @@ def test_stop_removes_an_ephemeral_folder_and_its_lines(state, tmp_path, monkeyp
 
 
 def test_reset_refuses_while_running_and_deletes_after_stop(state, monkeypatch, capsys):
-    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: pid == os.getpid())
-    monkeypatch.setattr(_launcher, "_terminate", lambda pid: None)
+    monkeypatch.setattr(_launcher, "is_launcher", lambda pid, data=None: pid == os.getpid())
+    monkeypatch.setattr(_launcher, "terminate", lambda pid: None)
     data = state / "neo4j-data"
     (data / "data").mkdir(parents=True)
     (data / "graphmem-password").write_text("secret\n")
@@ -296,7 +296,7 @@ def test_status_without_state_dir_variable_says_it_is_this_folders(tmp_path, mon
 
 
 def test_cli_status_describes_data_and_browser(state, monkeypatch, capsys):
-    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: True)
+    monkeypatch.setattr(_launcher, "is_launcher", lambda pid, data=None: True)
     running_state(state, state / "neo4j-data", browser="http://127.0.0.1:7475/browser/")
     assert main(["neo4j", "status"]) == 0
     captured = capsys.readouterr()
@@ -435,15 +435,15 @@ def test_start_after_a_kill_keeps_the_persistent_folder(state, fake_launch):
 
 def test_a_launcher_of_another_data_folder_is_not_ours(tmp_path):
     """After a kill -9 the recorded pid may be reused by another state dir's Neo4j."""
-    fake = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", _launcher_process._MAIN_CLASS,
+    fake = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", _launcher_process.MAIN_CLASS,
                              "--data", str(tmp_path / "theirs")])
     try:
         deadline = time.monotonic() + 10
-        while not _launcher_process._is_launcher(fake.pid) and time.monotonic() < deadline:
+        while not _launcher_process.is_launcher(fake.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _launcher_process._is_launcher(fake.pid)
-        assert _launcher_process._is_launcher(fake.pid, str(tmp_path / "theirs"))
-        assert not _launcher_process._is_launcher(fake.pid, str(tmp_path / "ours"))
+        assert _launcher_process.is_launcher(fake.pid)
+        assert _launcher_process.is_launcher(fake.pid, str(tmp_path / "theirs"))
+        assert not _launcher_process.is_launcher(fake.pid, str(tmp_path / "ours"))
     finally:
         fake.kill()
         fake.wait()
@@ -477,7 +477,7 @@ def test_a_data_folder_stays_on_the_version_that_served_it_unless_forced(state, 
 
 def test_a_forced_version_other_than_the_running_one_is_refused(state, monkeypatch, capsys):
     write_state(state, os.getpid())
-    monkeypatch.setattr(_launcher, "_is_launcher", lambda pid, data=None: True)
+    monkeypatch.setattr(_launcher, "is_launcher", lambda pid, data=None: True)
     assert main(["neo4j", "start", "--neo4j-version", "2026.08.1"]) == 2
     assert "Neo4j 5.26.0 is already running" in capsys.readouterr().err
     assert main(["neo4j", "start", "--neo4j-version", "5.26.0"]) == 0

@@ -11,7 +11,7 @@ import pytest
 
 from graphmem import ConfigurationError, Fact, InvalidInputError
 from graphmem._cli import main
-from graphmem.integrations.mcp import ServerConfig, _Bounds, _line
+from graphmem.integrations._mcp_support import Bounds, ServerConfig, record_line
 
 ENV = {"GRAPHMEM_TENANT": "acme", "GRAPHMEM_SCOPE": "support/alice", "NEO4J_URI": "bolt://127.0.0.1:7999",
        "NEO4J_USER": "u", "NEO4J_PASSWORD": "s3cret-pw"}
@@ -47,18 +47,18 @@ def test_bad_configuration_is_refused(change, words):
 
 @pytest.mark.parametrize("sub, expected", [(None, "r/s"), ("", "r/s"), ("a", "r/s/a"), ("a/b", "r/s/a/b")])
 def test_sub_scopes_are_relative_to_the_root(sub, expected):
-    assert _Bounds("r/s").scope(sub) == expected
+    assert Bounds("r/s").scope(sub) == expected
 
 
 @pytest.mark.parametrize("sub", ["..", "../x", "a/../../x", "/r/x", "a//b", "./a", "a/", " a"])
 def test_no_sub_scope_leaves_the_root(sub):
     with pytest.raises(InvalidInputError) as info:
-        _Bounds("r/s").scope(sub)
+        Bounds("r/s").scope(sub)
     assert info.value.field == "scope"
 
 
 def test_owned_and_inherited_scopes():
-    bounds = _Bounds("r/s")
+    bounds = Bounds("r/s")
     assert [bounds.owns(p) for p in ("r/s", "r/s/t", "r/st", "r", "r/x")] == [True, True, False, False, False]
     assert [bounds.inherits(p) for p in ("r", "r/s", "r/x", "q")] == [True, False, False, False]
 
@@ -67,8 +67,8 @@ def test_a_line_carries_id_structure_validity_and_scope():
     fact = Fact(id="f1", tenant="t", scope="r/s", text="Alice  moved\nto Berlin", subject="alice", predicate="lives_in",
                 object="Berlin", valid_from=datetime(2023, 3, 1, tzinfo=timezone.utc),
                 created_at=datetime(2024, 1, 1, tzinfo=timezone.utc), provenance="user")
-    assert _line(fact, score=0.8312) == ("- [fact f1] (0.83) Alice moved to Berlin | alice lives_in Berlin | "
-                                         "valid 2023-03-01..now | user | scope r/s")
+    assert record_line(fact, score=0.8312) == ("- [fact f1] (0.83) Alice moved to Berlin | alice lives_in Berlin | "
+                                               "valid 2023-03-01..now | user | scope r/s")
 
 
 def test_the_cli_reports_missing_configuration(monkeypatch, capsys):

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 from neo4j.time import DateTime as Neo4jDateTime
 from pydantic import ValidationError
 
-from graphmem import Entity, Episode, Fact, Procedure, Provenance, Scope, Sensitivity, Status, Supersession
+from graphmem import Entity, Episode, Fact, Procedure, Provenance, Scope, Sensitivity, Status, Supersession, _models
+from graphmem._models import KINDS, MemoryRecord
 from graphmem._records import to_record
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
@@ -75,6 +78,17 @@ def test_to_record_superseded_by():
     ])
     assert record.superseded_by == (Supersession(by="m2", reason="contradiction", at=T0, note="moved"),)
     assert isinstance(record.superseded_by[0].at, datetime)
+
+
+def test_kinds_name_every_record_model_and_the_kind_docstring_lists_them_all():
+    models = MemoryRecord.__subclasses__()
+    assert sorted(KINDS) == sorted(cls.model_fields["kind"].default for cls in models)
+    source = ast.parse(Path(_models.__file__).read_text(encoding="utf-8"))
+    record = next(n for n in source.body if isinstance(n, ast.ClassDef) and n.name == "MemoryRecord")
+    fields = record.body
+    at = next(i for i, n in enumerate(fields) if isinstance(n, ast.AnnAssign) and n.target.id == "kind")
+    docstring = fields[at + 1].value.value
+    assert [k for k in KINDS if f"``{k}``" not in docstring] == []
 
 
 def test_provenance_trust_order():

@@ -230,7 +230,7 @@ def test_recall_parameters_keep_one_plan_signature():
     import math
     from datetime import datetime, timezone
 
-    from graphmem import _recall
+    from graphmem import _models, _recall
 
     now = datetime.now(timezone.utc)
 
@@ -248,7 +248,7 @@ def test_recall_parameters_keep_one_plan_signature():
     long_query = " ".join(f"word{i} averyveryverylongword{i}" for i in range(40))
     for other in (signature(scope="a/b"), signature(scope="/".join("abcdefghijklmnopqrstuvwxyz012345")),
                   signature(query=long_query), signature(query="x"), signature(kind_list=["episode"]),
-                  signature(kind_list=[]), signature(kind_list=list(_recall.KINDS)), signature(purpose="act"),
+                  signature(kind_list=[]), signature(kind_list=list(_models.KINDS)), signature(purpose="act"),
                   signature(sensitivity="public"), signature(strategy="exact"), signature(boost=15.0),
                   # an integer over-fetch would be another parameter type: another plan
                   signature(settings=_recall.RecallSettings(over_fetch=2))):
