@@ -16,7 +16,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from . import _entities, _procedures, _scopes, _store
+from . import _entities, _scopes, _store
 from . import _validate as check
 from ._episodes import ROLES
 from ._errors import InvalidInputError
@@ -208,7 +208,7 @@ def node(kind: str, props: Mapping[str, Any], field: str, *, tenant: str, dimens
     if "subject" in out:
         out["subjectKey"] = _entities.fold_key(out["subject"])
     if "steps" in out:
-        out["stepsKey"] = _procedures.steps_key(out["steps"])
+        out["stepsKey"] = check.steps_key(out["steps"])
     return out
 
 

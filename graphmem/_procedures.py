@@ -184,10 +184,6 @@ def check_draft(draft: ProcedureDraft, calls: list[ToolCall]) -> None:
         raise ValueError(f"steps keep concrete values {leaked}; replace them with variables")
 
 
-def steps_key(steps: list[str]) -> str:
-    return " | ".join(" ".join(s.lower().split()) for s in steps)
-
-
 def procedure_props(
     tenant: str, text: Any, *, scope: Any, trigger: Any, condition: Any, priority: Any, steps: Any,
     variables: Any, success_criteria: Any, provenance: Any, importance: Any, sensitivity: Any,
@@ -225,7 +221,7 @@ def procedure_props(
         "condition": condition,
         "priority": priority,
         "steps": step_list,
-        "stepsKey": steps_key(step_list),
+        "stepsKey": check.steps_key(step_list),
         "variables": list(dict.fromkeys(var_list)),
         "successCriteria": criteria,
         "successCount": 0,

@@ -182,6 +182,12 @@ def _key_token(token: str) -> str:
     return "".join(out)
 
 
+def steps_key(steps: list[str]) -> str:
+    """Normalised form of a procedure's steps (case and spacing folded), the key by which an
+    induced procedure finds the same workflow learned before; also checked on import."""
+    return " | ".join(" ".join(s.lower().split()) for s in steps)
+
+
 def text_key(value: str) -> str:
     """Normalised form of a statement or name, for tombstones and entity resolution.
 
