@@ -27,8 +27,8 @@ from neo4j import GraphDatabase
 from recall import sentence
 
 from graphmem import HashingEmbedder, Memory
-from graphmem._fulltext import lucene, words
-from graphmem._scopes import chain
+from graphmem._base.scopes import chain
+from graphmem._recall.fulltext import lucene, words
 
 PROBE_TEXTS = ("Project zephyr launch notes", "Project apple launch notes")
 

@@ -35,7 +35,7 @@ import locomo
 import longmemeval
 from baselines import BM25, STOP
 
-from graphmem._fulltext import FUNCTION_WORDS
+from graphmem._recall.fulltext import FUNCTION_WORDS
 
 CACHE = Path(os.environ.get("GRAPHMEM_LAB_CACHE", "/tmp/graphmem-fusion-lab"))
 TOKEN = re.compile(r"\d+(?:[.,]\d+)*|\w+(?:['\u2019]\w+)*", re.UNICODE)
@@ -43,7 +43,7 @@ WORD = re.compile(r"\w+", re.UNICODE)
 
 # Function words that carry no topic (question words, auxiliaries, pronouns, quantifiers):
 # recall leaves them out of the query (step A); the lab varies it.
-QUESTION_STOP = FUNCTION_WORDS  # recall's own list (graphmem/_fulltext.py)
+QUESTION_STOP = FUNCTION_WORDS  # recall's own list (graphmem/_recall/fulltext.py)
 
 
 def porter():
@@ -132,9 +132,9 @@ def _embed(embedder, texts: list[str]) -> list[list[float]]:
 
 
 def lexical_variants(texts: list[str], query: str) -> dict[str, list[float]]:
-    from graphmem import _fulltext
+    from graphmem._recall import fulltext
 
-    words = _fulltext.words(query, keep_function_words=True) or ""
+    words = fulltext.words(query, keep_function_words=True) or ""
     out = {}
     for name in ("english", "standard"):
         analyze = analyzer(name)
@@ -242,7 +242,7 @@ PROPOSED = Setup(lexical="english+qstop", content_query=True, lowest=-3.0, seman
 
 def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
     """Indexes of the top ``k`` turns as graphmem would rank them under ``s``."""
-    from graphmem import _fusion, _recall
+    from graphmem._recall import fusion, plan
 
     n = len(q.turn_ids)
     lex = q.lexical[s.lexical]
@@ -269,14 +269,14 @@ def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
     rows = [{"semantic": cosine[i], "lexical": lex[i] if i in lrank else None,
              "semanticRank": srank.get(i), "lexicalRank": lrank.get(i)} for i in kept]
     share = s.named_share if s.named_share and names_someone(q.text) else s.semantic_share
-    settings = _recall.RecallSettings(semantic_share=share, semantic_spread=s.semantic_spread,
+    settings = plan.RecallSettings(semantic_share=share, semantic_spread=s.semantic_spread,
                                       lexical_spread=s.lexical_spread)
-    saved, _fusion._LOWEST = _fusion._LOWEST, s.lowest
+    saved, fusion._LOWEST = fusion._LOWEST, s.lowest
     try:
-        fused = (_fusion.fused_evidence(rows, settings) if not s.best_side
+        fused = (fusion.fused_evidence(rows, settings) if not s.best_side
                  else fused_with_best_side(rows, settings, s.best_side))
     finally:
-        _fusion._LOWEST = saved
+        fusion._LOWEST = saved
     score = {i: f + s.next_edges * graph.get(i, 0.0) / 0.6 for i, f in zip(kept, fused)}
     if s.session_lift or s.neighbour_lift:
         best_in_session: dict[str, list[float]] = {}
@@ -310,17 +310,17 @@ def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
 
 def fused_with_best_side(rows: list[dict], settings, weight: float) -> list[float]:
     """``fused_evidence`` plus ``weight`` x the better of a candidate's two standings."""
-    from graphmem import _fusion
+    from graphmem._recall import fusion as fusion
 
     sem = [r["semantic"] for r in rows if r["semanticRank"]]
     lex = [r["lexical"] for r in rows if r["lexicalRank"]]
-    semantic = _fusion._Side(sem, settings.semantic_spread) if sem else None
-    lexical = (_fusion._Side(lex, max(1e-6, min(settings.lexical_spread, 0.3 * max(lex)))) if lex else None)
+    semantic = fusion._Side(sem, settings.semantic_spread) if sem else None
+    lexical = (fusion._Side(lex, max(1e-6, min(settings.lexical_spread, 0.3 * max(lex)))) if lex else None)
     share = settings.semantic_share if semantic and lexical else (1.0 if semantic else 0.0)
     out = []
     for r in rows:
-        a = semantic.standing(r["semantic"], bool(r["semanticRank"])) if semantic else _fusion._LOWEST
-        b = lexical.standing(r["lexical"], bool(r["lexicalRank"])) if lexical else _fusion._LOWEST
+        a = semantic.standing(r["semantic"], bool(r["semanticRank"])) if semantic else fusion._LOWEST
+        b = lexical.standing(r["lexical"], bool(r["lexicalRank"])) if lexical else fusion._LOWEST
         out.append(share * a + (1 - share) * b + weight * max(a, b))
     low, high = min(out), max(out)
     return [(e - low) / (high - low) if high > low else 1.0 for e in out]

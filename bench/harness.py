@@ -10,7 +10,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from graphmem import _templates
+from graphmem._base import templates
 
 HERE = Path(__file__).resolve().parent
 RESULTS = Path(os.environ.get("GRAPHMEM_BENCH_RESULTS", HERE / "results"))
@@ -19,7 +19,7 @@ RESULTS = Path(os.environ.get("GRAPHMEM_BENCH_RESULTS", HERE / "results"))
 def template(name: str) -> str:
     """Text of a bench-only template in bench/cypher (same format as cypher/)."""
     path = HERE / "cypher" / f"{name}.cypher"
-    return _templates.parse(name, path.read_text()).text
+    return templates.parse(name, path.read_text()).text
 
 
 def neo4j_auth() -> tuple[str, tuple[str, str]]:
@@ -117,16 +117,16 @@ class Recorder:
     candidate rows each recall scored, by wrapping graphmem's scoring function for the run."""
 
     def __init__(self) -> None:
-        from graphmem import _fusion
+        from graphmem._recall import fusion
 
-        self.original, self.rows, self.stick = _fusion.score, None, None
+        self.original, self.rows, self.stick = fusion.score, None, None
 
         def keep(rows, **kwargs):
             self.rows = [dict(r) for r in rows]
             self.stick = kwargs.get("stick")
             return self.original(rows, **kwargs)
 
-        _fusion.score = keep
+        fusion.score = keep
 
     def take(self) -> list[dict] | None:
         rows, self.rows = self.rows, None

@@ -34,7 +34,7 @@ import harness
 from neo4j import GraphDatabase
 
 from graphmem import Memory, RecallSettings, WordLlamaEmbedder
-from graphmem._validate import _FORBIDDEN_IN_TEXT, blank
+from graphmem._base.validate import _FORBIDDEN_IN_TEXT, blank
 
 DATA = Path(os.environ.get("GRAPHMEM_LONGMEMEVAL") or Path(__file__).resolve().parents[2] / "shared" / "data"
             / "longmemeval" / "longmemeval_s_dev60.json")

@@ -21,10 +21,10 @@ import harness
 from neo4j import GraphDatabase
 
 from graphmem import Memory, RecallSettings, WordLlamaEmbedder
-from graphmem._fulltext import lucene_query
-from graphmem._recall import params as recall_params
-from graphmem._scopes import chain
-from graphmem._vectors import Vector
+from graphmem._base.scopes import chain
+from graphmem._base.vectors import Vector
+from graphmem._recall.fulltext import lucene_query
+from graphmem._recall.plan import params as recall_params
 
 PEOPLE = "Alice Bob Carol Dave Erin Frank Grace Heidi Ivan Judy Mallory Niaj Olivia Peggy Rupert Sybil Trent Victor Walter".split()
 VERBS = "likes visited booked ordered reviewed cancelled recommended returned asked about complained about".split()

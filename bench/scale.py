@@ -34,7 +34,7 @@ import numpy as np
 from neo4j import GraphDatabase
 
 from graphmem import Memory, WordLlamaEmbedder
-from graphmem._launcher_process import MAIN_CLASS
+from graphmem._server.process import MAIN_CLASS
 
 SCOPE = "main"
 GIB = 1024**3

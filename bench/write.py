@@ -22,7 +22,7 @@ from neo4j import GraphDatabase
 from recall import sentence
 
 from graphmem import Memory, WordLlamaEmbedder
-from graphmem._vectors import Vector
+from graphmem._base.vectors import Vector
 
 
 def main(argv: list[str] | None = None) -> int:

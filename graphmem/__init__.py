@@ -23,16 +23,9 @@ Constants:
 from typing import Any as _Any
 
 from ._async.memory import AsyncMemory
-from ._background import AsyncTurnHandle, TurnHandle
-from ._connection import connect, verify_connectivity
-from ._context import estimate_tokens
-from ._core import DEFAULT_EMBEDDER
-from ._corrections import CorrectionStats
-from ._curation import CurationReport, CurationStats
-from ._decisions import DecisionQuality
-from ._embeddings import HashingEmbedder, WordLlamaEmbedder
-from ._erase import EraseReport
-from ._errors import (
+from ._base.connection import connect, verify_connectivity
+from ._base.embeddings import HashingEmbedder, WordLlamaEmbedder
+from ._base.errors import (
     ConfigurationError,
     ConflictError,
     ExtractionTimeoutError,
@@ -45,16 +38,8 @@ from ._errors import (
     SchemaError,
     TemplateError,
 )
-from ._events import MemoryEvent
-from ._facts import DEFAULT_SINGLE_VALUED
-from ._fusion import ScoredMemory, ScoreParts
-from ._graph import from_json as graph_from_json
-from ._graph import to_graphml as graph_to_graphml
-from ._graph import to_json as graph_to_json
-from ._ingest import IngestResult, SameAsCandidate, Skipped
-from ._insights import DroppedInsight, MaintenanceReport, ReflectionReport
-from ._learning import LearningSettings
-from ._models import (
+from ._base.events import MemoryEvent
+from ._base.models import (
     Correction,
     Decision,
     Entity,
@@ -71,17 +56,32 @@ from ._models import (
     Summary,
     Supersession,
 )
-from ._notes import NoteEdit
-from ._onnx import OnnxEmbedder
-from ._procedures import SuggestedProcedure, ToolCall
-from ._profile import Profile
-from ._public import publish as _publish
-from ._recall import RecallSettings, RecallWeights
-from ._settings import Settings
+from ._base.onnx import OnnxEmbedder
+from ._base.public import publish as _publish
+from ._base.settings import Settings
+from ._base.validate import MAX_EPISODE_LENGTH, MAX_TEXT_LENGTH
+from ._learning.corrections import CorrectionStats
+from ._learning.curation import CurationReport, CurationStats
+from ._learning.decisions import DecisionQuality
+from ._learning.ingest import IngestResult, SameAsCandidate, Skipped
+from ._learning.insights import DroppedInsight, MaintenanceReport, ReflectionReport
+from ._learning.procedures import SuggestedProcedure, ToolCall
+from ._learning.profile import Profile
+from ._learning.settings import LearningSettings
+from ._memory.core import DEFAULT_EMBEDDER
+from ._memory.erase import EraseReport
+from ._memory.facts import DEFAULT_SINGLE_VALUED
+from ._memory.graph import from_json as graph_from_json
+from ._memory.graph import to_graphml as graph_to_graphml
+from ._memory.graph import to_json as graph_to_json
+from ._recall.context import estimate_tokens
+from ._recall.fusion import ScoredMemory, ScoreParts
+from ._recall.plan import RecallSettings, RecallWeights
 from ._sync.memory import Memory
-from ._turn import TurnResult
-from ._validate import MAX_EPISODE_LENGTH, MAX_TEXT_LENGTH
 from ._version import __version__
+from ._working.background import AsyncTurnHandle, TurnHandle
+from ._working.notes import NoteEdit
+from ._working.turn import TurnResult
 
 
 def setup(uri: str | None = None, auth: tuple[str, str] | None = None, *, embedder: _Any = DEFAULT_EMBEDDER,

@@ -29,7 +29,7 @@ import pytest
 from neo4j import GraphDatabase
 
 import graphmem
-import graphmem._templates
+import graphmem._base.templates
 from graphmem import HashingEmbedder, Memory
 
 from .neo4j_server import Server, neo4j_server
@@ -97,7 +97,7 @@ def _bring_up() -> str:
     if scheme:
         server = dataclasses.replace(server, uri=with_scheme(server.uri, scheme))
     with GraphDatabase.driver(server.uri, auth=(server.user, server.password)) as driver:
-        records, _, _ = driver.execute_query(graphmem._templates.get("server_components").text)
+        records, _, _ = driver.execute_query(graphmem._base.templates.get("server_components").text)
     info = records[0]
     _SERVER["server"] = server
     _SERVER["header"] = f"neo4j: {info['name']} {info['version']} {info['edition']} at {server.uri} via {server.source}"

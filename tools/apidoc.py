@@ -82,10 +82,10 @@ def _class_members(cls: pdoc.doc.Class, package: str) -> list[pdoc.doc.Doc]:
 
 def _as_written(module: ModuleType) -> contextlib.AbstractContextManager[object]:
     """pdoc reads a class's source through its ``__module__``: while it works, the classes a
-    package shows under their public module (graphmem/_public.py) go back to the modules
+    package shows under their public module (graphmem/_base/public.py) go back to the modules
     they are written in, or their attribute docstrings would be lost."""
     try:
-        public = importlib.import_module(f"{_root_package(module)}._public")
+        public = importlib.import_module(f"{_root_package(module)}._base.public")
     except ImportError:
         return contextlib.nullcontext()
     return public.as_written()

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 from graphmem import ConflictError, connect
+from graphmem._base.validate import text_key
 from graphmem._sync.executor import Executor, Tx
-from graphmem._validate import text_key
 
 
 def fresh_keys(row: dict[str, Any]) -> dict[str, Any] | None:

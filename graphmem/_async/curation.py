@@ -11,13 +11,14 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from .. import _curation, _scopes
-from .. import _validate as check
-from .._curation import CurationReport, CurationStats, MergedMemory
-from .._errors import InvalidInputError
-from .._facts import AUTOMATIC
-from .._models import Fact
-from .._records import record_of
+from .._base import scopes as _scopes
+from .._base import validate as check
+from .._base.errors import InvalidInputError
+from .._base.models import Fact
+from .._base.records import record_of
+from .._learning import curation
+from .._learning.curation import CurationReport, CurationStats, MergedMemory
+from .._memory.facts import AUTOMATIC
 from .executor import AsyncTx
 from .host import AsyncHost
 from .llm import check_llm
@@ -32,8 +33,8 @@ class AsyncCurationMixin(AsyncHost):
         """What ``scope`` and the scopes below it hold: memories by kind, believed ones by
         provenance, invalidated ones by reason."""
         scope = _scopes.check_path(scope)
-        rows = await self._run.read("curation_stats", tenant=self._core.tenant, **_curation.subtree(scope))
-        return _curation.stats(rows)
+        rows = await self._run.read("curation_stats", tenant=self._core.tenant, **curation.subtree(scope))
+        return curation.stats(rows)
 
     async def dedupe(self, *, scope: str, batch: int = _BATCH) -> int:
         """Exact duplicates in ``scope`` and below: believed facts, insights and procedures
@@ -50,8 +51,8 @@ class AsyncCurationMixin(AsyncHost):
 
             async def work(tx: AsyncTx, now: datetime = now) -> int:
                 ids = [r["id"] for r in await tx.run(
-                    "curation_dedupe", tenant=tenant, kinds=_curation.CURATED, automatic=AUTOMATIC, limit=limit,
-                    now=now, **_curation.subtree(scope))]
+                    "curation_dedupe", tenant=tenant, kinds=curation.CURATED, automatic=AUTOMATIC, limit=limit,
+                    now=now, **curation.subtree(scope))]
                 await self._after_invalidation(tx, ids, ids, now)
                 tx.emit("invalidated", ids, reason="duplicate", scope=scope)
                 return len(ids)
@@ -82,7 +83,7 @@ class AsyncCurationMixin(AsyncHost):
         """``consolidate``, also saying how many originals were merged away."""
         scope = _scopes.check_path(scope)
         check_llm(llm)
-        cosine = _curation.similarity(threshold)
+        cosine = curation.similarity(threshold)
         merges = check.count(max_merges, "max_merges")
         tenant = self._core.tenant
         out: list[Fact] = []
@@ -91,13 +92,13 @@ class AsyncCurationMixin(AsyncHost):
         after = ""
         while len(out) < merges:
             rows = await self._run.read(
-                "curation_near", tenant=tenant, kinds=_curation.MERGEABLE, automatic=AUTOMATIC, after=after,
+                "curation_near", tenant=tenant, kinds=curation.MERGEABLE, automatic=AUTOMATIC, after=after,
                 scan=_SCAN, neighbours=_NEIGHBOURS, threshold=self._core.neo4j_similarity(cosine),
-                **_curation.subtree(scope))
+                **curation.subtree(scope))
             if not rows:
                 return out, originals
             after = rows[-1]["id"]
-            for group in _curation.clusters(rows, taken):
+            for group in curation.clusters(rows, taken):
                 merged = await self._merge(group, llm)
                 if merged is not None:
                     out.append(merged[0])
@@ -111,10 +112,10 @@ class AsyncCurationMixin(AsyncHost):
         nodes = [r["node"] for r in await self._run.read("memory_existing", tenant=tenant, ids=ids)]
         if len(nodes) < 2:
             return None
-        draft = await self._llm.ask(llm, MergedMemory, _curation.merge_messages(nodes), purpose="consolidate",
-                                    check=_curation.check_merged)
+        draft = await self._llm.ask(llm, MergedMemory, curation.merge_messages(nodes), purpose="consolidate",
+                                    check=curation.check_merged)
         now = self._core.now()
-        row = _curation.merged_fact(nodes, draft.text, tenant=tenant, now=now,
+        row = curation.merged_fact(nodes, draft.text, tenant=tenant, now=now,
                                     single_valued=self._core.single_valued_predicates)
         await self._embed([row], ["text"])
         props = row["props"]
@@ -152,7 +153,7 @@ class AsyncCurationMixin(AsyncHost):
         Returns ``{"pruned": n, "purged": m}``."""
         scope = _scopes.check_path(scope)
         cutoff = check.instant(older_than, "older_than", allow_none=False)
-        sources = _curation.provenances(provenance)
+        sources = curation.provenances(provenance)
         if not isinstance(purge, bool):
             raise InvalidInputError("purge", "must be True or False")
         limit = check.count(batch, "batch")
@@ -163,8 +164,8 @@ class AsyncCurationMixin(AsyncHost):
 
             async def work(tx: AsyncTx, now: datetime = now) -> int:
                 ids = [r["id"] for r in await tx.run(
-                    "curation_prune", tenant=tenant, kinds=_curation.CURATED, provenances=sources, olderThan=cutoff,
-                    limit=limit, now=now, **_curation.subtree(scope))]
+                    "curation_prune", tenant=tenant, kinds=curation.CURATED, provenances=sources, olderThan=cutoff,
+                    limit=limit, now=now, **curation.subtree(scope))]
                 await self._after_invalidation(tx, ids, ids, now)
                 tx.emit("pruned", ids, reason="pruned", scope=scope)
                 return len(ids)
@@ -174,9 +175,9 @@ class AsyncCurationMixin(AsyncHost):
             if done < limit:
                 break
         while purge:
-            rows = await self._run.write_one("curation_purge", tenant=tenant, kinds=_curation.CURATED,
+            rows = await self._run.write_one("curation_purge", tenant=tenant, kinds=curation.CURATED,
                                              provenances=sources, olderThan=cutoff, limit=limit,
-                                             **_curation.subtree(scope))
+                                             **curation.subtree(scope))
             done = int(rows[0]["purged"]) if rows else 0
             purged += done
             if done < limit:

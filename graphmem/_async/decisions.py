@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .. import _decisions, _recall, _scopes
-from .. import _validate as check
-from .._decisions import DecisionQuality
-from .._errors import InvalidInputError, NotFoundError
-from .._models import Decision
-from .._records import record_of
+from .._base import scopes as _scopes
+from .._base import validate as check
+from .._base.errors import InvalidInputError, NotFoundError
+from .._base.models import Decision
+from .._base.records import record_of
+from .._learning import decisions as _decisions
+from .._learning.decisions import DecisionQuality
+from .._recall import plan
 from .executor import AsyncTx
 from .host import AsyncHost
 
@@ -136,7 +138,7 @@ class AsyncDecisionsMixin(AsyncHost):
     ) -> list[Decision]:
         """The decisions visible in ``scope`` that best match ``query`` (recall over
         decisions; of ``agent`` and ``decision_type`` when given)."""
-        k = _recall.check_k(k)
+        k = plan.check_k(k)
         agent = check.identifier(agent, "agent", allow_none=True)
         kind = check.identifier(decision_type, "decision_type", allow_none=True)
         results = await self.recall(query, scope=scope, k=min(1000, max(50, 4 * k)), kinds=["decision"])

@@ -38,11 +38,11 @@ from neo4j.exceptions import (
     TransactionError,
 )
 
-from .. import _templates
-from .._errors import translated_errors
-from .._events import Emitter, Pending, pending
-from .._records import row
-from .._retry import async_pause
+from .._base import templates
+from .._base.errors import translated_errors
+from .._base.events import Emitter, Pending, pending
+from .._base.records import row
+from .._base.retry import async_pause
 
 T = TypeVar("T")
 Tracer = Callable[[str, dict[str, Any], float], None]
@@ -102,7 +102,7 @@ class AsyncTx:
             self.events.append(event)
 
     async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        template = _templates.get(name)
+        template = templates.get(name)
         template.check(params)
         started = time.perf_counter()
         result = await self._tx.run(template.text, params)
@@ -219,7 +219,7 @@ class AsyncExecutor:
         return await self._auto(name, params, reading=False)
 
     async def _auto(self, name: str, params: dict[str, Any], *, reading: bool) -> list[dict[str, Any]]:
-        template = _templates.get(name)
+        template = templates.get(name)
         template.check(params)
 
         async def attempt() -> list[dict[str, Any]]:

@@ -8,11 +8,12 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .. import _graph, _scopes
+from .._base import scopes
+from .._memory import graph as _graph
 from .host import AsyncHost
 
-if TYPE_CHECKING:  # networkx is imported when a graph is built (graphmem._graph)
-    from .._graph import MemoryGraph
+if TYPE_CHECKING:  # networkx is imported when a graph is built (graphmem._memory.graph)
+    from .._memory.graph import MemoryGraph
 
 
 class AsyncGraphMixin(AsyncHost):
@@ -36,7 +37,7 @@ class AsyncGraphMixin(AsyncHost):
         ``type`` and its properties. ``kinds`` limits
         the node kinds. ``history=True`` keeps every version recorded by ``as_of``,
         believed or not and whatever its valid time (for analysis of how memory grew). See ``graphmem.graph_to_graphml`` / ``graph_to_json`` for export."""
-        chain = _scopes.chain(_scopes.check_path(scope))
+        chain = scopes.chain(scopes.check_path(scope))
         wanted = _graph.kinds(kinds)
         as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
         rows = await self._run.read(
@@ -51,7 +52,7 @@ class AsyncGraphMixin(AsyncHost):
         """How many memories the tenant holds per scope and kind (within ``scope`` and the
         scopes below it, or everywhere): ``total``, ``believed``, ``invalidated`` and
         ``quarantined``, ordered by scope then kind."""
-        path = None if scope is None else _scopes.check_path(scope)
+        path = None if scope is None else scopes.check_path(scope)
         return await self._run.read("memory_stats", tenant=self._core.tenant, scope=path)
 
     async def tenants(self) -> list[dict[str, Any]]:

@@ -7,12 +7,14 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from .. import _insights, _props, _scopes
-from .. import _validate as check
-from .._errors import InvalidInputError, NotFoundError
-from .._models import Insight, MemoryRecord, Record, Status
-from .._prompts import REFLECT_SYSTEM, Reflection, evidence_block
-from .._records import record_of, to_record
+from .._base import props as _props
+from .._base import scopes as _scopes
+from .._base import validate as check
+from .._base.errors import InvalidInputError, NotFoundError
+from .._base.models import Insight, MemoryRecord, Record, Status
+from .._base.records import record_of, to_record
+from .._learning import insights as _insights
+from .._learning.prompts import REFLECT_SYSTEM, Reflection, evidence_block
 from .executor import AsyncTx
 from .host import AsyncHost
 from .llm import check_llm

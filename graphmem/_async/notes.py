@@ -8,11 +8,13 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from .. import _notes, _props, _scopes
-from .. import _validate as check
-from .._models import Note, Provenance
-from .._notes import DEFAULT_CAP, NoteEdit, Plan
-from .._records import record_of
+from .._base import props as _props
+from .._base import scopes as _scopes
+from .._base import validate as check
+from .._base.models import Note, Provenance
+from .._base.records import record_of
+from .._working import notes as _notes
+from .._working.notes import DEFAULT_CAP, NoteEdit, Plan
 from .executor import AsyncTx
 from .host import AsyncHost
 

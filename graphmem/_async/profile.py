@@ -7,11 +7,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .. import _profile, _scopes
-from .. import _validate as check
-from .._models import Fact, Provenance
-from .._profile import Profile
-from .._prompts import messages_block
+from .._base import scopes
+from .._base import validate as check
+from .._base.models import Fact, Provenance
+from .._learning import profile as _profile
+from .._learning.profile import Profile
+from .._learning.prompts import messages_block
 from .host import AsyncHost
 from .llm import check_llm
 
@@ -23,7 +24,7 @@ class AsyncProfileMixin(AsyncHost):
         ``as_of`` and as it was at ``valid_at`` (both default to now). A value a person
         gave outranks an extracted one for the same field."""
         about = _profile.subject(user_id)
-        _scopes.check_path(scope)
+        scopes.check_path(scope)
         facts = await self.facts(scope=scope, subject=about, as_of=as_of, valid_at=valid_at)
         return _profile.build(user_id, facts)
 
@@ -36,7 +37,7 @@ class AsyncProfileMixin(AsyncHost):
         when an operator sets it); an extracted value never ends a person's. Returns the
         profile as it now reads."""
         check.identifier(user_id, "user_id")
-        path = _scopes.check_path(scope)
+        path = scopes.check_path(scope)
         await self.remember_many(_profile.items(user_id, fields, scope=path, provenance=provenance,
                                                 valid_from=valid_from))
         return await self.profile(user_id, scope=path)
@@ -50,7 +51,7 @@ class AsyncProfileMixin(AsyncHost):
         field's value (a person's value is never replaced by extraction). Returns the
         profile as it now reads."""
         about = _profile.subject(user_id)
-        path = _scopes.check_path(scope)
+        path = scopes.check_path(scope)
         check_llm(llm)
         messages = await self.messages(session_id, scope=path, max_messages=window)
         if not messages:

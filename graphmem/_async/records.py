@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _entities, _erase, _scopes
-from .. import _validate as check
-from .._erase import EraseReport
-from .._errors import InvalidInputError
-from .._models import Record
-from .._records import to_record
+from .._base import scopes as _scopes
+from .._base import validate as check
+from .._base.errors import InvalidInputError
+from .._base.models import Record
+from .._base.records import to_record
+from .._memory import entities
+from .._memory import erase as _erase
+from .._memory.erase import EraseReport
 from .executor import AsyncTx
 from .host import AsyncHost
 
@@ -51,7 +53,7 @@ class AsyncRecordsMixin(AsyncHost):
         params = {
             "id": check.identifier(id, "id", allow_none=True),
             "textKey": None if text is None else check.text_key(check.text(text, "text")),
-            **_entities.subject_params(subject, required=False),
+            **entities.subject_params(subject, required=False),
             "predicate": check.predicate(predicate),
         }
         now = self._core.now()

@@ -10,12 +10,13 @@ from datetime import datetime
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from .. import _dialect, _fulltext, _relevance, _templates
-from .. import _validate as check
-from .._core import Core, put_bounded
-from .._embeddings import bag_of_words
-from .._errors import GraphMemError, InvalidInputError, SchemaError
-from .._vectors import Vector
+from .._base import dialect, templates
+from .._base import validate as check
+from .._base.embeddings import bag_of_words
+from .._base.errors import GraphMemError, InvalidInputError, SchemaError
+from .._base.vectors import Vector
+from .._memory.core import Core, put_bounded
+from .._recall import fulltext, relevance
 from .executor import AsyncExecutor
 from .host import AsyncHost
 
@@ -88,7 +89,7 @@ class AsyncSchemaMixin(AsyncHost):
         memories on a busy 2-core machine); ``repair=False`` skips it (a recall that meets
         such a vector repairs the tenant then).
         """
-        for name in _templates.schema_names():
+        for name in templates.schema_names():
             await self._run.auto(name)
         rebuilt: float | None = None
         if self._core.embedder is not None:
@@ -100,11 +101,11 @@ class AsyncSchemaMixin(AsyncHost):
                     f"the vector index memory_embedding has {existing} dimensions but the embedder "
                     f"returns {wanted}; drop the index (and re-embed) or use a matching embedder"
                 )
-            can_filter = _dialect.filters_vectors((await self._run.read("server_components"))[0]["version"])
+            can_filter = dialect.filters_vectors((await self._run.read("server_components"))[0]["version"])
             if existing is not None and can_filter and not self._core.filtered_index:
                 rebuilt = await self._drop_unfiltered_index()
             if existing is None or rebuilt is not None:
-                await self._run.auto(_dialect.template("schema_vector", can_filter), dimensions=wanted)
+                await self._run.auto(dialect.template("schema_vector", can_filter), dimensions=wanted)
         await self._run.auto("schema_await", timeout=timeout)
         if self._core.embedder is not None:
             # what the index is now (another setup() may have made it first), for recall's choice
@@ -139,7 +140,7 @@ class AsyncSchemaMixin(AsyncHost):
                 per_driver.pop(self._run.database, None)
                 return None
             known = per_driver[self._run.database] = (int(rows[0]["dimensions"]),
-                                                      _dialect.filtered(rows[0]["properties"]))
+                                                      dialect.filtered(rows[0]["properties"]))
         self._core.filtered_index = known[1]
         return known[0]
 
@@ -186,12 +187,12 @@ class AsyncSchemaMixin(AsyncHost):
             except TypeError:  # unhashable or not weakly referable: this memory object keeps its own
                 pass
         if self._core.background is None:
-            self._core.background = _relevance.matrix(await embedder.aembed_documents(list(_relevance.SENTENCES)))
+            self._core.background = relevance.matrix(await embedder.aembed_documents(list(relevance.SENTENCES)))
             try:
                 _BACKGROUNDS[key] = self._core.background
             except TypeError:
                 pass
-        return _relevance.yardstick(vector, self._core.background)
+        return relevance.yardstick(vector, self._core.background)
 
     async def _common_names(self, probes: list[dict[str, str]], chain: list[str]) -> list[str]:
         """Which of a question's names are common among the scopes' memories: asked of Neo4j
@@ -204,12 +205,12 @@ class AsyncSchemaMixin(AsyncHost):
                   if (hit := known.get((key, p["word"]))) is not None and hit[1] >= now}
         if ask := [p for p in probes if p["word"] not in answer]:
             rows = await self._run.read("name_frequency", tenant=self._core.tenant, chain=chain, names=ask,
-                                        share=_fulltext.COMMON_NAME_SHARE, least=_fulltext.COMMON_NAME_LEAST,
-                                        most=_fulltext.COMMON_NAME_MOST)
+                                        share=fulltext.COMMON_NAME_SHARE, least=fulltext.COMMON_NAME_LEAST,
+                                        most=fulltext.COMMON_NAME_MOST)
             for row in rows:
                 answer[row["word"]] = bool(row["common"])
-                put_bounded(known, (key, row["word"]), (answer[row["word"]], now + _fulltext.COMMON_NAME_KEPT_SECONDS),
-                            _fulltext.COMMON_NAME_KEPT)
+                put_bounded(known, (key, row["word"]), (answer[row["word"]], now + fulltext.COMMON_NAME_KEPT_SECONDS),
+                            fulltext.COMMON_NAME_KEPT)
         return [p["word"] for p in probes if answer.get(p["word"])]
 
     async def _query_vector(self, text: str, chain: list[str]) -> Vector | None:
@@ -222,8 +223,8 @@ class AsyncSchemaMixin(AsyncHost):
         if embedder is None:
             return None
         common: list[str] = []
-        if bag_of_words(embedder) and (probes := _fulltext.name_queries(text, self._core.tenant, chain)):
+        if bag_of_words(embedder) and (probes := fulltext.name_queries(text, self._core.tenant, chain)):
             common = await self._common_names(probes, chain)
-        text = _fulltext.embedded_question(text, bag_of_words=bag_of_words(embedder), common=common)
+        text = fulltext.embedded_question(text, bag_of_words=bag_of_words(embedder), common=common)
         # checked against the index: an embedder of another dimension gets a clear error
         return check.embedding(await embedder.aembed_query(text), "embedder output", await self._known_dimension())

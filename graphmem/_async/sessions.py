@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _scopes
-from .. import _validate as check
-from .._context import estimate_tokens
-from .._models import Episode
-from .._records import record_of
+from .._base import scopes
+from .._base import validate as check
+from .._base.models import Episode
+from .._base.records import record_of
+from .._recall.context import estimate_tokens
 from .executor import AsyncTx
 from .host import AsyncHost
 
@@ -33,7 +33,7 @@ class AsyncSessionsMixin(AsyncHost):
         newest ``max_messages`` of them, cut further (oldest dropped first) to fit
         ``max_tokens`` when given (estimated as characters / 4, like ``context``)."""
         check.identifier(session_id, "session_id")
-        chain = _scopes.chain(_scopes.check_path(scope))
+        chain = scopes.chain(scopes.check_path(scope))
         limit = check.count(max_messages, "max_messages", most=MAX_MESSAGES)
         budget = None if max_tokens is None else check.count(max_tokens, "max_tokens")
         rows = await self._run.read("session_messages", tenant=self._core.tenant, sessionId=session_id,
@@ -52,7 +52,7 @@ class AsyncSessionsMixin(AsyncHost):
     async def sessions(self, *, scope: str, user_id: str | None = None) -> list[dict[str, Any]]:
         """The sessions with believed episodes visible in ``scope`` (of ``user_id`` when
         given): ``{session_id, first, last, count}``, most recently active first."""
-        chain = _scopes.chain(_scopes.check_path(scope))
+        chain = scopes.chain(scopes.check_path(scope))
         rows = await self._run.read("session_list", tenant=self._core.tenant, chain=chain,
                                     userId=check.identifier(user_id, "user_id", allow_none=True))
         return [{"session_id": r["sessionId"], "first": r["first"], "last": r["last"], "count": r["count"]}
@@ -65,7 +65,7 @@ class AsyncSessionsMixin(AsyncHost):
         (forget those with ``forget``, or hard-delete with ``erase``). Returns how many
         episodes were forgotten."""
         check.identifier(session_id, "session_id")
-        chain = _scopes.chain(_scopes.check_path(scope))
+        chain = scopes.chain(scopes.check_path(scope))
         now = self._core.now()
         tenant = self._core.tenant
 

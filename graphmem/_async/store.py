@@ -1,4 +1,4 @@
-"""Key-value items on ``AsyncMemory`` (what the LangGraph store keeps; ``graphmem/_store.py``
+"""Key-value items on ``AsyncMemory`` (what the LangGraph store keeps; ``graphmem/_memory/store.py``
 says what an item is, how it is stored and what the reads and writes below take and return).
 ``graphmem/_sync/store.py`` is generated from this file by ``tools/unasync.py``."""
 
@@ -8,11 +8,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from .. import _scopes, _store
-from .. import _validate as check
-from .._errors import InvalidInputError
-from .._facts import FactRow
-from .._store import (
+from .._base import scopes
+from .._base import validate as check
+from .._base.errors import InvalidInputError
+from .._memory import store
+from .._memory.facts import FactRow
+from .._memory.store import (
     ItemDelete,
     ItemGet,
     ItemPut,
@@ -57,7 +58,7 @@ class AsyncStoreMixin(AsyncHost):
         tenant = self._core.tenant
         now = self._core.now()
         gets = [read for read in reads if isinstance(read, ItemGet)]
-        keyed = [{"i": n, "scope": get.scope, "subject": _store.item_subject(get.scope, get.key)}
+        keyed = [{"i": n, "scope": get.scope, "subject": store.item_subject(get.scope, get.key)}
                  for n, get in enumerate(gets)]
         queries = [(read, *await self._item_query(read, i, now))
                    for i, read in enumerate(reads) if not isinstance(read, ItemGet)]
@@ -65,7 +66,7 @@ class AsyncStoreMixin(AsyncHost):
         puts, deletes = self._item_writes(writes)
         if any(put.embedding is not None or put.field_vectors is not None for put, *_ in puts):
             await self._known_dimension()
-        rows = [_store.item_row(put, encoded, tenant=tenant, now=now, dimension=self._core.dimension)
+        rows = [store.item_row(put, encoded, tenant=tenant, now=now, dimension=self._core.dimension)
                 for put, encoded, _ in puts]
         embed = [n for n, (put, *_) in enumerate(puts) if put.embed and put.embedding is None]
         await self._embed([rows[n] for n in embed], ["value"] * len(embed))
@@ -75,13 +76,13 @@ class AsyncStoreMixin(AsyncHost):
             results = ItemResults(got=[None] * len(gets))
             if gets:
                 for r in await run("store_get", tenant=tenant, rows=keyed, now=now):
-                    results.got[r["i"]] = _store.stored_item(r)
+                    results.got[r["i"]] = store.stored_item(r)
             for query, name, params in queries:
                 found = await run(name, **params)
                 if isinstance(query, ItemScopes):
                     results.scopes.append([r["scope"] for r in found])
                 else:
-                    results.found.append([_store.stored_item(r) for r in found])
+                    results.found.append([store.stored_item(r) for r in found])
             return results, _to_refresh(gets, searches, results)
 
         async def work(tx: AsyncTx) -> ItemResults:
@@ -116,16 +117,16 @@ class AsyncStoreMixin(AsyncHost):
         for i, write in enumerate(writes):
             if not isinstance(write, (ItemPut, ItemDelete)):
                 raise InvalidInputError(f"writes[{i}]", f"must be an ItemPut or an ItemDelete, got {type(write).__name__}")
-            scope = _scopes.check_path(write.scope, f"writes[{i}].scope")
-            key = _store.check_key(write.key)
+            scope = scopes.check_path(write.scope, f"writes[{i}].scope")
+            key = store.check_key(write.key)
             if (scope, key) in seen:
                 raise InvalidInputError(f"writes[{i}].key", f"{key!r} is written twice at {scope!r} in one batch")
             seen.add((scope, key))
             if isinstance(write, ItemDelete):
-                deletes.append({"scope": scope, "subject": _store.item_subject(scope, key)})
+                deletes.append({"scope": scope, "subject": store.item_subject(scope, key)})
             else:
-                encoded = _store.value_json(write.value)
-                puts.append((write, encoded, _store.field_texts(write.field_texts, f"writes[{i}].field_texts") or []))
+                encoded = store.value_json(write.value)
+                puts.append((write, encoded, store.field_texts(write.field_texts, f"writes[{i}].field_texts") or []))
         return puts, deletes
 
     async def _item_field_vectors(self, puts: list[Put], rows: list[FactRow]) -> None:
@@ -146,12 +147,12 @@ class AsyncStoreMixin(AsyncHost):
             return
         dimension = await self._known_dimension()
         for n, given in vectors.items():
-            rows[n]["props"]["storeVectors"] = _store.flat_vectors(given, len(puts[n][2]), dimension, "field_vectors")
+            rows[n]["props"]["storeVectors"] = store.flat_vectors(given, len(puts[n][2]), dimension, "field_vectors")
 
     async def _item_history(self, scope: str, key: str) -> list[ItemVersion]:
-        subject = _store.item_subject(_scopes.check_path(scope), key)
+        subject = store.item_subject(scopes.check_path(scope), key)
         rows = await self._run.read("store_history", tenant=self._core.tenant, subject=subject, scope=scope)
-        return [_store.item_version(r) for r in rows]
+        return [store.item_version(r) for r in rows]
 
     async def _read_one(self, name: str, **params: Any) -> list[dict[str, Any]]:
         return await self._run.read(name, **params)
@@ -162,12 +163,12 @@ class AsyncStoreMixin(AsyncHost):
         if not isinstance(read, (ItemSearch, ItemScopes)):
             raise InvalidInputError(f"reads[{i}]", f"must be an ItemGet, ItemSearch or ItemScopes, got {type(read).__name__}")
         if read.prefix is not None:
-            _scopes.check_path(read.prefix, f"reads[{i}].prefix")
+            scopes.check_path(read.prefix, f"reads[{i}].prefix")
         if isinstance(read, ItemScopes):
             return "store_namespaces", {"tenant": tenant, "prefix": read.prefix, "now": now}
         limit: Any = read.limit
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= _store.MAX_SEARCH:
-            raise InvalidInputError(f"reads[{i}].limit", f"must be an integer from 0 to {_store.MAX_SEARCH}")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= store.MAX_SEARCH:
+            raise InvalidInputError(f"reads[{i}].limit", f"must be an integer from 0 to {store.MAX_SEARCH}")
         vector = read.vector
         if vector is None and read.query and self._core.embedder is not None:
             vector = await self._core.embedder.aembed_query(check.text(read.query, "query"))

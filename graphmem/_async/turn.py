@@ -11,11 +11,13 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from .. import _dates, _profile, _scopes, _turn
-from .. import _validate as check
-from .._background import AsyncTurnHandle
-from .._errors import InvalidInputError
-from .._models import Episode
+from .._base import dates, scopes
+from .._base import validate as check
+from .._base.errors import InvalidInputError
+from .._base.models import Episode
+from .._learning import profile
+from .._working import turn
+from .._working.background import AsyncTurnHandle
 from .host import AsyncHost
 from .llm import check_llm
 
@@ -52,20 +54,20 @@ class AsyncTurnMixin(AsyncHost):
             raise InvalidInputError("learn_procedures", "must be True or False")
         stored = (await self.ingest(items, scope=scope, llm=None, session_id=session_id, occurred_at=occurred_at,
                                     timezone=timezone, user_id=user_id, agent_id=agent_id)).episodes
-        calls = _turn.tool_calls(items) if learn_procedures else []
-        if len(calls) < _turn.MIN_TOOL_CALLS:
+        calls = turn.tool_calls(items) if learn_procedures else []
+        if len(calls) < turn.MIN_TOOL_CALLS:
             calls = []
         if llm is None and not calls:
-            return self._background.finished(stored, _turn.TurnResult(episodes=stored))
-        path = _scopes.check_path(scope)
+            return self._background.finished(stored, turn.TurnResult(episodes=stored))
+        path = scopes.check_path(scope)
         who = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
 
-        async def work() -> _turn.TurnResult:
+        async def work() -> turn.TurnResult:
             return await self._learn_from_turn(llm, stored, calls, path, timezone, who)
 
         return self._background.start(stored, work)
 
-    async def await_extractions(self, timeout: float | None = None) -> list[_turn.TurnResult]:
+    async def await_extractions(self, timeout: float | None = None) -> list[turn.TurnResult]:
         """Wait for the ``after_turn`` extractions handed over since the last call (those
         already finished included, up to the newest 1,000) and return their results in turn
         order. ``ExtractionTimeoutError`` after ``timeout`` seconds (they go on running, and
@@ -75,7 +77,7 @@ class AsyncTurnMixin(AsyncHost):
         return await self._background.wait(timeout)
 
     async def _learn_from_turn(self, llm: Any, stored: tuple[Episode, ...], calls: list[Any], scope: str,
-                               timezone: str, who: dict[str, Any]) -> _turn.TurnResult:
+                               timezone: str, who: dict[str, Any]) -> turn.TurnResult:
         """The background half of ``after_turn``: every failure caught, reported and kept."""
         ids = [e.id for e in stored]
         errors: list[str] = []
@@ -83,12 +85,12 @@ class AsyncTurnMixin(AsyncHost):
         if llm is not None:
             msgs = [{"role": e.role, "content": e.text, "occurred_at": e.occurred_at, "id": e.id} for e in stored]
             try:
-                extraction = await self._extract_reported(llm, msgs, list(stored), scope, _dates.zone(timezone),
+                extraction = await self._extract_reported(llm, msgs, list(stored), scope, dates.zone(timezone),
                                                           self._core.now(), who)
                 if extraction.error is not None:  # a model failure: its event is out already
                     errors.append(f"extraction: {extraction.error}")
             except Exception as exc:  # the database or anything else: reported, never raised into the void
-                errors.append(f"extraction: {_turn.describe(exc)}")
+                errors.append(f"extraction: {turn.describe(exc)}")
                 self._events.emit("extraction_failed", ids, scope=scope, error=errors[-1],
                                   detail={"purpose": "after_turn"})
         if calls:
@@ -96,12 +98,12 @@ class AsyncTurnMixin(AsyncHost):
                 procedure = await self._induce(calls, ids, scope=scope, llm=llm, text=None, trigger=None, condition=None,
                                                priority=0, session_id=who["session_id"])
             except Exception as exc:
-                errors.append(f"procedure: {_turn.describe(exc)}")
+                errors.append(f"procedure: {turn.describe(exc)}")
                 self._events.emit("extraction_failed", ids, scope=scope, error=errors[-1],
                                   detail={"purpose": "induce_procedure"})
-        result = _turn.TurnResult(episodes=stored, extraction=extraction, procedure=procedure, errors=tuple(errors))
+        result = turn.TurnResult(episodes=stored, extraction=extraction, procedure=procedure, errors=tuple(errors))
         if result.ok:
-            self._events.emit("extraction_done", ids, scope=scope, detail=_turn.tally(result))
+            self._events.emit("extraction_done", ids, scope=scope, detail=turn.tally(result))
         return result
 
     async def context_for_turn(
@@ -125,34 +127,34 @@ class AsyncTurnMixin(AsyncHost):
         its share, every line marked with where it came from. Sections with nothing to
         show are left out. The same graph gives the same block."""
         check.text(input, "input")
-        path = _scopes.check_path(scope)
-        budget = _turn.shares(max_tokens, _turn.priorities(priorities))
+        path = scopes.check_path(scope)
+        budget = turn.shares(max_tokens, turn.priorities(priorities))
         check.identifier(session_id, "session_id", allow_none=True)
         check.identifier(user_id, "user_id", allow_none=True)
         check.identifier(agent_id, "agent_id", allow_none=True)
         blocks: list[str] = []
         if "notes" in budget:
-            lines = [f"- [{n.label}] {_turn.one_line(n.text)}"
+            lines = [f"- [{n.label}] {turn.one_line(n.text)}"
                      for owner in (agent_id, user_id) if owner is not None
                      for n in await self.notes(scope=path, owner=owner)]
-            blocks.append(_turn.section("notes", lines, budget["notes"]))
+            blocks.append(turn.section("notes", lines, budget["notes"]))
         if "profile" in budget and user_id is not None:
-            facts = await self.facts(scope=path, subject=_profile.subject(user_id))
-            lines = [f"- {name.replace('_', ' ')}: {_turn.one_line(fact.object or '')} [{fact.provenance.value}]"
-                     for name, fact in sorted(_profile.chosen(facts).items())]
-            blocks.append(_turn.section("profile", lines, budget["profile"]))
+            facts = await self.facts(scope=path, subject=profile.subject(user_id))
+            lines = [f"- {name.replace('_', ' ')}: {turn.one_line(fact.object or '')} [{fact.provenance.value}]"
+                     for name, fact in sorted(profile.chosen(facts).items())]
+            blocks.append(turn.section("profile", lines, budget["profile"]))
         if "memories" in budget and budget["memories"] > 1:
             blocks.append(await self.context(input, scope=path, max_tokens=budget["memories"] - 1,
                                              sections=["facts", "insights", "procedures"]))
         if session_id is not None and "summaries" in budget:
-            lines = [f"- [summary {_span(s)}] {_turn.one_line(s.text, 2_000)}"
+            lines = [f"- [summary {_span(s)}] {turn.one_line(s.text, 2_000)}"
                      for s in await self.summaries(session_id, scope=path)]
-            blocks.append(_turn.section("summaries", lines, budget["summaries"], newest_last=True))
+            blocks.append(turn.section("summaries", lines, budget["summaries"], newest_last=True))
         if session_id is not None and "messages" in budget:
-            lines = [f"- [{m.role}] {_turn.one_line(m.text, 2_000)}"
+            lines = [f"- [{m.role}] {turn.one_line(m.text, 2_000)}"
                      for m in await self.messages(session_id, scope=path, max_messages=window)]
-            blocks.append(_turn.section("messages", lines, budget["messages"], newest_last=True))
-        return _turn.join(blocks)
+            blocks.append(turn.section("messages", lines, budget["messages"], newest_last=True))
+        return turn.join(blocks)
 
 
 def _span(summary: Any) -> str:

@@ -9,13 +9,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .. import _corrections, _recall, _scopes
-from .. import _validate as check
-from .._corrections import CorrectionStats
-from .._errors import InvalidInputError
-from .._facts import AUTOMATIC
-from .._models import Correction
-from .._records import record_of
+from .._base import scopes as _scopes
+from .._base import validate as check
+from .._base.errors import InvalidInputError
+from .._base.models import Correction
+from .._base.records import record_of
+from .._learning import corrections as _corrections
+from .._learning.corrections import CorrectionStats
+from .._memory.facts import AUTOMATIC
+from .._recall import plan
 from .executor import Tx
 from .host import Host
 
@@ -91,7 +93,7 @@ class CorrectionsMixin(Host):
         relevant by recall, keeping only those with a full-text match or cosine similarity
         >= ``_corrections.MIN_RELEVANCE`` (0.35); without one, the ``k`` newest."""
         scope = _scopes.check_path(scope)
-        k = _recall.check_k(k)
+        k = plan.check_k(k)
         agent = check.identifier(agent, "agent", allow_none=True)
         key = None if entity_key is None else check.text(entity_key, "entity_key")
         since_t = _corrections.since(since)

@@ -13,13 +13,14 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from .. import _curation, _scopes
-from .. import _validate as check
-from .._curation import CurationReport, CurationStats, MergedMemory
-from .._errors import InvalidInputError
-from .._facts import AUTOMATIC
-from .._models import Fact
-from .._records import record_of
+from .._base import scopes as _scopes
+from .._base import validate as check
+from .._base.errors import InvalidInputError
+from .._base.models import Fact
+from .._base.records import record_of
+from .._learning import curation
+from .._learning.curation import CurationReport, CurationStats, MergedMemory
+from .._memory.facts import AUTOMATIC
 from .executor import Tx
 from .host import Host
 from .llm import check_llm
@@ -34,8 +35,8 @@ class CurationMixin(Host):
         """What ``scope`` and the scopes below it hold: memories by kind, believed ones by
         provenance, invalidated ones by reason."""
         scope = _scopes.check_path(scope)
-        rows = self._run.read("curation_stats", tenant=self._core.tenant, **_curation.subtree(scope))
-        return _curation.stats(rows)
+        rows = self._run.read("curation_stats", tenant=self._core.tenant, **curation.subtree(scope))
+        return curation.stats(rows)
 
     def dedupe(self, *, scope: str, batch: int = _BATCH) -> int:
         """Exact duplicates in ``scope`` and below: believed facts, insights and procedures
@@ -52,8 +53,8 @@ class CurationMixin(Host):
 
             def work(tx: Tx, now: datetime = now) -> int:
                 ids = [r["id"] for r in tx.run(
-                    "curation_dedupe", tenant=tenant, kinds=_curation.CURATED, automatic=AUTOMATIC, limit=limit,
-                    now=now, **_curation.subtree(scope))]
+                    "curation_dedupe", tenant=tenant, kinds=curation.CURATED, automatic=AUTOMATIC, limit=limit,
+                    now=now, **curation.subtree(scope))]
                 self._after_invalidation(tx, ids, ids, now)
                 tx.emit("invalidated", ids, reason="duplicate", scope=scope)
                 return len(ids)
@@ -84,7 +85,7 @@ class CurationMixin(Host):
         """``consolidate``, also saying how many originals were merged away."""
         scope = _scopes.check_path(scope)
         check_llm(llm)
-        cosine = _curation.similarity(threshold)
+        cosine = curation.similarity(threshold)
         merges = check.count(max_merges, "max_merges")
         tenant = self._core.tenant
         out: list[Fact] = []
@@ -93,13 +94,13 @@ class CurationMixin(Host):
         after = ""
         while len(out) < merges:
             rows = self._run.read(
-                "curation_near", tenant=tenant, kinds=_curation.MERGEABLE, automatic=AUTOMATIC, after=after,
+                "curation_near", tenant=tenant, kinds=curation.MERGEABLE, automatic=AUTOMATIC, after=after,
                 scan=_SCAN, neighbours=_NEIGHBOURS, threshold=self._core.neo4j_similarity(cosine),
-                **_curation.subtree(scope))
+                **curation.subtree(scope))
             if not rows:
                 return out, originals
             after = rows[-1]["id"]
-            for group in _curation.clusters(rows, taken):
+            for group in curation.clusters(rows, taken):
                 merged = self._merge(group, llm)
                 if merged is not None:
                     out.append(merged[0])
@@ -113,10 +114,10 @@ class CurationMixin(Host):
         nodes = [r["node"] for r in self._run.read("memory_existing", tenant=tenant, ids=ids)]
         if len(nodes) < 2:
             return None
-        draft = self._llm.ask(llm, MergedMemory, _curation.merge_messages(nodes), purpose="consolidate",
-                                    check=_curation.check_merged)
+        draft = self._llm.ask(llm, MergedMemory, curation.merge_messages(nodes), purpose="consolidate",
+                                    check=curation.check_merged)
         now = self._core.now()
-        row = _curation.merged_fact(nodes, draft.text, tenant=tenant, now=now,
+        row = curation.merged_fact(nodes, draft.text, tenant=tenant, now=now,
                                     single_valued=self._core.single_valued_predicates)
         self._embed([row], ["text"])
         props = row["props"]
@@ -154,7 +155,7 @@ class CurationMixin(Host):
         Returns ``{"pruned": n, "purged": m}``."""
         scope = _scopes.check_path(scope)
         cutoff = check.instant(older_than, "older_than", allow_none=False)
-        sources = _curation.provenances(provenance)
+        sources = curation.provenances(provenance)
         if not isinstance(purge, bool):
             raise InvalidInputError("purge", "must be True or False")
         limit = check.count(batch, "batch")
@@ -165,8 +166,8 @@ class CurationMixin(Host):
 
             def work(tx: Tx, now: datetime = now) -> int:
                 ids = [r["id"] for r in tx.run(
-                    "curation_prune", tenant=tenant, kinds=_curation.CURATED, provenances=sources, olderThan=cutoff,
-                    limit=limit, now=now, **_curation.subtree(scope))]
+                    "curation_prune", tenant=tenant, kinds=curation.CURATED, provenances=sources, olderThan=cutoff,
+                    limit=limit, now=now, **curation.subtree(scope))]
                 self._after_invalidation(tx, ids, ids, now)
                 tx.emit("pruned", ids, reason="pruned", scope=scope)
                 return len(ids)
@@ -176,9 +177,9 @@ class CurationMixin(Host):
             if done < limit:
                 break
         while purge:
-            rows = self._run.write_one("curation_purge", tenant=tenant, kinds=_curation.CURATED,
+            rows = self._run.write_one("curation_purge", tenant=tenant, kinds=curation.CURATED,
                                              provenances=sources, olderThan=cutoff, limit=limit,
-                                             **_curation.subtree(scope))
+                                             **curation.subtree(scope))
             done = int(rows[0]["purged"]) if rows else 0
             purged += done
             if done < limit:

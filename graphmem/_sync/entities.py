@@ -10,12 +10,14 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from .. import _entities, _episodes, _props, _scopes
-from .. import _validate as check
-from .._errors import InvalidInputError, NotFoundError
-from .._facts import FactInput
-from .._models import Entity, Episode, Fact, Provenance
-from .._records import record_of
+from .._base import props as _props
+from .._base import scopes as _scopes
+from .._base import validate as check
+from .._base.errors import InvalidInputError, NotFoundError
+from .._base.models import Entity, Episode, Fact, Provenance
+from .._base.records import record_of
+from .._memory import entities, episodes
+from .._memory.facts import FactInput
 from .executor import Tx
 from .host import Host
 
@@ -44,12 +46,12 @@ class EntitiesMixin(Host):
         document or log): it is stored whole, searchable by its words, and embedded in
         overlapping windows as well, so a question about its middle finds it."""
         now = self._core.now()
-        row = _episodes.row(
+        row = episodes.row(
             content, tenant=self._core.tenant, scope=scope, role=role, occurred_at=occurred_at, source=source,
             id=id, user_id=user_id, agent_id=agent_id, session_id=session_id, importance=importance,
             sensitivity=sensitivity, tags=tags, now=now,
         )
-        windows = _episodes.chunks([row])
+        windows = episodes.chunks([row])
         self._embed([row, *windows], ["content"] * (1 + len(windows)))
         tenant = self._core.tenant
 
@@ -87,7 +89,7 @@ class EntitiesMixin(Host):
         name stored in a scope below ``scope`` is moved up to ``scope`` rather than
         duplicated (design note ``entity-scope-promotion``)."""
         now = self._core.now()
-        props = _entities.props(
+        props = entities.props(
             name, tenant=self._core.tenant, type=type, scope=scope, aliases=aliases, properties=properties,
             id=id, importance=importance, sensitivity=sensitivity, provenance=provenance,
         )
@@ -102,7 +104,7 @@ class EntitiesMixin(Host):
                     _props.expect_kind(found[0]["node"], "entity")
                     return self._merge_entity(tx, found[0]["node"], props)
             chain = _scopes.chain(props["scope"])
-            keys = _entities.lookup_keys(props)
+            keys = entities.lookup_keys(props)
             match = tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
             if match:
                 return self._merge_entity(tx, match[0]["node"], props)
@@ -119,7 +121,7 @@ class EntitiesMixin(Host):
         only then creates (design note `entity-scope-promotion`). Returns the entity and
         whether it is new."""
         tenant = self._core.tenant
-        keys = _entities.lookup_keys(props)
+        keys = entities.lookup_keys(props)
         tx.run("scope_lock", tenant=tenant, path=chain[0])
         match = tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
         if match:
@@ -134,7 +136,7 @@ class EntitiesMixin(Host):
         return record_of(Entity, created[0]["node"]), True
 
     def _merge_entity(self, tx: Tx, node: dict[str, Any], props: dict[str, Any]) -> Entity:
-        merged = _entities.merged(node, props)
+        merged = entities.merged(node, props)
         if merged is None:
             return record_of(Entity, node)
         updated = tx.run("entity_update", tenant=self._core.tenant, id=node["id"], **merged)

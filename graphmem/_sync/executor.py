@@ -40,11 +40,11 @@ from neo4j.exceptions import (
     TransactionError,
 )
 
-from .. import _templates
-from .._errors import translated_errors
-from .._events import Emitter, Pending, pending
-from .._records import row
-from .._retry import pause
+from .._base import templates
+from .._base.errors import translated_errors
+from .._base.events import Emitter, Pending, pending
+from .._base.records import row
+from .._base.retry import pause
 
 T = TypeVar("T")
 Tracer = Callable[[str, dict[str, Any], float], None]
@@ -104,7 +104,7 @@ class Tx:
             self.events.append(event)
 
     def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        template = _templates.get(name)
+        template = templates.get(name)
         template.check(params)
         started = time.perf_counter()
         result = self._tx.run(template.text, params)
@@ -221,7 +221,7 @@ class Executor:
         return self._auto(name, params, reading=False)
 
     def _auto(self, name: str, params: dict[str, Any], *, reading: bool) -> list[dict[str, Any]]:
-        template = _templates.get(name)
+        template = templates.get(name)
         template.check(params)
 
         def attempt() -> list[dict[str, Any]]:

@@ -10,12 +10,15 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from .. import _entities, _facts, _props, _scopes
-from .. import _validate as check
-from .._errors import ConflictError, InvalidInputError, NotFoundError
-from .._facts import AUTOMATIC, FactInput, FactRow
-from .._models import Fact, Provenance
-from .._records import record_of
+from .._base import props
+from .._base import scopes as _scopes
+from .._base import validate as check
+from .._base.errors import ConflictError, InvalidInputError, NotFoundError
+from .._base.models import Fact, Provenance
+from .._base.records import record_of
+from .._memory import entities
+from .._memory import facts as _facts
+from .._memory.facts import AUTOMATIC, FactInput, FactRow
 from .executor import Tx
 from .host import Host
 
@@ -108,7 +111,7 @@ class FactsMixin(Host):
         found = tx.run("memory_existing", tenant=tenant, ids=ids)
         by_id = {row["props"]["id"]: row["props"] for row in rows}
         for r in found:  # idempotent rewrites return the stored records unchanged
-            _props.expect_record(r["node"], "fact", by_id[r["node"]["id"]])
+            props.expect_record(r["node"], "fact", by_id[r["node"]["id"]])
             existing[r["node"]["id"]] = r["node"]
         new = [row for row in rows if row["props"]["id"] not in existing]
         duplicates, repeats = _facts.duplicate_probe(new)
@@ -129,7 +132,7 @@ class FactsMixin(Host):
         if fresh:
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([r["props"]["scope"] for r in fresh]))
             tx.run("fact_create", tenant=tenant, rows=fresh, now=now)
-            created = {row["props"]["id"]: _props.stored(row["props"], tenant=tenant, kind="fact", now=now) for row in fresh}
+            created = {row["props"]["id"]: props.stored(row["props"], tenant=tenant, kind="fact", now=now) for row in fresh}
             shortened = sorted(self._supersede(tx, fresh, now, effects, exclude) & set(created))
             if shortened:  # supersession ended some of the new facts: read those back
                 for r in tx.run("memory_existing", tenant=tenant, ids=shortened):
@@ -249,7 +252,7 @@ class FactsMixin(Host):
         ignored)."""
         rows = self._run.read(
             "fact_history", tenant=self._core.tenant, predicate=check.predicate(predicate),
-            chain=_scopes.chain(_scopes.check_path(scope)), **_entities.subject_params(subject, required=True),
+            chain=_scopes.chain(_scopes.check_path(scope)), **entities.subject_params(subject, required=True),
         )
         return [record_of(Fact, r["node"], superseded_by=r["supersededBy"]) for r in rows]
 
@@ -270,7 +273,7 @@ class FactsMixin(Host):
         as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
         rows = self._run.read(
             "fact_list", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
-            **_entities.subject_params(subject, required=False),
+            **entities.subject_params(subject, required=False),
             predicate=check.predicate(predicate), asOf=as_of_t, validAt=valid_t,
             includeInvalidated=bool(include_invalidated),
         )

@@ -10,16 +10,16 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Protocol
 
-from .. import _ingest
-from .._background import Background
-from .._core import Core
-from .._events import Emitter
-from .._facts import FactRow
-from .._fusion import ScoredMemory
-from .._learning import LearningSettings
-from .._models import Entity, Episode, Fact, Note, Procedure, Record, Summary
-from .._recall import RecallSettings
-from .._vectors import Vector
+from .._base.events import Emitter
+from .._base.models import Entity, Episode, Fact, Note, Procedure, Record, Summary
+from .._base.vectors import Vector
+from .._learning import ingest as _ingest
+from .._learning.settings import LearningSettings
+from .._memory.core import Core
+from .._memory.facts import FactRow
+from .._recall.fusion import ScoredMemory
+from .._recall.plan import RecallSettings
+from .._working.background import Background
 from .executor import Executor, Tx
 from .llm import LlmCaller
 

@@ -11,14 +11,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .. import _dates, _entities, _episodes, _facts, _ingest, _profile, _props, _scopes
-from .. import _validate as check
-from .._errors import InvalidInputError, ModelError
-from .._facts import AUTOMATIC
-from .._ingest import PendingEntity
-from .._ingest_write import Batch, Decision, decide, judged, kept_facts, question, retirements
-from .._models import Entity, Episode, Fact, Provenance
-from .._prompts import (
+from .._base import dates
+from .._base import props as _props
+from .._base import scopes as _scopes
+from .._base import validate as check
+from .._base.errors import InvalidInputError, ModelError
+from .._base.models import Entity, Episode, Fact, Provenance
+from .._base.records import record_of
+from .._learning import ingest as _ingest
+from .._learning import profile
+from .._learning.ingest import PendingEntity
+from .._learning.ingest_write import Batch, Decision, decide, judged, kept_facts, question, retirements
+from .._learning.prompts import (
     EXTRACT_SYSTEM,
     JUDGE_SYSTEM,
     EntityDraft,
@@ -27,7 +31,10 @@ from .._prompts import (
     Judgement,
     messages_block,
 )
-from .._records import record_of
+from .._memory import entities as _entities
+from .._memory import episodes as _episodes
+from .._memory import facts as _facts
+from .._memory.facts import AUTOMATIC
 from .executor import Tx
 from .host import Host
 from .llm import check_llm
@@ -68,7 +75,7 @@ class IngestMixin(Host):
         check_llm(llm, allow_none=True)
         if not isinstance(timezone, str):
             raise InvalidInputError("timezone", "must be an IANA timezone name")
-        tz = _dates.zone(timezone)
+        tz = dates.zone(timezone)
         for name, value in (("session_id", session_id), ("user_id", user_id), ("agent_id", agent_id)):
             check.identifier(value, name, allow_none=True)
         now = self._core.now()
@@ -136,7 +143,7 @@ class IngestMixin(Host):
             raise InvalidInputError("limit", "must be an integer from 1 to 10000")
         if not isinstance(timezone, str):
             raise InvalidInputError("timezone", "must be an IANA timezone name")
-        tz = _dates.zone(timezone)
+        tz = dates.zone(timezone)
         rows = self._run.read("episode_stored", tenant=self._core.tenant, scope=scope, sessionId=session_id,
                                     since=check.instant(since, "since"), limit=limit)
         stored = [record_of(Episode, r["node"]) for r in rows]
@@ -213,7 +220,7 @@ class IngestMixin(Host):
                 return result
             learned = self._create_facts(tx, profile_rows, now)
             asked = {r["props"]["id"] for r in profile_rows}
-            return result.model_copy(update={"profile": tuple(_profile.field_of(f) for f in learned if f.id in asked)})
+            return result.model_copy(update={"profile": tuple(profile.field_of(f) for f in learned if f.id in asked)})
 
         # A concurrent ingest that created one of these entities first makes this write trip
         # a uniqueness constraint: the executor runs ``work`` again (its conflict retries),
@@ -225,13 +232,13 @@ class IngestMixin(Host):
         """The facts that fill the profile of ``who["user_id"]`` with what the extraction
         found about them (none without a user, or for fields a person gave)."""
         user_id = who.get("user_id")
-        if user_id is None or extraction.profile is None or not _profile.learned(extraction.profile, {}):
+        if user_id is None or extraction.profile is None or not profile.learned(extraction.profile, {}):
             return []  # nothing usable found: no need to read the profile
-        current = _profile.chosen(self.facts(scope=scope, subject=_profile.subject(user_id)))
-        fields = _profile.learned(extraction.profile, current)
+        current = profile.chosen(self.facts(scope=scope, subject=profile.subject(user_id)))
+        fields = profile.learned(extraction.profile, current)
         if not fields:
             return []
-        items = _profile.items(user_id, fields, scope=scope, provenance=Provenance.EXTRACTION, valid_from=None,
+        items = profile.items(user_id, fields, scope=scope, provenance=Provenance.EXTRACTION, valid_from=None,
                                derived_from=episode_ids)
         rows = _facts.rows(items, tenant=self._core.tenant, now=now, single_valued=self._core.single_valued_predicates,
                            dimension=self._core.dimension)

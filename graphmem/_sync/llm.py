@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from .._errors import InvalidInputError, ModelError
-from .._prompts import json_instructions
+from .._base.errors import InvalidInputError, ModelError
+from .._learning.prompts import json_instructions
 
 M = TypeVar("M", bound=BaseModel)
 

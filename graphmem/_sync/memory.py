@@ -14,13 +14,13 @@ from typing import Any
 
 from neo4j import Driver, GraphDatabase
 
-from .._background import Background
-from .._core import DEFAULT_EMBEDDER, Core
-from .._errors import ConfigurationError
-from .._events import Emitter, Hook, check_hook
-from .._learning import LearningSettings
-from .._recall import RecallSettings
-from .._settings import Settings
+from .._base.errors import ConfigurationError
+from .._base.events import Emitter, Hook, check_hook
+from .._base.settings import Settings
+from .._learning.settings import LearningSettings
+from .._memory.core import DEFAULT_EMBEDDER, Core
+from .._recall.plan import RecallSettings
+from .._working.background import Background
 from .corrections import CorrectionsMixin
 from .curation import CurationMixin
 from .decisions import DecisionsMixin

@@ -10,14 +10,18 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
-from .. import _episodes, _procedures, _props, _recall, _scopes
-from .. import _validate as check
-from .._errors import InvalidInputError, NotFoundError
-from .._facts import AUTOMATIC
-from .._insights import status_entry
-from .._models import Episode, Procedure, Provenance, Status
-from .._prompts import INDUCE_SYSTEM, ProcedureDraft, trajectory_block
-from .._records import record_of
+from .._base import props as _props
+from .._base import scopes as _scopes
+from .._base import validate as check
+from .._base.errors import InvalidInputError, NotFoundError
+from .._base.models import Episode, Procedure, Provenance, Status
+from .._base.records import record_of
+from .._learning import procedures
+from .._learning.insights import status_entry
+from .._learning.prompts import INDUCE_SYSTEM, ProcedureDraft, trajectory_block
+from .._memory import episodes as _episodes
+from .._memory.facts import AUTOMATIC
+from .._recall import plan
 from .executor import Tx
 from .host import Host
 from .llm import check_llm
@@ -44,12 +48,12 @@ class ProceduresMixin(Host):
         """Store a standing rule or workflow. ``steps`` may hold ``{variable}`` placeholders
         (``variables`` defaults to those, in order). Author-defined procedures (``manual``,
         ``user``) are ``active``; machine-made ones land ``quarantined``."""
-        props = _procedures.procedure_props(
+        props = procedures.procedure_props(
             self._core.tenant, text, scope=scope, trigger=trigger, condition=condition, priority=priority,
             steps=steps, variables=variables, success_criteria=success_criteria, provenance=provenance,
             importance=importance, sensitivity=sensitivity, tags=tags, id=id,
         )
-        row = {"props": props, "embedText": _procedures.embed_text(props)}
+        row = {"props": props, "embedText": procedures.embed_text(props)}
         self._embed([row], ["text"])
         now = self._core.now()
         tenant = self._core.tenant
@@ -89,16 +93,16 @@ class ProceduresMixin(Host):
         over its citations, outcome counts and validated status."""
         scope = _scopes.check_path(scope)
         check_llm(llm, allow_none=True)
-        calls, episode_ids = _procedures.split_trajectory(trajectory)
+        calls, episode_ids = procedures.split_trajectory(trajectory)
         if episode_ids:
             chain = _scopes.chain(scope)
             nodes = {r["node"]["id"]: r["node"] for r in self._run.read("memory_existing", tenant=self._core.tenant, ids=episode_ids)}
-            calls = [_procedures.parse_episode(record_of(Episode, _visible_episode(nodes.get(eid), eid, i, chain)), f"trajectory[{i}]")
+            calls = [procedures.parse_episode(record_of(Episode, _visible_episode(nodes.get(eid), eid, i, chain)), f"trajectory[{i}]")
                      for i, eid in enumerate(episode_ids)]
         return self._induce(calls, episode_ids, scope=scope, llm=llm, text=text, trigger=trigger,
                                   condition=condition, priority=priority, session_id=session_id)
 
-    def _induce(self, calls: list[_procedures.ToolCall], episode_ids: list[str], *, scope: str, llm: Any, text: str | None,
+    def _induce(self, calls: list[procedures.ToolCall], episode_ids: list[str], *, scope: str, llm: Any, text: str | None,
                       trigger: str | None, condition: str | None, priority: int, session_id: str | None) -> Procedure:
         """``induce_procedure`` for checked ``calls``: citing ``episode_ids`` (stored episodes
         that show the calls), or, when there are none, the calls stored as tool episodes."""
@@ -113,18 +117,18 @@ class ProceduresMixin(Host):
             ) for i, call in enumerate(calls)
         ]
         if llm is None:
-            draft = _procedures.induce(calls)
+            draft = procedures.induce(calls)
         else:
             messages = [("system", INDUCE_SYSTEM), ("human", "Trajectory:\n" + trajectory_block([c.model_dump() for c in calls]))]
             draft = self._llm.ask(llm, ProcedureDraft, messages, purpose="induce_procedure",
-                                          check=lambda d: _procedures.check_draft(d, calls))
-        props = _procedures.procedure_props(
+                                          check=lambda d: procedures.check_draft(d, calls))
+        props = procedures.procedure_props(
             self._core.tenant, text or draft.text, scope=scope, trigger=trigger or draft.trigger, condition=condition,
             priority=priority, steps=draft.steps, variables=draft.variables,
             success_criteria=draft.success_criteria, provenance=Provenance.INDUCTION, importance=None,
             sensitivity=None, tags=(), id=None,
         )
-        row = {"props": props, "embedText": _procedures.embed_text(props)}
+        row = {"props": props, "embedText": procedures.embed_text(props)}
         self._embed([row, *episodes], ["trajectory"] * (1 + len(episodes)))
         cites = episode_ids or [e["props"]["id"] for e in episodes]
         threshold = self._core.neo4j_similarity(self._learning.procedure_merge_threshold)
@@ -145,7 +149,7 @@ class ProceduresMixin(Host):
             if twins:
                 old = twins[0]["node"]
                 merged_from = old["id"]
-                node.update(_procedures.carried_over(old, now))
+                node.update(procedures.carried_over(old, now))
             created = tx.run("procedure_create", tenant=tenant, props=node,
                                    cites=list(dict.fromkeys([*cites, *(twins[0]["node"]["cites"] if twins else [])])), now=now)
             if merged_from is not None:
@@ -164,24 +168,24 @@ class ProceduresMixin(Host):
         k: int = 3,
         purpose: str = "act",
         min_similarity: float = 0.3,
-    ) -> list[_procedures.SuggestedProcedure]:
+    ) -> list[procedures.SuggestedProcedure]:
         """Procedures visible in ``scope`` whose text, trigger or condition matches ``task``
         (a full-text match, or cosine similarity >= ``min_similarity``), ranked by
         relevance, success rate and priority. ``purpose="act"`` (the default) returns only
         active procedures; ``"inform"`` includes quarantined ones, marked."""
         check.text(task, "task")
-        k = _recall.check_k(k)
+        k = plan.check_k(k)
         if isinstance(min_similarity, bool) or not isinstance(min_similarity, (int, float)) or not -1.0 <= min_similarity <= 1.0:
             raise InvalidInputError("min_similarity", "must be a cosine similarity in [-1, 1]")
         results = self.recall(task, scope=scope, k=min(1000, max(20, 4 * k)), kinds=["procedure"], purpose=purpose)
-        return _procedures.rank_suggestions(results, k=k, min_similarity=float(min_similarity))
+        return procedures.rank_suggestions(results, k=k, min_similarity=float(min_similarity))
 
     def bind(self, procedure: Procedure | str, **values: Any) -> list[str]:
         """The procedure's steps with each ``{variable}`` replaced by the value given for
         it; a missing or unknown variable raises ``InvalidInputError`` naming it."""
         if not isinstance(procedure, Procedure):
             procedure = self._procedure(check.identifier(procedure, "procedure"), "procedure")
-        return _procedures.bind(procedure, values)
+        return procedures.bind(procedure, values)
 
     def _procedure(self, id: str, field: str) -> Procedure:
         record = self.get(id)

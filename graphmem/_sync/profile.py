@@ -9,11 +9,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .. import _profile, _scopes
-from .. import _validate as check
-from .._models import Fact, Provenance
-from .._profile import Profile
-from .._prompts import messages_block
+from .._base import scopes
+from .._base import validate as check
+from .._base.models import Fact, Provenance
+from .._learning import profile as _profile
+from .._learning.profile import Profile
+from .._learning.prompts import messages_block
 from .host import Host
 from .llm import check_llm
 
@@ -25,7 +26,7 @@ class ProfileMixin(Host):
         ``as_of`` and as it was at ``valid_at`` (both default to now). A value a person
         gave outranks an extracted one for the same field."""
         about = _profile.subject(user_id)
-        _scopes.check_path(scope)
+        scopes.check_path(scope)
         facts = self.facts(scope=scope, subject=about, as_of=as_of, valid_at=valid_at)
         return _profile.build(user_id, facts)
 
@@ -38,7 +39,7 @@ class ProfileMixin(Host):
         when an operator sets it); an extracted value never ends a person's. Returns the
         profile as it now reads."""
         check.identifier(user_id, "user_id")
-        path = _scopes.check_path(scope)
+        path = scopes.check_path(scope)
         self.remember_many(_profile.items(user_id, fields, scope=path, provenance=provenance,
                                                 valid_from=valid_from))
         return self.profile(user_id, scope=path)
@@ -52,7 +53,7 @@ class ProfileMixin(Host):
         field's value (a person's value is never replaced by extraction). Returns the
         profile as it now reads."""
         about = _profile.subject(user_id)
-        path = _scopes.check_path(scope)
+        path = scopes.check_path(scope)
         check_llm(llm)
         messages = self.messages(session_id, scope=path, max_messages=window)
         if not messages:

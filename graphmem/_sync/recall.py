@@ -10,11 +10,13 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from .. import _context, _dialect, _fulltext, _fusion, _recall, _scopes
-from .. import _validate as check
-from .._core import put_bounded
-from .._embeddings import bag_of_words
-from .._errors import GraphMemError
+from .._base import dialect, scopes
+from .._base import validate as check
+from .._base.embeddings import bag_of_words
+from .._base.errors import GraphMemError
+from .._memory.core import put_bounded
+from .._recall import context as _context
+from .._recall import fulltext, fusion, plan
 from .host import Host
 from .schema import forget_index, refused_vector, repair_vectors
 
@@ -36,7 +38,7 @@ class RecallMixin(Host):
         user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
-    ) -> list[_fusion.ScoredMemory]:
+    ) -> list[fusion.ScoredMemory]:
         """The ``k`` memories visible in ``scope`` that best answer ``query``: vector and
         full-text candidates from Neo4j's indexes, fused, expanded one hop through the
         graph, re-scored with recency, importance and trust. By default only what is valid
@@ -54,38 +56,38 @@ class RecallMixin(Host):
         ``procedure``); ``max_sensitivity`` leaves out anything more sensitive;
         ``include_invalidated`` brings back records no longer believed."""
         text = check.text(query, "query")
-        scope = _scopes.check_path(scope)
-        k = _recall.check_k(k)
-        floor = _recall.check_min_relevance(min_relevance)
+        scope = scopes.check_path(scope)
+        k = plan.check_k(k)
+        floor = plan.check_min_relevance(min_relevance)
         as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
-        vector = self._query_vector(text, _scopes.chain(scope))
+        vector = self._query_vector(text, scopes.chain(scope))
         args: dict[str, Any] = dict(
             tenant=self._core.tenant, query=text, scope=scope, k=k, vector=vector,
-            as_of=as_of_t, valid_at=valid_t, kind_list=_recall.kinds(kinds), purpose=purpose,
+            as_of=as_of_t, valid_at=valid_t, kind_list=plan.kinds(kinds), purpose=purpose,
             max_sensitivity=max_sensitivity, include_invalidated=include_invalidated,
             settings=self._recall_settings, user_id=user_id, agent_id=agent_id, session_id=session_id,
         )
         # on Neo4j 2026 the vector index is searched within the tenant (recall's Cypher 25 version),
         # over-fetched by how many of the tenant's memories these scopes held last time
-        chain = tuple(_scopes.chain(scope))
+        chain = tuple(scopes.chain(scope))
         if vector is not None and self._filtered_index():
             args.update(cypher25=True, spread=self._core.spreads.get(chain, 1.0))
         rows = self._recall_rows(args)
-        if args.get("cypher25") and (spread := _recall.spread_of(rows)) is not None:
-            put_bounded(self._core.spreads, chain, spread, _recall.SPREADS_KEPT)
+        if args.get("cypher25") and (spread := plan.spread_of(rows)) is not None:
+            put_bounded(self._core.spreads, chain, spread, plan.SPREADS_KEPT)
             args["spread"] = spread  # a retry asks with what this answer found
         retry: dict[str, Any] = {}
         for _ in range(2):
             # filters ate the over-fetch, or others' documents the open full-text query's
             # places: ask again (a deeper index search, then the exact scan; narrowed)
-            more = _recall.underfilled(rows, k, deepened="over_fetch_boost" in retry)
+            more = plan.underfilled(rows, k, deepened="over_fetch_boost" in retry)
             if not more:
                 break
             retry.update(more)
             rows = self._recall_rows({**args, **retry})
-        settings = _recall.for_embedder(self._recall_settings, bag_of_words(self._core.embedder),
-                                        named=bool(_fulltext.names(text)))
-        return _fusion.score(rows, now=self._core.now(), settings=settings, k=k, min_relevance=floor,
+        settings = plan.for_embedder(self._recall_settings, bag_of_words(self._core.embedder),
+                                        named=bool(fulltext.names(text)))
+        return fusion.score(rows, now=self._core.now(), settings=settings, k=k, min_relevance=floor,
                              stick=self._yardstick(vector), question=text)
 
     def _recall_rows(self, args: dict[str, Any]) -> list[dict[str, Any]]:
@@ -95,14 +97,14 @@ class RecallMixin(Host):
         exactly, and the index is read again on the next recall. A stored vector Neo4j's
         cosine refuses (written before vectors were checked) would fail every recall of its
         scopes: it is removed (the record stays) and the recall runs again, once."""
-        name = _dialect.template("recall", bool(args.get("cypher25")))
-        params = _recall.params(**args)
+        name = dialect.template("recall", bool(args.get("cypher25")))
+        params = plan.params(**args)
         try:
             return self._run.read(name, **params)
         except GraphMemError as exc:
-            if _dialect.index_unusable(exc):
+            if dialect.index_unusable(exc):
                 forget_index(self._run, self._core)
-                return self._run.read("recall", **_recall.params(**{**args, "cypher25": False, "strategy": "exact"}))
+                return self._run.read("recall", **plan.params(**{**args, "cypher25": False, "strategy": "exact"}))
             if not refused_vector(exc) or not repair_vectors(
                     self._run, self._core.tenant, self._known_dimension(), self._core.now()):
                 raise

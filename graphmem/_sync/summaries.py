@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _scopes, _summaries
-from .. import _validate as check
-from .._errors import ConflictError
-from .._models import Summary
-from .._records import record_of
-from .._summaries import DEFAULT_MAX_COUNT, DEFAULT_WINDOW, SummaryDraft
+from .._base import scopes as _scopes
+from .._base import validate as check
+from .._base.errors import ConflictError
+from .._base.models import Summary
+from .._base.records import record_of
+from .._working import summaries as _summaries
+from .._working.summaries import DEFAULT_MAX_COUNT, DEFAULT_WINDOW, SummaryDraft
 from .executor import Tx
 from .host import Host
 from .llm import check_llm

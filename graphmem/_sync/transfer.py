@@ -1,7 +1,7 @@
 # Generated from graphmem/_async/transfer.py by tools/unasync.py: do not edit.
 # Edit the async source and run `python tools/unasync.py` to regenerate.
 """Export and import of a tenant's memories on ``Memory`` (format in
-``graphmem/_transfer.py``): ids and every timestamp survive, so an export imported into an
+``graphmem/_memory/transfer.py``): ids and every timestamp survive, so an export imported into an
 empty tenant gives the same graph. This file is generated from
 ``graphmem/_async/transfer.py`` by ``tools/unasync.py``."""
 
@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Iterable, Mapping
 from typing import Any
 
-from .. import _scopes, _transfer
-from .._errors import ConflictError, InvalidInputError
+from .._base import scopes as _scopes
+from .._base.errors import ConflictError, InvalidInputError
+from .._memory import transfer
 from .executor import Tx
 from .host import Host
 
@@ -28,16 +29,16 @@ class TransferMixin(Host):
         if not isinstance(page, int) or page < 1:
             raise InvalidInputError("page", "must be a positive integer")
         tenant = self._core.tenant
-        yield _transfer.header(tenant, path)
+        yield transfer.header(tenant, path)
         for row in self._run.read("scope_tree", tenant=tenant):
-            if _transfer.in_subtree(row["path"], path):
+            if transfer.in_subtree(row["path"], path):
                 yield {"record": "scope", "path": row["path"]}
         after = ""
         while True:
             rows = self._run.read("export_nodes", tenant=tenant, scope=path, after=after, limit=page)
             for row in rows:
                 props = row["props"]
-                yield {"record": "node", "id": row["id"], "kind": props["kind"], "props": _transfer.encode_props(props)}
+                yield {"record": "node", "id": row["id"], "kind": props["kind"], "props": transfer.encode_props(props)}
             if len(rows) < page:
                 break
             after = rows[-1]["id"]
@@ -47,7 +48,7 @@ class TransferMixin(Host):
             for row in rows:
                 for edge in row["edges"]:
                     yield {"record": "edge", "type": edge["type"], "source": row["id"], "target": edge["target"],
-                           "props": _transfer.encode_props(edge["props"] or {})}
+                           "props": transfer.encode_props(edge["props"] or {})}
             if len(rows) < page:
                 break
             after = rows[-1]["id"]
@@ -108,7 +109,7 @@ class TransferMixin(Host):
         tenant = self._core.tenant
         for i, record in enumerate(records):
             field = f"records[{i}]"
-            kind, row = _transfer.parse(record, field, tenant=tenant, dimension=dimension)
+            kind, row = transfer.parse(record, field, tenant=tenant, dimension=dimension)
             yield field, kind, row
 
     def _check_import(self, records: Iterable[Mapping[str, Any]], dimension: int | None) -> None:

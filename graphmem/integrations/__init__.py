@@ -1,5 +1,5 @@
-"""Where agents live: graphmem inside agent frameworks, one module per framework, each
-behind an extra.
+"""Where agents live: graphmem inside agent frameworks, one module per framework, each behind
+an extra. Imports graphmem._base, _memory, _recall, _server, _async and _sync (never _cli).
 
 - ``graphmem.integrations.langchain`` (``pip install graphmem[langchain]``):
   ``GraphMemRetriever``, ``memory_tools``, ``GraphMemChatMessageHistory``.

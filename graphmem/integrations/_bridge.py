@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar, cast
 
 from .._async.memory import AsyncMemory
-from .._errors import ConfigurationError
+from .._base.errors import ConfigurationError
 from .._sync.memory import Memory
 
 T = TypeVar("T")

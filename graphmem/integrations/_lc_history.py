@@ -9,8 +9,8 @@ from typing import Any
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from .. import _scopes
-from .._models import Episode
+from .._base import scopes
+from .._base.models import Episode
 from ._bridge import acall, call, check_memory
 
 __all__ = ["GraphMemChatMessageHistory", "episode_message"]
@@ -50,11 +50,11 @@ class GraphMemChatMessageHistory(BaseChatMessageHistory):
     def __init__(self, memory: Any, session_id: str, *, scope: str, user_id: str | None = None, llm: Any = None,
                  max_messages: int = 100, max_tokens: int | None = None, timezone: str = "UTC",
                  include_tool_results: bool = False) -> None:
-        from .. import _validate as check
+        from .._base import validate as check
 
         self.memory = check_memory(memory)
         self.session_id = check.identifier(session_id, "session_id")
-        self.scope = _scopes.check_path(scope)
+        self.scope = scopes.check_path(scope)
         self.user_id = check.identifier(user_id, "user_id", allow_none=True)
         self.llm = llm
         self.max_messages = max_messages

@@ -10,12 +10,12 @@ from typing import Any
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import _scopes
-from .. import _validate as check
 from .._async.memory import AsyncMemory
-from .._errors import InvalidInputError, NotFoundError
-from .._fusion import ScoredMemory
-from .._models import Episode, Fact, Provenance, Record
+from .._base import scopes
+from .._base import validate as check
+from .._base.errors import InvalidInputError, NotFoundError
+from .._base.models import Episode, Fact, Provenance, Record
+from .._recall.fusion import ScoredMemory
 from ._arguments import argument_errors
 from ._bridge import Caller, check_memory, twins
 
@@ -112,14 +112,14 @@ class _Tools:
 
     def owned(self, record: Record | None, rid: str, what: str = "memory") -> Record:
         """The record, if this scope may change it: stored at the bound scope or below."""
-        if record is None or not _scopes.within(record.scope, self.scope):
+        if record is None or not scopes.within(record.scope, self.scope):
             raise ToolException(f"No {what} with id {rid!r} can be changed here (ids come from recall or remember).")
         if what == "fact" and record.kind != "fact":
             raise ToolException(f"{rid!r} is a {record.kind}, not a fact: only facts can be corrected.")
         return record
 
     def visible(self, record: Record | None, rid: str) -> Record:
-        if record is None or record.scope not in _scopes.chain(self.scope):
+        if record is None or record.scope not in scopes.chain(self.scope):
             raise ToolException(f"No memory with id {rid!r} is visible here.")
         return record
 
@@ -208,7 +208,7 @@ def memory_tools(
     the ids the model passes back to ``forget``, ``correct`` and ``history``; errors come
     back as text naming the problem."""
     check_memory(memory)
-    scope = _scopes.check_path(scope)
+    scope = scopes.check_path(scope)
     check.identifier(user_id, "user_id", allow_none=True)
     check.identifier(session_id, "session_id", allow_none=True)
     state = _Tools(scope, user_id, session_id, check.choice(provenance, Provenance, "provenance"))

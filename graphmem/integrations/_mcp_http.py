@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .._errors import ConfigurationError
+from .._base.errors import ConfigurationError
 
 TOKEN_VARIABLE = "GRAPHMEM_MCP_TOKEN"
 ORIGINS_VARIABLE = "GRAPHMEM_MCP_ALLOWED_ORIGINS"
@@ -79,7 +79,7 @@ def resolve_token(token_file: Path | None, state_dir: Path, environ: Mapping[str
     path = state_dir / TOKEN_FILE
     if path.exists():
         return _read_token_file(path), str(path)
-    from .._launcher_process import write_private
+    from .._server.process import write_private
 
     state_dir.mkdir(parents=True, exist_ok=True)
     write_private(path, secrets.token_urlsafe(32) + "\n")

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, time
 from typing import Any
 
-from .. import _scopes
-from .. import _validate as check
 from .._async.memory import AsyncMemory
-from .._embeddings import EMBEDDERS, named_embedder
-from .._errors import ConfigurationError, InvalidInputError
-from .._models import Fact, MemoryRecord
+from .._base import scopes
+from .._base import validate as check
+from .._base.embeddings import EMBEDDERS, named_embedder
+from .._base.errors import ConfigurationError, InvalidInputError
+from .._base.models import Fact, MemoryRecord
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class ServerConfig:
     def __post_init__(self) -> None:
         try:
             check.identifier(self.tenant, "tenant")
-            _scopes.check_path(self.scope, "scope")
+            scopes.check_path(self.scope, "scope")
             check.identifier(self.user_id, "user_id", allow_none=True)
         except InvalidInputError as exc:
             raise ConfigurationError(f"graphmem mcp: {exc}") from exc
@@ -74,20 +74,20 @@ class Bounds:
     """The root scope and what a tool may do relative to it."""
 
     def __init__(self, root: str) -> None:
-        self.root = _scopes.check_path(root, "scope")
+        self.root = scopes.check_path(root, "scope")
 
     def scope(self, sub: str | None) -> str:
         """The absolute scope for a tool's relative ``scope`` argument (the root if omitted)."""
         if sub is None or sub == "":
             return self.root
-        _scopes.check_path(sub, "scope")
-        return _scopes.check_path(f"{self.root}/{sub}", "scope")
+        scopes.check_path(sub, "scope")
+        return scopes.check_path(f"{self.root}/{sub}", "scope")
 
     def owns(self, path: str) -> bool:
-        return _scopes.within(path, self.root)
+        return scopes.within(path, self.root)
 
     def inherits(self, path: str) -> bool:
-        return path in _scopes.chain(self.root)[:-1]
+        return path in scopes.chain(self.root)[:-1]
 
 
 def _when(value: datetime) -> str:

@@ -12,10 +12,10 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .. import _validate as check
 from .._async.memory import AsyncMemory
-from .._errors import GraphMemError, InvalidInputError, Neo4jUnavailableError
-from .._models import MemoryRecord
+from .._base import validate as check
+from .._base.errors import GraphMemError, InvalidInputError, Neo4jUnavailableError
+from .._base.models import MemoryRecord
 from ._arguments import argument_errors
 from ._mcp_support import Bounds, record_line, record_lines
 

@@ -15,11 +15,11 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, field_validator
 
-from .. import _scopes
-from .._errors import InvalidInputError
-from .._fusion import ScoredMemory
-from .._models import KINDS
-from .._public import publish
+from .._base import scopes
+from .._base.errors import InvalidInputError
+from .._base.models import KINDS
+from .._base.public import publish
+from .._recall.fusion import ScoredMemory
 from ._bridge import acall, call, check_memory
 from ._lc_history import GraphMemChatMessageHistory, episode_message
 from ._lc_tools import memory_tools
@@ -58,7 +58,7 @@ class GraphMemRetriever(BaseRetriever):
     @field_validator("scope")
     @classmethod
     def _scope(cls, value: str) -> str:
-        return _scopes.check_path(value)
+        return scopes.check_path(value)
 
     @field_validator("kinds")
     @classmethod

@@ -8,7 +8,7 @@ single-valued fact, so a ``put`` over an existing key keeps the old value as his
 versions with ``memory.history(subject=store.item_subject(namespace, key), scope=...)``.
 
 LangGraph's protocol (operations, namespaces, filters, results) is translated here to the
-core's key-value items, ``ItemStore``/``AsyncItemStore`` (``graphmem/_store.py``).
+core's key-value items, ``ItemStore``/``AsyncItemStore`` (``graphmem/_memory/store.py``).
 """
 
 from __future__ import annotations
@@ -39,12 +39,23 @@ from langgraph.store.base import (
     tokenize_path,
 )
 
-from .. import _scopes, _store
-from .. import _validate as check
 from .._async.memory import AsyncMemory
 from .._async.store import AsyncItemStore
-from .._errors import ConfigurationError, InvalidInputError
-from .._store import ItemDelete, ItemGet, ItemPut, ItemRead, ItemResults, ItemScopes, ItemSearch, ItemWrite, StoredItem
+from .._base import scopes as _scopes
+from .._base import validate as check
+from .._base.errors import ConfigurationError, InvalidInputError
+from .._memory import store
+from .._memory.store import (
+    ItemDelete,
+    ItemGet,
+    ItemPut,
+    ItemRead,
+    ItemResults,
+    ItemScopes,
+    ItemSearch,
+    ItemWrite,
+    StoredItem,
+)
 from .._sync.store import ItemStore
 from . import _lg_namespaces
 from ._bridge import check_memory
@@ -138,7 +149,7 @@ class GraphMemStore(BaseStore):
 
     def item_subject(self, namespace: tuple[str, ...], key: str) -> str:
         """The subject of the item's facts, for ``memory.history``."""
-        return _store.item_subject(self.scope_of(namespace), key)
+        return store.item_subject(self.scope_of(namespace), key)
 
     def history(self, namespace: tuple[str, ...], key: str) -> list[dict[str, Any]]:
         """Every value the item ever had, oldest first: ``{id, value, valid_from, valid_to,
@@ -164,7 +175,7 @@ class GraphMemStore(BaseStore):
             if isinstance(op, SearchOp):
                 # a filter runs here, on the prefix's items: then the query fetches them all
                 unfiltered = not op.filter and op.offset >= 0 and op.limit >= 0
-                limit = min(op.offset + op.limit, _store.MAX_SEARCH) if unfiltered else _store.MAX_SEARCH
+                limit = min(op.offset + op.limit, store.MAX_SEARCH) if unfiltered else store.MAX_SEARCH
                 reads.append(ItemSearch(self._prefix(op.namespace_prefix), limit, query=op.query,
                                         refresh=op.refresh_ttl))
             elif isinstance(op, ListNamespacesOp):
@@ -205,11 +216,11 @@ class GraphMemStore(BaseStore):
                 writes.append(ItemDelete(scope, op.key))
                 continue
             user_id = self.user_of(op.namespace)
-            _store.value_json(op.value)  # refused here, before a field of it is read or embedded
+            store.value_json(op.value)  # refused here, before a field of it is read or embedded
             text, embed, texts = self._texts(op)
-            if len(texts) > _store.MAX_FIELD_TEXTS:
+            if len(texts) > store.MAX_FIELD_TEXTS:
                 raise InvalidInputError("value", f"has {len(texts):,} indexed texts (fields and path elements); "
-                                                 f"the limit is {_store.MAX_FIELD_TEXTS}")
+                                                 f"the limit is {store.MAX_FIELD_TEXTS}")
             writes.append(ItemPut(
                 scope, op.key, op.value, text=text, embed=embed,
                 field_texts=texts if embed and len(texts) > 1 else None,  # scored by its best text, each embedded

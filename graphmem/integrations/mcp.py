@@ -31,11 +31,11 @@ from pathlib import Path
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 
-from .. import _validate as check
 from .._async.memory import AsyncMemory
-from .._embeddings import EMBEDDERS
-from .._errors import GraphMemError, InvalidInputError
-from .._public import publish
+from .._base import validate as check
+from .._base.embeddings import EMBEDDERS
+from .._base.errors import GraphMemError, InvalidInputError
+from .._base.public import publish
 from .._version import __version__
 from ._mcp_http import HttpAccess, allowed_origins, resolve_token, run_http
 from ._mcp_support import Bounds, ServerConfig, record_lines
@@ -116,7 +116,7 @@ def http_access(port: int, *, token_file: str | None = None, origins: Sequence[s
     """Who may call the HTTP transport on ``port``: the bearer token from ``token_file``, else
     ``GRAPHMEM_MCP_TOKEN``, else ``<state dir>/mcp-token`` (created on first use, mode 600), and
     the server's own origins plus ``origins`` and ``GRAPHMEM_MCP_ALLOWED_ORIGINS``."""
-    from .._launcher import state_dir
+    from .._server.launcher import state_dir
 
     allowed = allowed_origins(port, origins)  # refused before a token file could be created
     token, source = resolve_token(Path(token_file) if token_file else None, state_dir())
@@ -124,7 +124,7 @@ def http_access(port: int, *, token_file: str | None = None, origins: Sequence[s
 
 
 def main(args: argparse.Namespace) -> int:
-    """``graphmem mcp``: the command line's entry (flags parsed in ``graphmem._cli``)."""
+    """``graphmem mcp``: the command line's entry (flags parsed in ``graphmem._cli.main``)."""
     try:
         config = ServerConfig.from_env(
             tenant=args.tenant, scope=args.scope, embedder=args.embedder, uri=args.uri,

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from neo4j.graph import Node, Path, Relationship
 
-from graphmem import _browser
+from graphmem._server import browser
 
 from ..browser_story import SCOPE, write_story
 
@@ -16,9 +16,9 @@ SAMPLE = {"tenant": "t", "subject": "alice", "scope": "acme", "since": datetime(
           "insight": "i", "entity": "alice", "procedure": "p", "limit": 50}
 
 
-@pytest.mark.parametrize("name", _browser.query_names())
+@pytest.mark.parametrize("name", browser.query_names())
 def test_every_browser_query_compiles(driver, schema, name):
-    query = _browser.query(name)
+    query = browser.query(name)
     assert set(query.parameters) <= set(SAMPLE), f"add a sample value for {set(query.parameters) - set(SAMPLE)}"
     driver.execute_query("EXPLAIN " + query.text, {p: SAMPLE[p] for p in query.parameters})
 
@@ -50,7 +50,7 @@ def graph_of(records) -> tuple[dict[str, Node], set[str]]:
 
 
 def run(driver, name, **params):
-    query = _browser.query(name)
+    query = browser.query(name)
     records, _, _ = driver.execute_query(query.text, params)
     return records
 

@@ -10,7 +10,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from graphmem import Memory, _browser
+from graphmem import Memory
+from graphmem._server import browser
 
 from .conftest import GRAPHMEM
 from .test_browser_queries import graph_of, run
@@ -53,5 +54,5 @@ def test_the_demo_tells_its_story_and_keeps_a_graph_browser_shows(neo4j, schema,
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant="demo", embedder=None) as demo:
         history = demo.history(subject="Alice", predicate="lives_in", scope="acme/support/alice")
         assert [f.object_name for f in history] == ["Paris", "Berlin", "Munich"]
-        assert len(_browser.query_names()) >= 7
+        assert len(browser.query_names()) >= 7
         demo.erase(scope="acme")

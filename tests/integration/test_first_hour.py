@@ -35,7 +35,7 @@ def test_a_question_in_other_words_finds_the_fact(default_memory):
 
 
 def test_without_an_embedder_recall_is_lexical_and_says_so_once(neo4j, schema, tenant):
-    import graphmem._core as core
+    import graphmem._memory.core as core
 
     core._told_lexical_only = False
     with warnings.catch_warnings(record=True) as caught:

@@ -314,7 +314,7 @@ def test_chat_history_keeps_tool_turns_as_text(memory):
 
 
 def test_chat_history_extracts_with_a_model(memory):
-    from graphmem._prompts import Extraction
+    from graphmem._learning.prompts import Extraction
 
     llm = scripted(tool_answer(Extraction.__name__, {
         "entities": [{"name": "Alice", "type": "person"}, {"name": "Berlin", "type": "city"}],

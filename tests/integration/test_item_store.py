@@ -8,7 +8,7 @@ import json
 import pytest
 
 from graphmem import InvalidInputError
-from graphmem._store import ItemDelete, ItemGet, ItemPut, ItemScopes, ItemSearch, item_subject
+from graphmem._memory.store import ItemDelete, ItemGet, ItemPut, ItemScopes, ItemSearch, item_subject
 from graphmem._sync.store import ItemStore
 
 VERSIONS = """

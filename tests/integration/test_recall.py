@@ -263,14 +263,15 @@ def test_recall_plan_seeks_through_indexes_only(driver, schema, embedder, tenant
     when it was made. Planned afresh here (replan=force), not read from the cache."""
     from datetime import datetime, timezone
 
-    from graphmem import _recall, _templates
+    from graphmem._base import templates
+    from graphmem._recall import plan as _recall
 
     now = datetime.now(timezone.utc)
     params = _recall.params(tenant=tenant, query="green tea", scope="acme/alice", k=10,
                             vector=embedder.embed_query("green tea"), as_of=now, valid_at=now,
                             kind_list=None, purpose="inform", max_sensitivity=None,
                             include_invalidated=False, settings=_recall.RecallSettings())
-    text = _templates.get("recall").text
+    text = templates.get("recall").text
     assert "CYPHER replan=skip" in text
     summary = driver.execute_query("EXPLAIN " + text.replace("CYPHER replan=skip", "CYPHER replan=force"), params).summary
     operators = list(_operators(summary.plan))

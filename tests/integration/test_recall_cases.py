@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem import Memory, RecallSettings, WordLlamaEmbedder, _relevance
+from graphmem import Memory, RecallSettings, WordLlamaEmbedder
+from graphmem._recall import relevance
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +178,7 @@ class _Counting(WordLlamaEmbedder):
         self.documents = 0
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        self.documents += sum(text in _relevance.SENTENCES for text in texts)
+        self.documents += sum(text in relevance.SENTENCES for text in texts)
         return super().embed_documents(texts)
 
 
@@ -192,5 +193,5 @@ def test_memory_objects_sharing_an_embedder_embed_the_floor_s_background_once(ne
             before = embedder.documents
             found.append(texts(m.recall("what is her job?", scope="u")))
             embedded = embedder.documents - before
-            assert embedded == (0 if i else len(_relevance.SENTENCES))
+            assert embedded == (0 if i else len(relevance.SENTENCES))
     assert found == [["Alice works as a nurse"]] * 3

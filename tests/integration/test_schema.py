@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 from neo4j.exceptions import ClientError
 
-from graphmem import HashingEmbedder, Memory, Neo4jUnavailableError, RecallSettings, SchemaError, _dialect, _templates
-from graphmem._errors import translated_errors
+from graphmem import HashingEmbedder, Memory, Neo4jUnavailableError, RecallSettings, SchemaError
+from graphmem._base import dialect, templates
+from graphmem._base.errors import translated_errors
 
 
 def _server_filters_vectors(driver) -> bool:
-    records, _, _ = driver.execute_query(_templates.get("server_components").text)
-    return _dialect.filters_vectors(records[0]["version"])
+    records, _, _ = driver.execute_query(templates.get("server_components").text)
+    return dialect.filters_vectors(records[0]["version"])
 
 
 def test_setup_is_idempotent_and_every_index_is_online(neo4j, schema, embedder, driver):
@@ -62,10 +63,10 @@ def test_constraints_reject_a_duplicate_id_within_a_tenant(driver, schema):
             "correction_tenant_id", "decision_tenant_id"} <= {r["name"] for r in records}
 
 
-@pytest.mark.parametrize("name", _templates.names())
+@pytest.mark.parametrize("name", templates.names())
 def test_every_template_compiles(driver, schema, name):
     """EXPLAIN every .cypher file: a syntax error in any template fails here."""
-    template = _templates.get(name)
+    template = templates.get(name)
     params = {p: None for p in template.parameters}
     statement = template.text
     if name == "schema_vector_drop":
@@ -80,12 +81,12 @@ def test_every_template_compiles(driver, schema, name):
     driver.execute_query("EXPLAIN " + statement, params)
 
 
-@pytest.mark.parametrize("name", _templates.variant_names())
+@pytest.mark.parametrize("name", templates.variant_names())
 def test_cypher25_versions_compile_on_neo4j_2026_and_neo4j_5_refuses_them(driver, schema, name):
-    """Which version a server gets is decided by its version (graphmem._dialect): on Neo4j
+    """Which version a server gets is decided by its version (graphmem._base.dialect): on Neo4j
     2026 every Cypher 25 version compiles (the index DDL runs: IF NOT EXISTS), and Neo4j 5
     refuses them, so sending one there would be a bug, not a slower path."""
-    template = _templates.get(name)
+    template = templates.get(name)
     params = {p: None for p in template.parameters}
     if name.startswith("schema_"):
         statement, params = template.text, ({"dimensions": 256} if "dimensions" in params else {})
@@ -100,9 +101,9 @@ def test_cypher25_versions_compile_on_neo4j_2026_and_neo4j_5_refuses_them(driver
 
 def test_the_vector_index_filters_by_tenant_where_the_server_can_and_recall_follows(neo4j, schema, embedder,
                                                                                     driver, tenant):
-    records, _, _ = driver.execute_query(_templates.get("schema_vector_info").text)
+    records, _, _ = driver.execute_query(templates.get("schema_vector_info").text)
     can = _server_filters_vectors(driver)
-    assert _dialect.filtered(records[0]["properties"]) is can
+    assert dialect.filtered(records[0]["properties"]) is can
     seen = []
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
                 tracer=lambda name, params, seconds: seen.append(name)) as m:
@@ -111,7 +112,7 @@ def test_the_vector_index_filters_by_tenant_where_the_server_can_and_recall_foll
         # one read of the index per memory object: the dimension and the filter together
         assert seen.count("schema_vector_info") == 1
         m.recall("tea", scope="u")
-    assert [n for n in seen if n.startswith("recall")] == [_dialect.template("recall", can)] * 2
+    assert [n for n in seen if n.startswith("recall")] == [dialect.template("recall", can)] * 2
 
 
 def test_memory_objects_of_one_driver_read_the_vector_index_once(neo4j, schema, embedder, tenant):

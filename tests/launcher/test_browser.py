@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 from neo4j import GraphDatabase
 
-from graphmem import _browser
+from graphmem._server import browser as _browser
 
 from ..neo4j_server import LAUNCHER_SOURCE, LAUNCHER_STATE, QUICK_JIT
 from .cli import env_lines, neo4j_cli

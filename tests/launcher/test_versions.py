@@ -13,7 +13,7 @@ import pytest
 from neo4j import GraphDatabase
 
 from graphmem import HashingEmbedder, Memory
-from graphmem._launcher_java import NEO4J_2026, NEO4J_LTS, choose, find_jdks
+from graphmem._server.java import NEO4J_2026, NEO4J_LTS, choose, find_jdks
 
 from .cli import env_lines, neo4j_cli
 

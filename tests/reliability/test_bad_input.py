@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from graphmem import ConfigurationError, HashingEmbedder, InvalidInputError, ModelError
-from graphmem._embeddings import check_embedder
+from graphmem._base.embeddings import check_embedder
 
 from .helpers import footprint
 

@@ -9,8 +9,8 @@ import math
 
 import pytest
 
-from graphmem import _templates
-from graphmem._validate import MAX_VECTOR_NORM, MIN_VECTOR_NORM
+from graphmem._base import templates
+from graphmem._base.validate import MAX_VECTOR_NORM, MIN_VECTOR_NORM
 
 pytestmark = [pytest.mark.integration, pytest.mark.reliability]
 
@@ -79,5 +79,5 @@ def test_the_repair_template_leaves_valid_vectors_alone(memory, driver):
     memory.remember("a sane note about tea", scope="p")
     params = {"tenant": memory.tenant, "minSquares": MIN_VECTOR_NORM ** 2, "maxSquares": MAX_VECTOR_NORM ** 2,
               "dimensions": 256, "limit": 1000, "now": "2026-01-01T00:00:00Z"}
-    records, _, _ = driver.execute_query(_templates.get("memory_vector_repair").text, params)
+    records, _, _ = driver.execute_query(templates.get("memory_vector_repair").text, params)
     assert records == []

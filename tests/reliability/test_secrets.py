@@ -19,8 +19,8 @@ import uuid
 
 import pytest
 
-from graphmem._launcher import RunningNeo4j
-from graphmem._launcher_process import env_text, read_env_file, write_private
+from graphmem._server.launcher import RunningNeo4j
+from graphmem._server.process import env_text, read_env_file, write_private
 from tests.launcher.cli import eval_in_shell, neo4j_cli
 from tests.neo4j_server import LAUNCHER_SOURCE, LAUNCHER_STATE, ROOT
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import ConflictError, InvalidInputError, Memory
-from graphmem._scopes import MAX_DEPTH
+from graphmem._base.scopes import MAX_DEPTH
 from graphmem.integrations.langgraph import GraphMemStore
 
 from .helpers import footprint

@@ -14,7 +14,7 @@ import pdoc.doc
 import pytest
 
 import graphmem
-from graphmem import _public
+from graphmem._base import public
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("graphmem_tools_apidoc_tests", ROOT / "tools" / "apidoc.py")
@@ -267,7 +267,7 @@ def test_the_map_in_api_md_names_every_public_name_and_only_real_ones():
     exported = {n for n in graphmem.__all__ if not n.startswith("_")}
     assert public_methods - named == set(), "Memory methods missing from docs/api.md"
     assert exported - named == set(), "graphmem.__all__ names missing from docs/api.md"
-    with _public.as_written():  # pdoc reads the classes' source where they are written (graphmem/_public.py)
+    with public.as_written():  # pdoc reads the classes' source where they are written (graphmem/_base/public.py)
         module = pdoc.doc.Module(graphmem)  # its members include instance attributes (ModelError.purpose)
         attributes = {a for n in exported if isinstance(module.get(n), pdoc.doc.Class) for a in module.get(n).members}
     assert named - exported - public_methods - attributes == set(), "docs/api.md names what does not exist"

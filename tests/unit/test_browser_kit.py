@@ -1,5 +1,5 @@
 """The Neo4j Browser kit (browser/style.grass, browser/queries) and its loader
-graphmem/_browser.py. Nothing here starts Neo4j: tests/integration/test_browser_queries.py
+graphmem/_server/browser.py. Nothing here starts Neo4j: tests/integration/test_browser_queries.py
 EXPLAINs and runs the queries, tests/launcher/test_browser.py renders them in Chromium."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ import re
 
 import pytest
 
-from graphmem import LauncherError, _browser
-from graphmem._cli import main
+from graphmem import LauncherError
+from graphmem._cli.main import main
+from graphmem._server import browser
 
 KINDS = {"Fact": "{text}", "Entity": "{name}", "Episode": "{text}", "Insight": "{text}", "Procedure": "{text}"}
 
@@ -22,7 +23,7 @@ def browser_split(command: str) -> list[str]:
 
 
 def test_parse_grass_keeps_quoted_braces_and_semicolons_and_drops_comments():
-    rules = _browser.parse_grass("""
+    rules = browser.parse_grass("""
         /* a comment { with braces; } */
         node { color: #FFF; }
         node.Fact {
@@ -38,11 +39,11 @@ def test_parse_grass_keeps_quoted_braces_and_semicolons_and_drops_comments():
 @pytest.mark.parametrize("text", ["node { color: #FFF;", "node { caption: '{text}; }", "node { color }", "stray"])
 def test_parse_grass_rejects_broken_style(text):
     with pytest.raises(LauncherError):
-        _browser.parse_grass(text)
+        browser.parse_grass(text)
 
 
 def test_every_kind_has_a_colour_and_its_caption_and_edges_show_their_type():
-    style = _browser.style()
+    style = browser.style()
     for kind, caption in KINDS.items():
         assert style[f"node.{kind}"]["caption"] == caption
         assert re.fullmatch(r"#[0-9A-F]{6}", style[f"node.{kind}"]["color"])
@@ -57,9 +58,9 @@ def test_every_kind_has_a_colour_and_its_caption_and_edges_show_their_type():
 
 
 def test_style_command_survives_browsers_post_connect_split_as_one_command():
-    command = _browser.style_command(leading_colon=False)
+    command = browser.style_command(leading_colon=False)
     assert browser_split(command) == [command]
-    assert json.loads(command.removeprefix("style ")) == _browser.style()
+    assert json.loads(command.removeprefix("style ")) == browser.style()
 
 
 def test_cli_style_prints_the_command_to_paste(capsys):
@@ -73,12 +74,12 @@ WANTED_QUERIES = {"timeline", "changes_since", "insight_evidence", "scope_tree",
 
 
 def test_the_queries_people_need_are_shipped():
-    assert WANTED_QUERIES <= set(_browser.query_names())
+    assert WANTED_QUERIES <= set(browser.query_names())
 
 
 @pytest.mark.parametrize("name", sorted(WANTED_QUERIES))
 def test_each_query_documents_a_param_command_for_every_parameter_and_keeps_to_a_tenant(name):
-    query = _browser.query(name)
+    query = browser.query(name)
     assert "tenant" in query.parameters
     documented = set(re.findall(r"^:param (\w+) => \S", query.doc, re.MULTILINE))
     assert documented == set(query.parameters), name
@@ -87,4 +88,4 @@ def test_each_query_documents_a_param_command_for_every_parameter_and_keeps_to_a
 
 def test_an_unknown_query_is_a_clear_error():
     with pytest.raises(LauncherError, match="no Browser query"):
-        _browser.query("nope")
+        browser.query("nope")

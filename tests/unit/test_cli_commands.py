@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import _cli, _cli_io, _commands
+from graphmem._cli import commands, console, main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,26 +21,26 @@ def test_every_command_is_documented_in_docs_and_named_in_the_readme():
     section = readme[readme.index("**The command line.**"):readme.index("**Neo4j Browser.**")]
     docs = (ROOT / "docs" / "cli.md").read_text()
     glance = docs[docs.index("## At a glance"):docs.index("## Common options")]
-    parser_commands = set(_cli._parser()._subparsers._group_actions[0].choices)
-    assert set(_commands.NAMES) <= parser_commands
+    parser_commands = set(main._parser()._subparsers._group_actions[0].choices)
+    assert set(commands.NAMES) <= parser_commands
     assert "docs/cli.md" in section
-    for name in _commands.NAMES:
+    for name in commands.NAMES:
         assert re.search(rf"^graphmem {name}\b", glance, flags=re.M), name
         assert f"### `graphmem {name}" in docs or f"`graphmem {name} FILE`" in docs, name
         assert f"`{name}`" in section, name
 
 
 def test_every_command_has_help(capsys):
-    for name in _commands.NAMES:
+    for name in commands.NAMES:
         with pytest.raises(SystemExit) as done:
-            _cli.main([name, "--help"])
+            main.main([name, "--help"])
         assert done.value.code == 0
         assert "--tenant" in capsys.readouterr().out
 
 
 def test_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as done:
-        _cli.main(["facts", "--as-of", "last tuesday"])
+        main.main(["facts", "--as-of", "last tuesday"])
     assert done.value.code == 2
     assert "ISO-8601" in capsys.readouterr().err
 
@@ -51,7 +51,7 @@ def test_json_lines_become_sessions():
         {"role": "assistant", "content": "hello", "session_id": "a"},
         {"role": "user", "content": "again", "session_id": "b", "scope": "x/y"},
     ])
-    sessions = list(_cli_io.transcript_sessions(text, "x"))
+    sessions = list(console.transcript_sessions(text, "x"))
     assert [(s["scope"], s["session_id"], len(s["messages"])) for s in sessions] == [("x", "a", 2), ("x/y", "b", 1)]
     assert sessions[0]["messages"][0]["occurred_at"] == datetime(2025, 3, 1, 9, tzinfo=timezone.utc)
 
@@ -59,7 +59,7 @@ def test_json_lines_become_sessions():
 def test_a_json_list_of_sessions():
     text = json.dumps([{"session_id": "s1", "messages": [{"role": "user", "content": "one"}]},
                        {"session_id": "s2", "scope": "b", "messages": [{"role": "user", "content": "two"}]}])
-    sessions = list(_cli_io.transcript_sessions(text, "a"))
+    sessions = list(console.transcript_sessions(text, "a"))
     assert [(s["scope"], s["session_id"]) for s in sessions] == [("a", "s1"), ("b", "s2")]
 
 
@@ -71,12 +71,12 @@ def test_a_json_list_of_sessions():
 ])
 def test_bad_transcripts_are_refused_with_a_reason(text, message):
     default = None if message == "no scope" else "a"
-    with pytest.raises(_cli_io.Usage, match=message):
-        list(_cli_io.transcript_sessions(text, default))
+    with pytest.raises(console.Usage, match=message):
+        list(console.transcript_sessions(text, default))
 
 
 def test_table_aligns_and_cuts():
-    out = _cli_io.table([{"a": "x" * 80, "b": 1}], ["a", "b"], width=10)
+    out = console.table([{"a": "x" * 80, "b": 1}], ["a", "b"], width=10)
     header, row = out.splitlines()
     assert header.split() == ["A", "B"] and row.startswith("x" * 9 + "…")
 
@@ -89,7 +89,7 @@ def test_an_untimed_message_follows_the_message_before_it_across_sessions():
         {"role": "user", "content": "thanks", "session_id": "b"},
         {"role": "user", "content": "naive", "session_id": "b", "occurred_at": "2026-11-21T08:00:00"},
     ])
-    sessions = list(_cli_io.transcript_sessions(text, "x"))
+    sessions = list(console.transcript_sessions(text, "x"))
     times = [m.get("occurred_at") for s in sessions for m in s["messages"]]
     nine = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
     assert times == [None, nine, nine + timedelta(microseconds=1), nine + timedelta(microseconds=2),
@@ -103,14 +103,14 @@ def test_an_untimed_message_follows_the_message_before_it_across_sessions():
     ('{"role": "user", "content": "a"}\n{"role": "user", "content": "b", }\n', "line 2, column 34: not JSON"),
 ])
 def test_malformed_json_is_refused_with_its_line_and_column(text, where):
-    with pytest.raises(_cli_io.Usage) as refused:
-        list(_cli_io.transcript_sessions(text, "x"))
+    with pytest.raises(console.Usage) as refused:
+        list(console.transcript_sessions(text, "x"))
     assert str(refused.value).startswith(where)
 
 
 def test_errors_about_an_item_name_the_line_it_came_from():
     from graphmem import InvalidInputError
-    from graphmem._cli_io import located
+    from graphmem._cli.console import located
 
     found = located(InvalidInputError("records[2].type", "'LIKES' is not one of CITES"), ["line 1", "line 2", "line 4"],
                     "records", "a.jsonl")
@@ -121,9 +121,9 @@ def test_errors_about_an_item_name_the_line_it_came_from():
 
 
 def test_erase_and_remember_options():
-    args = _cli._parser().parse_args(["erase", "--all", "--yes"])
+    args = main._parser().parse_args(["erase", "--all", "--yes"])
     assert (args.all, args.yes, args.id, args.scope) == (True, True, None, None)
-    args = _cli._parser().parse_args(["remember", "Ann likes tea", "--scope", "a", "--no-single-valued",
+    args = main._parser().parse_args(["remember", "Ann likes tea", "--scope", "a", "--no-single-valued",
                                       "--valid-from", "2024-01-01"])
     assert (args.single_valued, args.provenance) == (False, "manual")
     assert args.valid_from == datetime(2024, 1, 1, tzinfo=timezone.utc)

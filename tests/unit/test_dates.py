@@ -6,8 +6,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from graphmem import InvalidInputError, _dates
-from graphmem._dates import resolve, zone
+from graphmem import InvalidInputError
+from graphmem._base import dates
+from graphmem._base.dates import resolve, zone
 
 NY = zone("America/New_York")
 LATE = datetime(2024, 3, 2, 4, 30, tzinfo=timezone.utc)  # Friday 1 March 2024, 23:30 in New York
@@ -64,5 +65,5 @@ def test_unknown_timezones_are_refused():
 ])
 def test_mentions_finds_the_time_expressions_resolve_understands(text, found):
     reference = datetime(2023, 3, 11, 5, 28, tzinfo=timezone.utc)
-    got = _dates.mentions(text, reference, timezone.utc)
+    got = dates.mentions(text, reference, timezone.utc)
     assert [(text[start:end], moment.date().isoformat()) for start, end, moment in got] == found

@@ -1,4 +1,4 @@
-"""Unit tests for the built-in HashingEmbedder (graphmem/_embeddings.py)."""
+"""Unit tests for the built-in HashingEmbedder (graphmem/_base/embeddings.py)."""
 
 from __future__ import annotations
 

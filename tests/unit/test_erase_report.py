@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from graphmem import EraseReport
-from graphmem._erase import batch_report
+from graphmem._memory.erase import batch_report
 
 
 def test_total_counts_memories_and_leaves_windows_and_scopes_apart():

@@ -1,4 +1,4 @@
-"""Unit tests for error translation and redaction (graphmem/_errors.py) and the executor's
+"""Unit tests for error translation and redaction (graphmem/_base/errors.py) and the executor's
 retry rules (graphmem/_async/executor.py via its generated twin), without a database."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from neo4j.exceptions import (
 )
 
 from graphmem import ConfigurationError, ConflictError, Memory, Neo4jUnavailableError, Settings
-from graphmem._errors import NEO4J_HOW_TO, redact, translated_errors
+from graphmem._base.errors import NEO4J_HOW_TO, redact, translated_errors
 from graphmem._sync.executor import Executor, _in_transaction
 
 
@@ -195,7 +195,7 @@ def test_an_unreachable_server_is_given_up_after_connection_timeout():
 
 
 def test_the_unreachable_message_says_how_to_get_graphmem_on_path_and_export_the_connection():
-    from graphmem._errors import NEO4J_HOW_TO
+    from graphmem._base.errors import NEO4J_HOW_TO
 
     assert "source .venv/bin/activate" in NEO4J_HOW_TO and ".venv/bin/graphmem" in NEO4J_HOW_TO
     assert 'eval "$(graphmem neo4j start)" && export NEO4J_URI NEO4J_USER NEO4J_PASSWORD' in NEO4J_HOW_TO
@@ -215,7 +215,7 @@ def test_an_async_embedder_failure_is_a_model_error_naming_it():
     import asyncio
 
     from graphmem import HashingEmbedder, ModelError
-    from graphmem._embeddings import check_embedder
+    from graphmem._base.embeddings import check_embedder
 
     class Down(HashingEmbedder):
         def embed_query(self, text):
@@ -232,7 +232,7 @@ def test_an_async_embedder_failure_is_a_model_error_naming_it():
 def test_the_suites_server_check_reports_a_server_that_stopped_answering(tmp_path):
     # tests/neo4j_server.py starts the embedded Neo4j once more if the first stops
     # answering; what it reports must say why (seen once in a fresh-clone run)
-    from graphmem._launcher import _free_port
+    from graphmem._server.launcher import _free_port
     from tests.neo4j_server import Server, _lost
 
     (tmp_path / "neo4j.pid").write_text("999999999\n")

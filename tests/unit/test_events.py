@@ -12,9 +12,9 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from neo4j.exceptions import TransientError
 
 from graphmem import MemoryEvent
-from graphmem._events import Emitter, pending
+from graphmem._base.events import Emitter, pending
 from graphmem._sync.executor import Executor
-from graphmem._turn import tool_calls
+from graphmem._working.turn import tool_calls
 
 NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)
 

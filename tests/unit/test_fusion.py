@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from graphmem import InvalidInputError, RecallSettings
-from graphmem._fusion import fused_evidence, score
+from graphmem._recall.fusion import fused_evidence, score
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 FUSION_ONLY = RecallSettings(min_relevance=-1.0)  # fusion on its own: no relevance floor
@@ -118,7 +118,7 @@ def test_a_lexical_outlier_cannot_outweigh_clear_semantic_evidence_without_bound
     fused = dict(zip([r["node"]["id"] for r in rows], fused_evidence(rows, settings)))
     assert fused["meant"] == 1.0 and fused["wordy"] < 0.9
     # the cap: a further-out standout does not count for more
-    from graphmem._fusion import _HIGHEST, _Side
+    from graphmem._recall.fusion import _HIGHEST, _Side
 
     side = _Side([5.0, 5.1, 4.9, 5.0], 0.5)
     assert side.standing(5.0 + 6.7 * 0.5, True) == side.standing(5.0 + 20 * 0.5, True) == _HIGHEST
@@ -151,20 +151,20 @@ def _first(exact=True, semantic=10, in_scope=500, open_=False, saturated=False, 
      {"over_fetch_boost": 15.0, "scoped_lexical": True}),
 ])
 def test_underfilled_names_what_to_ask_again(first, wanted):
-    from graphmem import _recall
+    from graphmem._recall import plan
 
-    assert _recall.underfilled([first], 10) == wanted
-    assert _recall.underfilled([], 10) == {}
+    assert plan.underfilled([first], 10) == wanted
+    assert plan.underfilled([], 10) == {}
 
 
 def test_underfilled_scans_exactly_after_a_deeper_search_and_caps_the_depth():
-    from graphmem import _recall
+    from graphmem._recall import plan as plan
 
     short = _first(exact=False, semantic=2)
-    assert _recall.underfilled([short], 10, deepened=True) == {"strategy": "exact"}
-    assert _recall.underfilled([short], 1000) == {"over_fetch_boost": 64.0}  # 750x is capped
+    assert plan.underfilled([short], 10, deepened=True) == {"strategy": "exact"}
+    assert plan.underfilled([short], 1000) == {"over_fetch_boost": 64.0}  # 750x is capped
     # the exact scan that a retry asked for is complete: nothing more to ask
-    assert _recall.underfilled([_first(exact=True, semantic=2)], 10, deepened=True) == {}
+    assert plan.underfilled([_first(exact=True, semantic=2)], 10, deepened=True) == {}
 
 
 def test_lexical_open_share_must_be_positive():
@@ -220,7 +220,7 @@ def test_records_without_a_session_are_not_spread():
 def test_time_expressions_are_not_searched_as_words():
     """'a week ago' names a time, not a topic: as words it matched every text saying
     'booked a few weeks ago'."""
-    from graphmem._fulltext import lucene_query
+    from graphmem._recall.fulltext import lucene_query
 
     assert lucene_query("Which book did I finish a week ago?", None, ["s"]) == "text:(book finish)"
     assert lucene_query("What did I cook last Friday and in March 2023?", None, ["s"]) == "text:(cook and)"
@@ -234,7 +234,7 @@ def test_function_words_are_not_searched_unless_nothing_else_is_left():
     """A question's function words ("what", "did", "I") match every turn; searched for, they
     let a turn that shares three of them outscore the one about the topic (step A of
     docs/recall-generalisation.md)."""
-    from graphmem._fulltext import content_words, lucene_query
+    from graphmem._recall.fulltext import content_words, lucene_query
 
     assert lucene_query("What did Caroline research?", None, ["s"]) == "text:(caroline research)"
     assert lucene_query("Who did what?", None, ["s"]) == "text:(who did what)"  # nothing else: kept
@@ -243,7 +243,7 @@ def test_function_words_are_not_searched_unless_nothing_else_is_left():
 
 
 def test_names_are_told_apart_and_only_the_common_ones_leave_the_embedded_question():
-    from graphmem._fulltext import embedded_question, name_queries, names, without_names
+    from graphmem._recall.fulltext import embedded_question, name_queries, names, without_names
 
     question = "When did Caroline meet Mel at Kyoto's station? And LGBTQ groups?"
     # acronyms and a sentence's first word are no names
@@ -276,12 +276,12 @@ def test_the_full_text_side_sits_out_when_its_best_hit_matched_only_common_words
     """In a database of 1,000 memories a word one memory holds has an IDF of 6.5: the gate
     is half of it (3.25). Hits of at most 2.0 matched only common words: the semantic
     side decides. A hit of 6.0 holds a distinctive word: the full-text side counts."""
-    from graphmem._fusion import lexical_gate
+    from graphmem._recall.fusion import lexical_gate
 
     assert lexical_gate([{"total": 1000}], RecallSettings(lexical_gate=0.5)) == pytest.approx(0.5 * math.log(1 + 999.5 / 1.5))
     assert lexical_gate([{"total": 1000}], RecallSettings(lexical_gate=0)) == 0.0
     # left to the embedder: on for a bag-of-words one, off for a contextual one
-    from graphmem._recall import BAG_OF_WORDS_GATE, for_embedder
+    from graphmem._recall.plan import BAG_OF_WORDS_GATE, for_embedder
     assert RecallSettings().lexical_gate is None and lexical_gate([{"total": 1000}], RecallSettings()) == 0.0
     assert for_embedder(RecallSettings(), bag_of_words=True).lexical_gate == BAG_OF_WORDS_GATE == 0.5
     assert for_embedder(RecallSettings(), bag_of_words=False).lexical_gate == 0.0
@@ -298,7 +298,7 @@ def test_the_full_text_side_sits_out_when_its_best_hit_matched_only_common_words
 def test_the_scope_narrowing_does_not_score():
     """The lexKey clause filters with zero weight: a rarer key (a smaller scope) must not
     lift a text above its twin in a bigger scope."""
-    from graphmem._fulltext import lucene_query
+    from graphmem._recall.fulltext import lucene_query
 
     query = lucene_query("green tea", "t", ["a", "a/b"])
     assert query.startswith("text:(green tea) AND (lexKey:(") and query.endswith("))^0")
@@ -379,7 +379,7 @@ def test_a_question_found_only_by_a_name_keeps_that_person_s_conversation():
 
 
 def test_a_name_only_lead_needs_a_name_and_ignores_stop_words():
-    from graphmem._fusion import named_sessions
+    from graphmem._recall.fusion import named_sessions
     greeting = _said("greeting", "Welcome to the shop, Priya", 0.5, 2.0)
     assert named_sessions([greeting], "what did Priya say to the shop?") == frozenset()  # "shop" matched too
     assert named_sessions([greeting], "what is the colour of Priya's car?") == frozenset({"s1"})
@@ -391,11 +391,11 @@ def test_a_name_only_lead_needs_a_name_and_ignores_stop_words():
                                         ("live", "like", False), ("cat", "car", False), ("order", "other", False),
                                         ("camped", "camping", True), ("lived", "lives", True)])
 def test_words_are_the_same_up_to_an_ending(a, b, same):
-    from graphmem._fulltext import same_word
+    from graphmem._recall.fulltext import same_word
     assert same_word(a, b) is same and same_word(b, a) is same
 
 
 def test_a_question_of_names_only_opens_nothing():
-    from graphmem._fusion import named_sessions
+    from graphmem._recall.fusion import named_sessions
     hit = _said("paris", "Jon flew to Paris", 0.5, 2.0)
     assert named_sessions([hit], "When was Jon in Paris?") == frozenset()

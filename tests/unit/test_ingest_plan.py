@@ -8,9 +8,9 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from graphmem import InvalidInputError
-from graphmem._dates import zone
-from graphmem._ingest import fact_plan, mentions, messages, name_index, unique_entities
-from graphmem._prompts import EntityDraft, Extraction, FactDraft
+from graphmem._base.dates import zone
+from graphmem._learning.ingest import fact_plan, mentions, messages, name_index, unique_entities
+from graphmem._learning.prompts import EntityDraft, Extraction, FactDraft
 
 NOW = datetime(2024, 5, 1, 12, tzinfo=timezone.utc)
 

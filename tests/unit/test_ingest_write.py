@@ -1,13 +1,13 @@
-"""ingest()'s write planned without a database (graphmem/_ingest_write.py): what each
+"""ingest()'s write planned without a database (graphmem/_learning/ingest_write.py): what each
 planned fact does to the stored facts about its subject, and the facts kept for the write."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from graphmem import _validate as check
-from graphmem._ingest import PendingEntity, Skipped, resolved
-from graphmem._ingest_write import (
+from graphmem._base import validate as check
+from graphmem._learning.ingest import PendingEntity, Skipped, resolved
+from graphmem._learning.ingest_write import (
     Batch,
     Doubt,
     Retire,
@@ -19,8 +19,8 @@ from graphmem._ingest_write import (
     question,
     retirements,
 )
-from graphmem._learning import LearningSettings
-from graphmem._prompts import FactDraft
+from graphmem._learning.prompts import FactDraft
+from graphmem._learning.settings import LearningSettings
 
 NOW = datetime(2024, 5, 1, 12, tzinfo=timezone.utc)
 LEARNING = LearningSettings()  # duplicate 0.97, judge 0.6

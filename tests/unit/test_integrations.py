@@ -51,7 +51,7 @@ def test_filters_follow_langgraph_semantics():
 
 
 def test_item_subject_is_stable_and_scoped():
-    from graphmem._store import item_subject
+    from graphmem._memory.store import item_subject
 
     assert item_subject("a/b", "k") == item_subject("a/b", "k")
     assert item_subject("a/b", "k") != item_subject("a", "k") != item_subject("a/b", "k2")
@@ -73,7 +73,7 @@ def test_adapters_reach_no_private_member_of_the_core_and_the_core_imports_no_fr
             if private and not (isinstance(node.value, ast.Name) and node.value.id in own):
                 reached.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
     assert reached == []  # e.g. memory._store_batch: the core's item surface is ItemStore/AsyncItemStore
-    for name in ("_store.py", "_async/store.py", "_sync/store.py"):
+    for name in ("_memory/store.py", "_async/store.py", "_sync/store.py"):
         tree = ast.parse((root / name).read_text())
         imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         imported += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]

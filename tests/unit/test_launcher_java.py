@@ -1,4 +1,4 @@
-"""Which JDK and which Neo4j ``graphmem neo4j start`` picks (graphmem/_launcher_java.py):
+"""Which JDK and which Neo4j ``graphmem neo4j start`` picks (graphmem/_server/java.py):
 fake JDK folders (a ``bin/java``, a ``bin/javac`` and a ``release`` file), no Java run."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 import pytest
 
 from graphmem import LauncherError
-from graphmem._launcher_java import NEO4J_2026, NEO4J_LTS, Jdk, choose, find_jdks, forced_version, kept_version
+from graphmem._server.java import NEO4J_2026, NEO4J_LTS, Jdk, choose, find_jdks, forced_version, kept_version
 
 
 def fake_jdk(folder, version, *, javac=True):

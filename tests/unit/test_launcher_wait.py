@@ -1,4 +1,4 @@
-"""How long ``graphmem neo4j start`` waits (graphmem/_launcher_wait.py, issue 28.6): as long as
+"""How long ``graphmem neo4j start`` waits (graphmem/_server/wait.py, issue 28.6): as long as
 Neo4j makes progress, not a fixed 180 s. The policy is fed made-up samples; ``wait_for_bolt``
 runs against small Python processes that write a log the way the launcher and Neo4j do.
 No Java, no Neo4j."""
@@ -13,7 +13,7 @@ import time
 import pytest
 
 from graphmem import LauncherError
-from graphmem._launcher_wait import REPORT_EVERY, LogFollower, Sample, StartWatch, wait_for_bolt
+from graphmem._server.wait import REPORT_EVERY, LogFollower, Sample, StartWatch, wait_for_bolt
 
 RECOVERY = "2026-12-01 20:10:45.700+0000 INFO  [o.n.k.d.Database] [neo4j/9953b780] Recovery required from position LogPosition{logVersion=0, byteOffset=3238}"
 PERCENT = "2026-12-01 20:10:48.707+0000 INFO  [o.n.k.r.Recovery] [neo4j/9953b780]  {}% completed"

@@ -9,9 +9,9 @@ import pytest
 
 from graphmem import InvalidInputError, LearningSettings, ModelError, Procedure, ScoredMemory, ScoreParts, ToolCall
 from graphmem._async.llm import AsyncLlmCaller
-from graphmem._insights import cite_ids, usable_drafts
-from graphmem._procedures import bind, check_draft, induce, rank_suggestions
-from graphmem._prompts import InsightDraft, ProcedureDraft, Reflection
+from graphmem._learning.insights import cite_ids, usable_drafts
+from graphmem._learning.procedures import bind, check_draft, induce, rank_suggestions
+from graphmem._learning.prompts import InsightDraft, ProcedureDraft, Reflection
 from graphmem._sync.llm import LlmCaller
 from tests.fakes import JsonChatModel, scripted, tool_answer
 

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import pytest
 
 from graphmem import ConfigurationError, Fact, InvalidInputError
-from graphmem._cli import main
+from graphmem._cli.main import main
 from graphmem.integrations._mcp_support import Bounds, ServerConfig, record_line
 
 ENV = {"GRAPHMEM_TENANT": "acme", "GRAPHMEM_SCOPE": "support/alice", "NEO4J_URI": "bolt://127.0.0.1:7999",

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from graphmem import ConfigurationError, InvalidInputError, OnnxEmbedder
-from graphmem._onnx import default_model
+from graphmem._base.onnx import default_model
 
 
 @pytest.fixture(scope="module")

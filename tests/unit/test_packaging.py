@@ -21,7 +21,7 @@ def test_wheel_ships_templates_and_loads_them_in_a_fresh_venv(tmp_path):
     wheel = next(dist.glob("graphmem-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     shipped = {n.removeprefix("graphmem/cypher/") for n in names if n.startswith("graphmem/cypher/")}
-    folder = graphmem._templates.template_dir()
+    folder = graphmem._base.templates.template_dir()
     assert shipped == {str(p.relative_to(folder)) for p in folder.rglob("*.cypher")}
     assert {"schema/schema_fulltext.cypher", "fragments/record.cypher"} <= shipped
     assert "graphmem/embedded/pom.xml" in names
@@ -37,11 +37,11 @@ def test_wheel_ships_templates_and_loads_them_in_a_fresh_venv(tmp_path):
                           check=True, capture_output=True, text=True).stdout.strip()
     Path(site, "zz_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     probe = textwrap.dedent("""
-        import graphmem, graphmem._templates as t
+        import graphmem, graphmem._base.templates as t
         print(graphmem.__file__)
         print(t.template_dir())
         print(t.get("fact_create").parameters)
-        import graphmem._browser as b
+        import graphmem._server.browser as b
         print(b.kit_dir())
     """)
     out = subprocess.run([str(py), "-I", "-c", probe], check=True, capture_output=True, text=True, cwd=tmp_path).stdout.splitlines()

@@ -1,5 +1,5 @@
-"""Unit tests for the pure write plans: facts (graphmem/_facts.py), entities (_entities.py)
-and the shared configuration (_core.py)."""
+"""Unit tests for the pure write plans: facts (graphmem/_memory/facts.py), entities (_memory/entities.py)
+and the shared configuration (_memory/core.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from graphmem import DEFAULT_SINGLE_VALUED, InvalidInputError, _entities, _facts
-from graphmem._core import Core
+from graphmem import DEFAULT_SINGLE_VALUED, InvalidInputError
+from graphmem._memory import entities, facts
+from graphmem._memory.core import Core
 
 NOW = datetime(2024, 6, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -23,12 +24,12 @@ def core(**overrides) -> Core:
 
 def plan(item, c=None):
     c = c or core()
-    return _facts.row(item, tenant=c.tenant, now=NOW, single_valued=c.single_valued_predicates, dimension=None)
+    return facts.row(item, tenant=c.tenant, now=NOW, single_valued=c.single_valued_predicates, dimension=None)
 
 
 def plan_many(items, c=None):
     c = c or core()
-    return _facts.rows(items, tenant=c.tenant, now=NOW, single_valued=c.single_valued_predicates, dimension=None)
+    return facts.rows(items, tenant=c.tenant, now=NOW, single_valued=c.single_valued_predicates, dimension=None)
 
 
 def fact(**fields):
@@ -166,16 +167,16 @@ def test_supersede_waves_splits_same_key_by_valid_time():
         fact(id="multi", subject="alice", predicate="likes"),  # not single-valued
         fact(id="plain"),  # no subject
     ]
-    waves = _facts.supersede_waves(plan_many(items, c))
+    waves = facts.supersede_waves(plan_many(items, c))
     assert [[w["id"] for w in wave] for wave in waves] == [["early", "bob"], ["mid"], ["late"]]
     explicit = {w["id"]: w["explicit"] for wave in waves for w in wave}
     assert explicit["bob"] is False and explicit["early"] is True
     assert waves[0][0]["chain"] == ["acme", "acme/alice"]
-    assert _facts.supersede_waves(plan_many(items[4:], c)) == []  # nothing single-valued
+    assert facts.supersede_waves(plan_many(items[4:], c)) == []  # nothing single-valued
 
 
 def _entity(**kw):
-    return _entities.props(kw.pop("name", "Acme"), tenant="t1", type="org", scope="acme", aliases=kw.pop("aliases", None),
+    return entities.props(kw.pop("name", "Acme"), tenant="t1", type="org", scope="acme", aliases=kw.pop("aliases", None),
                                properties=kw.pop("properties", None), id=None, importance=None,
                                sensitivity=None, provenance="manual")
 
@@ -183,7 +184,7 @@ def _entity(**kw):
 def test_merged_entity_adds_new_aliases_and_properties():
     existing = _entity(name="Acme", properties={"a": 1, "b": 2})
     new = _entity(name="ACME Corp", aliases=["acme", "Acme Inc."], properties={"b": 3})
-    merged = _entities.merged(existing, new)
+    merged = entities.merged(existing, new)
     assert merged["aliases"] == ["ACME Corp", "Acme Inc."]  # "acme" is the name itself
     assert merged["aliasKeys"] == ["acme corp", "acme inc"]
     assert json.loads(merged["propertiesJson"]) == {"a": 1, "b": 3}
@@ -192,7 +193,7 @@ def test_merged_entity_adds_new_aliases_and_properties():
 def test_merged_entity_returns_none_when_nothing_changes():
     existing = _entity(name="Acme", aliases=["Acme Inc"], properties={"a": 1})
     same = _entity(name="ACME", aliases=["acme inc."], properties={"a": 1})
-    assert _entities.merged(existing, same) is None
+    assert entities.merged(existing, same) is None
 
 
 def test_core_rejects_bad_threshold_and_tenant():

@@ -121,9 +121,9 @@ def test_errors_and_records_survive_a_pickle_round_trip():
 
 
 def test_the_error_tree_in_the_errors_docstring_names_every_public_error():
-    from graphmem import _errors
+    from graphmem._base import errors
 
-    tree = _errors.__doc__.split("::", 1)[1].split("\n\n")[1]
+    tree = errors.__doc__.split("::", 1)[1].split("\n\n")[1]
     drawn = {line.replace("│", " ").replace("├──", " ").replace("└──", " ").split()[0]
              for line in tree.splitlines() if line.strip()}
     exported = {n for n in graphmem.__all__

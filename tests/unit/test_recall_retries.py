@@ -81,7 +81,8 @@ def test_on_neo4j_2026_the_search_over_fetches_by_what_the_last_recall_of_the_sc
     """SEARCH's limit is sized in Python: the first recall of a scope asks for the fetch times
     the over-fetch; the rows say the scope held 5,000 of its tenant's 100,000 memories, so
     the next recall of the same scope asks 20 times as many, another scope starts at 1."""
-    from graphmem import HashingEmbedder, _recall
+    from graphmem import HashingEmbedder
+    from graphmem._recall import plan
 
     memory = Memory.from_driver(object(), tenant="t", embedder=HashingEmbedder(8))
     memory._run = FilteredRun(*[dict(first(), pool=100_000)] * 2, dict(first(in_scope=300), pool=100_000))
@@ -90,7 +91,7 @@ def test_on_neo4j_2026_the_search_over_fetches_by_what_the_last_recall_of_the_sc
     memory.recall("green tea", scope="other", k=10)
     limits = [c["vectorLimit"] for c in memory._run.calls]
     fetch = memory._run.calls[0]["semanticFetch"]
-    least = _recall.SEARCH_LEAST
+    least = plan.SEARCH_LEAST
     assert limits == [max(least, -(-fetch * 3 // 2)), max(least, fetch * 30), max(least, -(-fetch * 3 // 2))]
     assert limits[1] > limits[0]
     assert all("maxVectorFetch" not in c for c in memory._run.calls)
@@ -115,7 +116,8 @@ def test_a_name_is_counted_once_per_scopes_until_its_count_is_old():
     in some scopes once, and again only after COMMON_NAME_KEPT_SECONDS."""
     import time
 
-    from graphmem import HashingEmbedder, _fulltext
+    from graphmem import HashingEmbedder
+    from graphmem._recall import fulltext
 
     class BagOfWords(HashingEmbedder):
         bag_of_words = True
@@ -125,7 +127,7 @@ def test_a_name_is_counted_once_per_scopes_until_its_count_is_old():
     memory.recall("did Caroline visit Kyoto?", scope="s")
     memory.recall("when did Caroline go to Kyoto?", scope="s")  # both counted: no read
     memory.recall("did Caroline visit Kyoto?", scope="other")  # other scopes: counted there
-    assert all(until - time.monotonic() <= _fulltext.COMMON_NAME_KEPT_SECONDS for _, until in memory._core.names.values())
+    assert all(until - time.monotonic() <= fulltext.COMMON_NAME_KEPT_SECONDS for _, until in memory._core.names.values())
     memory._core.names.update({key: (common, 0.0) for key, (common, _) in memory._core.names.items()})  # a minute on
     memory.recall("did Caroline visit Kyoto?", scope="s")
     assert memory._run.names == [["caroline", "kyoto"]] * 3

@@ -1,4 +1,4 @@
-"""Unit tests for node-map conversion (graphmem/_records.py) and the models (graphmem/_models.py)."""
+"""Unit tests for node-map conversion (graphmem/_base/records.py) and the models (graphmem/_base/models.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import pytest
 from neo4j.time import DateTime as Neo4jDateTime
 from pydantic import ValidationError
 
-from graphmem import Entity, Episode, Fact, Procedure, Provenance, Scope, Sensitivity, Status, Supersession, _models
-from graphmem._models import KINDS, MemoryRecord
-from graphmem._records import to_record
+from graphmem import Entity, Episode, Fact, Procedure, Provenance, Scope, Sensitivity, Status, Supersession
+from graphmem._base import models as _models
+from graphmem._base.models import KINDS, MemoryRecord
+from graphmem._base.records import to_record
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
@@ -125,7 +126,7 @@ def test_fact_valid_at_is_half_open():
 
 
 def test_native_converts_nested_driver_values_and_passes_plain_ones_through():
-    from graphmem._records import native, row
+    from graphmem._base.records import native, row
 
     value = {"at": Neo4jDateTime.from_native(T0), "list": [Neo4jDateTime.from_native(T0), 1, "x", None],
              "flag": True, "n": 2.5, "nested": {"deep": [Neo4jDateTime.from_native(T0)]}}

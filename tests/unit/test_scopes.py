@@ -1,15 +1,16 @@
-"""Unit tests for scope paths (graphmem/_scopes.py)."""
+"""Unit tests for scope paths (graphmem/_base/scopes.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from graphmem import InvalidInputError, _scopes
+from graphmem import InvalidInputError
+from graphmem._base import scopes
 
 
 @pytest.mark.parametrize("path", ["acme", "acme/support/alice", "a-b_c.d/e f", "ünï/cødé"])
 def test_check_path_accepts_well_formed_paths(path):
-    assert _scopes.check_path(path) == path
+    assert scopes.check_path(path) == path
 
 
 @pytest.mark.parametrize("path, reason", [
@@ -29,7 +30,7 @@ def test_check_path_accepts_well_formed_paths(path):
 ])
 def test_check_path_rejects_malformed_paths(path, reason):
     with pytest.raises(InvalidInputError) as info:
-        _scopes.check_path(path, "where")
+        scopes.check_path(path, "where")
     assert info.value.field == "where"
     assert reason in info.value.message
 
@@ -37,30 +38,30 @@ def test_check_path_rejects_malformed_paths(path, reason):
 @pytest.mark.parametrize("value", [None, 3, b"a/b", ["a", "b"]])
 def test_check_path_rejects_non_strings(value):
     with pytest.raises(InvalidInputError) as info:
-        _scopes.check_path(value)
+        scopes.check_path(value)
     assert info.value.field == "scope"
     assert "must be a string" in info.value.message
 
 
 def test_check_path_length_limit():
-    assert _scopes.check_path("a" * _scopes.MAX_PATH_LENGTH)
+    assert scopes.check_path("a" * scopes.MAX_PATH_LENGTH)
     with pytest.raises(InvalidInputError, match="longer than"):
-        _scopes.check_path("a" * (_scopes.MAX_PATH_LENGTH + 1))
+        scopes.check_path("a" * (scopes.MAX_PATH_LENGTH + 1))
 
 
 def test_check_path_depth_limit():
-    assert _scopes.check_path("/".join(["a"] * _scopes.MAX_DEPTH))
+    assert scopes.check_path("/".join(["a"] * scopes.MAX_DEPTH))
     with pytest.raises(InvalidInputError, match="deeper than"):
-        _scopes.check_path("/".join(["a"] * (_scopes.MAX_DEPTH + 1)))
+        scopes.check_path("/".join(["a"] * (scopes.MAX_DEPTH + 1)))
 
 
 def test_chain():
-    assert _scopes.chain("a/b/c") == ["a", "a/b", "a/b/c"]
-    assert _scopes.chain("root") == ["root"]
+    assert scopes.chain("a/b/c") == ["a", "a/b", "a/b/c"]
+    assert scopes.chain("root") == ["root"]
 
 
 def test_parents_root_first_without_repeats():
-    rows = _scopes.parents(["a/b/c", "a/b/d", "a", "x/y", "a/b/c"])
+    rows = scopes.parents(["a/b/c", "a/b/d", "a", "x/y", "a/b/c"])
     assert [r["path"] for r in rows] == ["a", "a/b", "a/b/c", "a/b/d", "x", "x/y"]
     by_path = {r["path"]: r for r in rows}
     assert by_path["a"]["parent"] is None
@@ -77,4 +78,4 @@ def test_parents_root_first_without_repeats():
 
 
 def test_parents_of_nothing():
-    assert _scopes.parents([]) == []
+    assert scopes.parents([]) == []

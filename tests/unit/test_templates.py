@@ -1,4 +1,4 @@
-"""Unit tests for the Cypher template loader (graphmem/_templates.py)."""
+"""Unit tests for the Cypher template loader (graphmem/_base/templates.py)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import TemplateError, _fulltext, _templates
+from graphmem import TemplateError
+from graphmem._base import templates
+from graphmem._recall import fulltext
 
 CYPHER_DIR = Path(__file__).resolve().parents[2] / "cypher"
 
 
 def test_parse_reads_name_doc_and_parameters():
-    t = _templates.parse(
+    t = templates.parse(
         "fact_get",
         "// name: fact_get\n// Returns one memory.\n// Second doc line.\n"
         "MATCH (m:Memory {tenant: $tenant, id: $id})\nRETURN m\n",
@@ -26,12 +28,12 @@ def test_parse_reads_name_doc_and_parameters():
 @pytest.mark.parametrize("source", ["// just a comment\nRETURN 1\n", "", "\n// name: x\n// doc\nRETURN 1\n"])
 def test_parse_rejects_missing_header(source):
     with pytest.raises(TemplateError, match="first line must be '// name: x'"):
-        _templates.parse("x", source)
+        templates.parse("x", source)
 
 
 def test_parse_rejects_header_naming_another_template():
     with pytest.raises(TemplateError, match="header names 'y'"):
-        _templates.parse("x", "// name: y\n// doc\nRETURN 1\n")
+        templates.parse("x", "// name: y\n// doc\nRETURN 1\n")
 
 
 @pytest.mark.parametrize("source", [
@@ -40,43 +42,43 @@ def test_parse_rejects_header_naming_another_template():
 ])
 def test_parse_requires_a_doc_line(source):
     with pytest.raises(TemplateError, match="doc line"):
-        _templates.parse("x", source)
+        templates.parse("x", source)
 
 
 def test_parse_rejects_template_without_statement():
     with pytest.raises(TemplateError, match="no statement"):
-        _templates.parse("x", "// name: x\n// only documentation\n")
+        templates.parse("x", "// name: x\n// only documentation\n")
 
 
 def test_string_literals_are_not_parameters():
-    t = _templates.parse(
+    t = templates.parse(
         "x", "// name: x\n// doc\nRETURN 'costs $single' AS a, \"also $double\" AS b, 'esc \\' $esc' AS c, $real\n"
     )
     assert t.parameters == frozenset({"real"})
-    t = _templates.parse("x", "// name: x\n// doc\nRETURN 'http://example' + $suffix AS url\n")
+    t = templates.parse("x", "// name: x\n// doc\nRETURN 'http://example' + $suffix AS url\n")
     assert t.parameters == frozenset({"suffix"})  # '//' inside a string is not a comment
 
 
 def test_backquoted_names_are_not_parameters():
-    t = _templates.parse("x", "// name: x\n// doc\nMATCH (n:`Weird$label`) RETURN n.`$prop` AS `$alias`, $p\n")
+    t = templates.parse("x", "// name: x\n// doc\nMATCH (n:`Weird$label`) RETURN n.`$prop` AS `$alias`, $p\n")
     assert t.parameters == frozenset({"p"})
 
 
 def test_comment_lines_are_not_parameters():
-    t = _templates.parse(
+    t = templates.parse(
         "x", "// name: x\n// Uses $documented in the doc.\nMATCH (n {id: $id})\n  // a note about $commented\nRETURN n\n"
     )
     assert t.parameters == frozenset({"id"})
 
 
 def test_template_without_parameters_has_empty_signature():
-    t = _templates.parse("x", "// name: x\n// doc\nRETURN 1\n")
+    t = templates.parse("x", "// name: x\n// doc\nRETURN 1\n")
     assert t.parameters == frozenset()
     t.check({})  # exactly no keys is fine
 
 
 def _template():
-    return _templates.parse("t", "// name: t\n// doc\nMATCH (m {tenant: $tenant, id: $id}) RETURN m\n")
+    return templates.parse("t", "// name: t\n// doc\nMATCH (m {tenant: $tenant, id: $id}) RETURN m\n")
 
 
 def test_check_accepts_exact_keys():
@@ -108,60 +110,60 @@ def test_check_names_both_missing_and_unexpected():
 
 def test_get_unknown_template_raises():
     with pytest.raises(TemplateError, match="unknown Cypher template 'no_such_template'"):
-        _templates.get("no_such_template")
+        templates.get("no_such_template")
 
 
 def test_names_match_the_cypher_folder():
     on_disk = sorted(p.stem for p in [*CYPHER_DIR.glob("*.cypher"), *CYPHER_DIR.glob("schema/*.cypher")])
     assert on_disk, "no templates found in cypher/"
-    assert _templates.names() == on_disk
+    assert templates.names() == on_disk
 
 
 def test_setup_applies_every_statement_of_the_schema_folder():
-    assert list(_templates.schema_names()) == sorted(p.stem for p in CYPHER_DIR.glob("schema/*.cypher"))
-    assert "schema_fulltext" in _templates.schema_names()
-    assert "schema_vector" not in _templates.schema_names()  # its dimension comes from the embedder
+    assert list(templates.schema_names()) == sorted(p.stem for p in CYPHER_DIR.glob("schema/*.cypher"))
+    assert "schema_fulltext" in templates.schema_names()
+    assert "schema_vector" not in templates.schema_names()  # its dimension comes from the embedder
 
 
 def test_fragments_are_expanded_with_the_node_variable_and_count_in_the_signature():
     fragments = {"alive": "(__node__.invalidatedAt IS NULL AND __node__.tenant = $tenant)"}
-    t = _templates.parse("x", "// name: x\n// doc\nMATCH (n) WHERE {{alive(n)}} RETURN n.id = $id\n", fragments)
+    t = templates.parse("x", "// name: x\n// doc\nMATCH (n) WHERE {{alive(n)}} RETURN n.id = $id\n", fragments)
     assert "WHERE (n.invalidatedAt IS NULL AND n.tenant = $tenant) RETURN" in t.text
     assert t.parameters == frozenset({"tenant", "id"})
 
 
 def test_an_unknown_fragment_fails_at_load():
     with pytest.raises(TemplateError, match="unknown fragment 'nope'"):
-        _templates.parse("x", "// name: x\n// doc\nMATCH (n) WHERE {{nope(n)}} RETURN n\n", {})
+        templates.parse("x", "// name: x\n// doc\nMATCH (n) WHERE {{nope(n)}} RETURN n\n", {})
 
 
 @pytest.mark.parametrize("source", ["// fragment: other\n(__node__.a)\n", "// fragment: f\n(x.a)\n"])
 def test_a_fragment_needs_its_header_and_its_node(source):
     with pytest.raises(TemplateError):
-        _templates.parse_fragment("f", source)
+        templates.parse_fragment("f", source)
 
 
 def test_recall_shares_its_filter_and_record_fragments():
     source = (CYPHER_DIR / "recall.cypher").read_text(encoding="utf-8")
     assert source.count("{{recall_filter(") == 3 and source.count("{{record(") == 3  # the record, an insight's citations, a fact's sources
-    assert "{{" not in _templates.get("recall").text
+    assert "{{" not in templates.get("recall").text
 
 
-@pytest.mark.parametrize("name", _templates.names())
+@pytest.mark.parametrize("name", templates.names())
 def test_every_shipped_template_parses_with_doc_and_matching_header(name):
-    template = _templates.get(name)
+    template = templates.get(name)
     assert template.name == name
     assert template.doc.strip()
     first_line = template.text.splitlines()[0].strip()
     assert first_line.split(":", 1)[1].strip() == name
     # Re-parsing the file gives the same template.
-    source = _templates.files()[name].read_text(encoding="utf-8")
-    assert _templates.parse(name, source, _templates.fragments()) == template
+    source = templates.files()[name].read_text(encoding="utf-8")
+    assert templates.parse(name, source, templates.fragments()) == template
 
 
 def test_known_template_signatures():
-    assert _templates.get("ping").parameters == frozenset()
-    assert _templates.get("memory_get").parameters == frozenset({"tenant", "id"})
+    assert templates.get("ping").parameters == frozenset()
+    assert templates.get("memory_get").parameters == frozenset({"tenant", "id"})
 
 
 def test_recall_returns_every_temporal_property_as_text():
@@ -170,13 +172,13 @@ def test_recall_returns_every_temporal_property_as_text():
     from datetime import datetime
     from typing import get_args
 
-    from graphmem import _records
+    from graphmem._base import records
 
-    text = _templates.get("recall").text
-    to_property = {field: prop for prop, field in _records._FIELDS.items()}
+    text = templates.get("recall").text
+    to_property = {field: prop for prop, field in records._FIELDS.items()}
     temporal = {
         to_property.get(name, name)
-        for cls in _records._KINDS.values()
+        for cls in records._KINDS.values()
         for name, info in cls.model_fields.items()
         if info.annotation is datetime or datetime in get_args(info.annotation)
     }
@@ -193,30 +195,30 @@ def test_recall_projects_exactly_the_properties_its_records_have():
     model must be projected here too."""
     import re
 
-    from graphmem import _records
+    from graphmem._base import records as records
 
-    text = _templates.get("recall").text
+    text = templates.get("recall").text
     assert ".*" not in text
     assert "properties(m) AS p" in text
-    to_property = {field: prop for prop, field in _records._FIELDS.items()}
-    wanted = {to_property.get(name, name) for cls in _records._KINDS.values() for name in cls.model_fields}
+    to_property = {field: prop for prop, field in records._FIELDS.items()}
+    wanted = {to_property.get(name, name) for cls in records._KINDS.values() for name in cls.model_fields}
     wanted = wanted - {"embedding", "superseded_by", "properties"} | {"propertiesJson"}
     for var in ("p", "c"):  # the record (its properties(m)) and, for insights, its citations
         body = re.search(r"\b" + var + r" \{(\.id,.*?)\}", text, re.S).group(1)
         projected = set(re.findall(r"\.(\w+)\s*(?:,|$)", body)) | set(re.findall(r"(\w+): toString", body))
         assert projected == wanted, (var, sorted(projected ^ wanted))
-        assert not (projected & (_records._INTERNAL - {"kind", "propertiesJson"})), var
+        assert not (projected & (records._INTERNAL - {"kind", "propertiesJson"})), var
 
 
 def test_sent_text_keeps_the_header_and_drops_documentation():
-    t = _templates.parse("x", "// name: x\n// Long documentation.\n// More.\nMATCH (m)\n  // inline note\nRETURN m\n")
+    t = templates.parse("x", "// name: x\n// Long documentation.\n// More.\nMATCH (m)\n  // inline note\nRETURN m\n")
     assert t.text == "// name: x\nMATCH (m)\nRETURN m\n"
     assert t.doc == "Long documentation.\nMore."
 
 
 def test_recall_keeps_its_cached_plan_and_fixes_every_lookup_by_hint():
     """Re-planning recall costs about a second; its plan must not depend on statistics."""
-    text = _templates.get("recall").text
+    text = templates.get("recall").text
     statement = text.splitlines()[1:]
     assert statement[0] == "CYPHER replan=skip"
     assert "USING INDEX s:Scope(tenant, path)" in text
@@ -230,13 +232,14 @@ def test_recall_parameters_keep_one_plan_signature():
     import math
     from datetime import datetime, timezone
 
-    from graphmem import _models, _recall
+    from graphmem._base import models
+    from graphmem._recall import plan
 
     now = datetime.now(timezone.utc)
 
     def signature(scope="a", query="green tea", kind_list=None, purpose="inform", sensitivity=None, strategy=None,
-                  boost=1.0, settings=_recall.RecallSettings()):
-        params = _recall.params(tenant="t", query=query, scope=scope, k=10, vector=[0.1] * 4, as_of=now,
+                  boost=1.0, settings=plan.RecallSettings()):
+        params = plan.params(tenant="t", query=query, scope=scope, k=10, vector=[0.1] * 4, as_of=now,
                                 valid_at=now, kind_list=kind_list, purpose=purpose, max_sensitivity=sensitivity,
                                 include_invalidated=False, settings=settings, strategy=strategy,
                                 over_fetch_boost=boost)
@@ -248,17 +251,17 @@ def test_recall_parameters_keep_one_plan_signature():
     long_query = " ".join(f"word{i} averyveryverylongword{i}" for i in range(40))
     for other in (signature(scope="a/b"), signature(scope="/".join("abcdefghijklmnopqrstuvwxyz012345")),
                   signature(query=long_query), signature(query="x"), signature(kind_list=["episode"]),
-                  signature(kind_list=[]), signature(kind_list=list(_models.KINDS)), signature(purpose="act"),
+                  signature(kind_list=[]), signature(kind_list=list(models.KINDS)), signature(purpose="act"),
                   signature(sensitivity="public"), signature(strategy="exact"), signature(boost=15.0),
                   # an integer over-fetch would be another parameter type: another plan
-                  signature(settings=_recall.RecallSettings(over_fetch=2))):
+                  signature(settings=plan.RecallSettings(over_fetch=2))):
         assert other == base
-    params = _recall.params(tenant="t", query="green tea", scope="a/b", k=10, vector=None, as_of=now, valid_at=now,
+    params = plan.params(tenant="t", query="green tea", scope="a/b", k=10, vector=None, as_of=now, valid_at=now,
                             kind_list=["episode"], purpose="act", max_sensitivity=None, include_invalidated=False,
-                            settings=_recall.RecallSettings())
+                            settings=plan.RecallSettings())
     assert params["chain"][:2] == ["a", "a/b"] and set(params["chain"][2:]) == {""}
     assert params["kinds"] == ["episode", ""] and params["statuses"] == ["active", ""]
-    assert params["lucene"].rstrip() == _fulltext.lucene_query("green tea", "t", ["a", "a/b"])
+    assert params["lucene"].rstrip() == fulltext.lucene_query("green tea", "t", ["a", "a/b"])
 
 
 @pytest.mark.parametrize("k, semantic, lexical", [(1, 10, 20), (10, 10, 20), (15, 15, 30), (50, 50, 100)])
@@ -267,11 +270,11 @@ def test_recall_keeps_k_semantic_and_2k_lexical_hits(k, semantic, lexical):
     the full-text side 2k (at least 20), over-fetched twice before its filters."""
     from datetime import datetime, timezone
 
-    from graphmem import _recall
+    from graphmem._recall import plan as plan
 
     now = datetime.now(timezone.utc)
-    params = _recall.params(tenant="t", query="green tea", scope="a", k=k, vector=None, as_of=now, valid_at=now,
+    params = plan.params(tenant="t", query="green tea", scope="a", k=k, vector=None, as_of=now, valid_at=now,
                             kind_list=None, purpose="inform", max_sensitivity=None, include_invalidated=False,
-                            settings=_recall.RecallSettings())
+                            settings=plan.RecallSettings())
     assert (params["semanticFetch"], params["fetch"], params["textFetch"]) == (semantic, lexical, 2 * lexical)
     assert params["overFetch"] == 1.5 and params["keep"] == 2 * k and params["shortlist"] == k

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import _public
+from graphmem._base import public
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("graphmem_tools_unasync_tests", ROOT / "tools" / "unasync.py")
@@ -329,7 +329,7 @@ def test_generated_modules_compile_import_and_mirror_the_async_classes():
             if not (isinstance(value, type) and name.startswith("Async")):
                 continue
             # a published class (AsyncMemory) says it is graphmem's: where it is written counts
-            if _public.WRITTEN_IN.get(value, value.__module__) == async_module.__name__:
+            if public.WRITTEN_IN.get(value, value.__module__) == async_module.__name__:
                 twin = getattr(sync_module, name[len("Async"):])
                 assert isinstance(twin, type), name
                 async_methods = {m for m, f in vars(value).items() if callable(f)}

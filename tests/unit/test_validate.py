@@ -1,4 +1,4 @@
-"""Unit tests for input validation (graphmem/_validate.py)."""
+"""Unit tests for input validation (graphmem/_base/validate.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from graphmem import MAX_TEXT_LENGTH, InvalidInputError, Provenance, Sensitivity
-from graphmem import _validate as check
+from graphmem._base import validate as check
 
 # -- instant / interval -----------------------------------------------------------------
 
@@ -192,7 +192,7 @@ def test_embedding_rejects_strings_booleans_and_none(bad):
 
 
 def test_long_text_keys_are_bounded_and_still_distinguish_texts():
-    from graphmem._validate import text_key
+    from graphmem._base.validate import text_key
 
     long_a, long_b = "A " * 9000 + "end one", "a " * 9000 + "end two"
     assert len(text_key(long_a)) < 1100 and text_key(long_a) != text_key(long_b)
@@ -229,7 +229,7 @@ def test_embedding_accepts_float_subclasses_and_rejects_other_number_types():
     ["R", "R#"], ["$5", "5"], ["Go", "Go!"[:2] + "#"],
 ])
 def test_text_key_keeps_programming_languages_and_brands_apart(names):
-    from graphmem._validate import text_key
+    from graphmem._base.validate import text_key
 
     assert len({text_key(n) for n in names}) == len(names), [text_key(n) for n in names]
 
@@ -239,7 +239,7 @@ def test_text_key_keeps_programming_languages_and_brands_apart(names):
     ["👨\u200d👩\u200d👧", "👨👩👧"], ["αβγ", "abc"],
 ])
 def test_text_key_keeps_scripts_and_emoji_apart(names):
-    from graphmem._validate import text_key
+    from graphmem._base.validate import text_key
 
     keys = [text_key(n) for n in names]
     assert len(set(keys)) == len(names), keys
@@ -258,7 +258,7 @@ def test_text_key_keeps_scripts_and_emoji_apart(names):
     ("...so it goes", "so it goes"),
 ])
 def test_text_key_folds_case_spacing_and_sentence_punctuation(a, b):
-    from graphmem._validate import text_key
+    from graphmem._base.validate import text_key
 
     assert text_key(a) == text_key(b)
 

@@ -1,0 +1,108 @@
+"""Events: what the memory did that a caller may want to log, count or trace, delivered to
+one hook (``Memory(on_event=...)``) after the change is committed.
+
+A write transaction collects its events while it runs; they are published only when it
+commits, once, and an attempt that was rolled back and retried publishes nothing. A hook
+that raises is logged and otherwise ignored: observing the memory never breaks it. Every
+event is also logged on the ``graphmem`` logger (failures at WARNING, the rest at DEBUG),
+so a failure in the background is never lost even without a hook."""
+
+import logging
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .errors import InvalidInputError
+
+logger = logging.getLogger("graphmem")
+
+EventKind = Literal["extraction_done", "extraction_failed", "invalidated", "superseded", "pruned",
+                    "demoted", "summary_created"]
+_FAILURES = {"extraction_failed"}
+
+
+class MemoryEvent(BaseModel):
+    """One thing the memory did, published after it was committed.
+
+    ``kind`` is one of:
+
+    - ``extraction_done``: a background extraction (``after_turn``) finished; ``detail``
+      counts what it wrote;
+    - ``extraction_failed``: a model or the database failed during extraction, after the
+      messages were stored; ``error`` says why, ``ids`` are the episodes kept;
+    - ``invalidated``: records retired as no longer believed (``reason``: corrected,
+      contradicted, replaced, forgotten, edited, removed, merged, folded, duplicate);
+    - ``superseded``: facts whose valid time a newer value ended (still believed as history);
+    - ``pruned``: records retired by curation or the insight salience pass;
+    - ``demoted``: a validated procedure sent back to quarantine by its failure rate;
+    - ``summary_created``: a session summary was written (``ids``: the new summary first,
+      then the one that folds older summaries, if any)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: EventKind
+    tenant: str
+    """The tenant of the memory that published it."""
+    at: datetime
+    """When it was published (the memory's clock)."""
+    ids: tuple[str, ...] = ()
+    """The records concerned."""
+    scope: str | None = None
+    """The scope the change was made in or for, when one call names one."""
+    reason: str | None = None
+    error: str | None = None
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+Hook = Callable[[MemoryEvent], Any]
+Pending = dict[str, Any]
+
+
+def check_hook(hook: Any) -> Hook | None:
+    if hook is not None and not callable(hook):
+        raise InvalidInputError("on_event", f"must be a callable taking a MemoryEvent, got {type(hook).__name__}")
+    return hook  # type: ignore[no-any-return]
+
+
+def pending(kind: str, ids: Iterable[str] = (), **fields: Any) -> Pending | None:
+    """An event to publish later, or None when it concerns nothing (an empty id list of a
+    kind that is about records)."""
+    ids = tuple(dict.fromkeys(ids))
+    if not ids and kind in ("invalidated", "superseded", "pruned", "demoted"):
+        return None
+    return {"kind": kind, "ids": ids, **fields}
+
+
+class Emitter:
+    """Delivers events to the hook (if any) and the ``graphmem`` logger."""
+
+    def __init__(self, hook: Hook | None, *, tenant: str, clock: Callable[[], datetime]) -> None:
+        self.hook = hook
+        self._tenant = tenant
+        self._clock = clock
+
+    def publish(self, events: Iterable[Pending]) -> None:
+        for fields in events:
+            try:
+                event = MemoryEvent(tenant=self._tenant, at=self._clock(), **fields)
+            except Exception:  # a malformed event must not fail a write that has committed
+                logger.exception("graphmem: could not build a %s event (dropped)", fields.get("kind"))
+                continue
+            level = logging.WARNING if event.kind in _FAILURES else logging.DEBUG
+            if logger.isEnabledFor(level):
+                logger.log(level, "graphmem event %s: %s", event.kind,
+                           event.error or f"{len(event.ids)} record(s)" + (f" ({event.reason})" if event.reason else ""))
+            if self.hook is None:
+                continue
+            try:
+                self.hook(event)
+            except Exception:
+                logger.exception("graphmem: the on_event hook raised on a %s event (ignored)", event.kind)
+
+    def emit(self, kind: str, ids: Iterable[str] = (), **fields: Any) -> None:
+        """Publish one event now (for what is not part of a write transaction)."""
+        event = pending(kind, ids, **fields)
+        if event is not None:
+            self.publish([event])

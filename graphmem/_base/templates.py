@@ -1,0 +1,213 @@
+"""Cypher templates: one statement per ``.cypher`` file, loaded by name, checked on call.
+
+A template file (see ``cypher/memory_get.cypher``) starts with a ``// name: <name>``
+header that must match the file name, then ``//`` documentation lines, then the
+statement. Every ``$parameter`` the statement references is part of its signature: a
+call must pass exactly those keys, or ``TemplateError`` is raised before anything is
+sent to Neo4j.
+
+Layout of the ``cypher/`` folder:
+
+- ``*.cypher``: the statements graphmem runs;
+- ``schema/*.cypher``: constraints and indexes that ``setup()`` applies, every one of them,
+  in name order (the vector index, whose dimension comes from the embedder, is not there);
+- ``fragments/*.cypher``: text shared by several statements. A statement includes one with
+  ``{{name(var)}}``; the fragment's ``__node__`` becomes ``var``. Fragments are expanded
+  when the template is loaded, so a missing fragment fails at load, and their parameters
+  count in the including template's signature.
+- ``fragments/cypher25/*.cypher``: the Cypher 25 text of a fragment, for servers that have
+  it (Neo4j 2026: the vector index filtered in the index by ``SEARCH``). A template that
+  includes such a fragment also has a Cypher 25 version, ``get("<name>:cypher25")``: the
+  same statement with those fragments, sent as ``CYPHER 25``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .errors import TemplateError
+
+_HEADER = re.compile(r"^//\s*name:\s*([a-z][a-z0-9_]*)\s*$")
+_FRAGMENT_HEADER = re.compile(r"^//\s*fragment:\s*([a-z][a-z0-9_]*)\s*$")
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_INCLUDE = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)\(([a-z_][a-z0-9_]*)\)\s*\}\}")
+_NODE = "__node__"
+CYPHER25 = "cypher25"  # the variant of a template for servers that speak Cypher 25 (fragments/cypher25/)
+# Comment lines, then string literals and backquoted names, are blanked before parameters
+# are collected (a template's comments are whole lines starting with //).
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
+_COMMENT_LINE = re.compile(r"^\s*//[^\n]*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Template:
+    """One parsed Cypher template."""
+
+    name: str
+    doc: str
+    text: str
+    parameters: frozenset[str]
+
+    def check(self, params: Mapping[str, Any]) -> None:
+        """Raise ``TemplateError`` unless ``params`` has exactly this template's keys."""
+        given = set(params)
+        missing = sorted(self.parameters - given)
+        extra = sorted(given - self.parameters)
+        if missing or extra:
+            parts = []
+            if missing:
+                parts.append(f"missing {', '.join(missing)}")
+            if extra:
+                parts.append(f"unexpected {', '.join(extra)}")
+            raise TemplateError(f"template {self.name!r} called with wrong parameters: {'; '.join(parts)}")
+
+
+def _statement(lines: list[str]) -> list[str]:
+    return [line for line in lines if not line.strip().startswith("//")]
+
+
+def parse_fragment(name: str, source: str) -> str:
+    """The text of a fragment file named ``name`` (header ``// fragment: <name>``, doc lines,
+    then the text, which refers to its node as ``__node__``)."""
+    lines = source.splitlines()
+    if not lines or not (m := _FRAGMENT_HEADER.match(lines[0].strip())) or m.group(1) != name:
+        raise TemplateError(f"fragment {name!r}: first line must be '// fragment: {name}'")
+    body = "\n".join(_statement(lines[1:])).strip()
+    if _NODE not in body:
+        raise TemplateError(f"fragment {name!r} never mentions {_NODE}")
+    return body
+
+
+def expand(name: str, source: str, fragments: Mapping[str, str]) -> str:
+    """``source`` with every ``{{fragment(var)}}`` replaced by the fragment's text, in
+    parentheses when it is used inside an expression."""
+    def include(match: re.Match[str]) -> str:
+        fragment, var = match.group(1), match.group(2)
+        if fragment not in fragments:
+            raise TemplateError(f"template {name!r} includes unknown fragment {fragment!r}")
+        return fragments[fragment].replace(_NODE, var)
+
+    return _INCLUDE.sub(include, source)
+
+
+def parse(name: str, source: str, fragments: Mapping[str, str] | None = None) -> Template:
+    """Parse the text of a template file named ``name``."""
+    source = expand(name, source, fragments or {})
+    lines = source.splitlines()
+    if not lines or not (m := _HEADER.match(lines[0].strip())):
+        raise TemplateError(f"template {name!r}: first line must be '// name: {name}'")
+    if m.group(1) != name:
+        raise TemplateError(f"template {name!r}: header names {m.group(1)!r}")
+    doc_lines = []
+    for line in lines[1:]:
+        stripped = line.strip()
+        if not stripped.startswith("//"):
+            break
+        doc_lines.append(stripped[2:].strip())
+    if not any(doc_lines):
+        raise TemplateError(f"template {name!r}: needs at least one '//' doc line after its header")
+    body = _QUOTED.sub("''", _COMMENT_LINE.sub("", source))
+    if not body.strip():
+        raise TemplateError(f"template {name!r} has no statement")
+    # what is sent to Neo4j: the header (so query logs name the template) and the statement;
+    # the documentation stays in the file (recall's is 2 KB, sent and hashed on every call)
+    return Template(
+        name=name,
+        doc="\n".join(doc_lines).strip(),
+        text="\n".join([lines[0].strip(), *_statement(lines[1:])]).strip() + "\n",
+        parameters=frozenset(_PARAM.findall(body)),
+    )
+
+
+def template_dir() -> Path:
+    """The installed ``graphmem/cypher`` folder, or the source tree's ``cypher/``."""
+    packaged = resources.files("graphmem").joinpath("cypher")
+    if packaged.is_dir():
+        return Path(str(packaged))
+    source_tree = Path(__file__).resolve().parents[2] / "cypher"
+    if source_tree.is_dir():
+        return source_tree
+    raise TemplateError("no cypher/ template folder found next to the graphmem package")
+
+
+def files() -> dict[str, Path]:
+    """Template name -> its file (statements and schema statements; not fragments)."""
+    folder = template_dir()
+    found: dict[str, Path] = {}
+    for path in sorted([*folder.glob("*.cypher"), *folder.glob("schema/*.cypher")]):
+        if path.stem in found:
+            raise TemplateError(f"two templates are named {path.stem!r}")
+        found[path.stem] = path
+    return found
+
+
+def _read_fragments(folder: Path) -> dict[str, str]:
+    return {p.stem: parse_fragment(p.stem, p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.cypher"))}
+
+
+@lru_cache(maxsize=2)
+def fragments(variant: str | None = None) -> dict[str, str]:
+    """Fragment name -> its text, with the fragments it includes (one level) expanded; with
+    ``variant``, the fragments of that subfolder replace those of the same name."""
+    folder = template_dir() / "fragments"
+    raw = _read_fragments(folder)
+    if variant is not None:
+        own = _read_fragments(folder / variant)
+        if unknown := sorted(set(own) - set(raw)):
+            raise TemplateError(f"fragments/{variant}/ has no base fragment for {', '.join(unknown)}")
+        raw.update(own)
+    return {name: expand(f"fragment {name}", body, raw) for name, body in raw.items()}
+
+
+def as_cypher25(name: str, template: Template) -> Template:
+    """``template`` sent as Cypher 25: its ``CYPHER`` options line gains the version, or a
+    ``CYPHER 25`` line is put before the statement."""
+    header, statement = template.text.split("\n", 1)
+    if statement.startswith("CYPHER "):
+        statement = "CYPHER 25 " + statement[len("CYPHER "):]
+    else:
+        statement = "CYPHER 25\n" + statement
+    return Template(name=name, doc=template.doc, text=f"{header}\n{statement}", parameters=template.parameters)
+
+
+@lru_cache(maxsize=1)
+def _all() -> dict[str, Template]:
+    shared, own = fragments(), fragments(CYPHER25)
+    found: dict[str, Template] = {}
+    for name, path in files().items():
+        source = path.read_text(encoding="utf-8")
+        found[name] = parse(name, source, shared)
+        if expand(name, source, own) != expand(name, source, shared):  # it includes a Cypher 25 fragment
+            variant = f"{name}:{CYPHER25}"
+            found[variant] = as_cypher25(variant, parse(name, source, own))
+    return found
+
+
+def names() -> list[str]:
+    """Names of every template shipped with graphmem (one per file)."""
+    return sorted(name for name in _all() if ":" not in name)
+
+
+def variant_names() -> list[str]:
+    """Names of the templates' Cypher 25 versions (``<name>:cypher25``)."""
+    return sorted(name for name in _all() if ":" in name)
+
+
+@lru_cache(maxsize=1)
+def schema_names() -> tuple[str, ...]:
+    """The constraints and indexes ``setup()`` applies, in the order it applies them."""
+    return tuple(name for name, path in files().items() if path.parent.name == "schema")
+
+
+def get(name: str) -> Template:
+    """The template called ``name``; ``TemplateError`` if there is none."""
+    try:
+        return _all()[name]
+    except KeyError:
+        raise TemplateError(f"unknown Cypher template {name!r}") from None

@@ -1,0 +1,186 @@
+"""The extraction's one write, planned before it opens and without I/O: the batch it lands,
+and per planned fact the decision whether to skip it (it restates a stored fact) or to write
+it and retire the stored facts it corrects, contradicts or replaces (contract §7). The
+reads, the model's judgement of the doubtful pairs and the write are in ``_async/ingest.py``."""
+
+from __future__ import annotations
+
+from collections.abc import Container, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from .._base import validate as check
+from .._memory.facts import AUTOMATIC
+from .ingest import PendingEntity, Skipped, resolved
+from .prompts import EntityDraft, FactDraft
+from .settings import LearningSettings
+
+RetireReason = Literal["corrected", "contradicted", "changed"]
+"""Why a stored fact is retired; the value is the ``reason`` the write records."""
+
+
+@dataclass(frozen=True)
+class Skip:
+    """The new fact restates a stored one: it is not written."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Retirement:
+    """A stored fact the new one retires: 'corrected' or 'contradicted' invalidate it (it was
+    wrong), 'changed' ends its valid time (it was true until the new value)."""
+
+    old_id: str
+    reason: RetireReason
+
+
+@dataclass(frozen=True)
+class Retire:
+    """The new fact is written, then retires these stored facts (in this order)."""
+
+    retirements: tuple[Retirement, ...]
+
+
+Decision = Skip | Retire
+"""What the write does with one planned fact; a fact without a decision is simply written."""
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """A stored fact that the new fact (``fact``: its index among the planned facts) may
+    retire: only the model can tell, so the pair is put to it."""
+
+    fact: int
+    retirement: Retirement
+    old_text: str
+    new_text: str
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What the write lands, all settled before it opens: the executor may run the write
+    more than once, and every attempt starts from this."""
+
+    entities: list[EntityDraft]
+    entity_rows: list[dict[str, Any]]
+    """The entities' ``entity_create`` rows, one per entity."""
+    plans: list[tuple[FactDraft, dict[str, Any]]]
+    """The facts to write, each as its draft and ``remember`` arguments (see ``fact_plan``)."""
+    decisions: dict[int, Decision]
+    """By index in ``plans``."""
+    msgs: list[dict[str, Any]]
+    episode_ids: list[str]
+    scope: str
+    chain: list[str]
+    now: datetime
+    who: dict[str, Any]
+    """``user_id``, ``agent_id`` and ``session_id`` of every fact written."""
+    skipped: list[Skipped]
+    """What planning left out, and why."""
+    notes: list[str]
+    tally: list[str]
+    """The model calls made, one entry each."""
+
+
+def retiring(decision: Decision | None, retirement: Retirement) -> Decision:
+    """``decision`` with one more stored fact to retire. A skipped fact stays skipped: it is
+    not written, so it retires nothing."""
+    if isinstance(decision, Skip):
+        return decision
+    return Retire((*(decision.retirements if decision else ()), retirement))
+
+
+def decide(candidates: Iterable[Mapping[str, Any]], plans: Sequence[tuple[FactDraft, Mapping[str, Any]]],
+           learning: LearningSettings) -> tuple[dict[int, Decision], list[Doubt]]:
+    """The decisions the rules settle alone, per planned fact, and the doubts to put to the
+    model. ``candidates`` are ``fact_candidates`` rows (stored facts about the same subject,
+    ``i`` naming the planned fact, most similar first); once a fact is found to restate one,
+    its other candidates no longer matter."""
+    decisions: dict[int, Decision] = {}
+    doubts: list[Doubt] = []
+    for old in candidates:
+        i = old["i"]
+        if isinstance(decisions.get(i), Skip):
+            continue
+        draft, plan = plans[i]
+        outcome = _weigh(old, draft, plan, learning)
+        if isinstance(outcome, Skip):
+            decisions[i] = outcome
+        elif isinstance(outcome, Retirement):
+            decisions[i] = retiring(decisions.get(i), outcome)
+        elif outcome is not None:
+            doubts.append(outcome)
+    return decisions, doubts
+
+
+def _weigh(old: Mapping[str, Any], draft: FactDraft, plan: Mapping[str, Any],
+           learning: LearningSettings) -> Skip | Retirement | Doubt | None:
+    """One stored fact against one new fact about the same subject: a restatement (skip the
+    new one), a correction the rules settle (retire the old one), a pair the model must
+    judge, or nothing to do."""
+    cosine = 2.0 * old["similarity"] - 1.0
+    same_predicate = old["predicate"] == plan["predicate"]
+    new_object = plan["object"]
+    # an entity the write has yet to create is the object of no stored fact
+    same_value = same_predicate and not isinstance(new_object, PendingEntity) \
+        and (old["object"] or "").casefold() == (new_object or "").casefold()
+    automatic = old["provenance"] in AUTOMATIC
+    if old["textKey"] == check.text_key(plan["text"]) or (same_value and old["object"] is not None) \
+            or cosine >= learning.duplicate_threshold:
+        return Skip(f"restates {old['id']}")
+    if draft.corrects and same_predicate and automatic and plan["single_valued"] and old["singleValued"]:
+        return Retirement(old["id"], "corrected")
+    if same_predicate and plan["single_valued"] and old["singleValued"]:
+        return None  # a change of value: supersession (contract §7.1) handles it
+    if draft.replaces and same_predicate and automatic and not old["singleValued"]:
+        return _doubt(old, plan, "changed")  # "switched to": the model says which value it replaced
+    if automatic and (cosine >= learning.judge_threshold or (draft.corrects and same_predicate)):
+        # for a multi-valued correction, the model says which value was wrong
+        return _doubt(old, plan, "contradicted")
+    return None
+
+
+def _doubt(old: Mapping[str, Any], plan: Mapping[str, Any], reason: RetireReason) -> Doubt:
+    return Doubt(fact=old["i"], retirement=Retirement(old["id"], reason), old_text=old["text"], new_text=plan["text"])
+
+
+def question(doubts: Sequence[Doubt]) -> str:
+    """The pairs put to the model, numbered from 1 (its verdicts name them by number)."""
+    return "\n".join(f"{n}. existing: {d.old_text}\n   new: {d.new_text}" for n, d in enumerate(doubts, 1))
+
+
+def judged(decisions: Mapping[int, Decision], doubts: Sequence[Doubt],
+           contradicted: Container[int]) -> dict[int, Decision]:
+    """``decisions`` with the retirements of the doubts the model confirmed (``contradicted``
+    holds their numbers in ``question``)."""
+    out = dict(decisions)
+    for n, doubt in enumerate(doubts, 1):
+        if n in contradicted:
+            out[doubt.fact] = retiring(out.get(doubt.fact), doubt.retirement)
+    return out
+
+
+def kept_facts(batch: Batch, entity_ids: Sequence[str | None]) -> tuple[list[tuple[int, dict[str, Any]]], list[Skipped]]:
+    """The planned facts to write, as (index in ``batch.plans``, ``remember`` item with the
+    ids its entities landed as: ``entity_ids``, None for one the user forgot), and the
+    others as skipped, with why."""
+    kept, skipped = [], []
+    for i, (_, plan) in enumerate(batch.plans):
+        decision = batch.decisions.get(i)
+        if isinstance(decision, Skip):
+            skipped.append(Skipped(kind="fact", text=plan["text"], reason=decision.reason))
+            continue
+        item = resolved(plan, entity_ids)
+        if item is None:
+            skipped.append(Skipped(kind="fact", text=plan["text"], reason="its entity was forgotten by the user"))
+            continue
+        kept.append((i, {**item, "scope": batch.scope, **batch.who}))
+    return kept, skipped
+
+
+def retirements(decision: Decision | None) -> tuple[Retirement, ...]:
+    """The stored facts a planned fact retires once written (none if skipped or undecided)."""
+    return decision.retirements if isinstance(decision, Retire) else ()
+

@@ -1,0 +1,90 @@
+"""Episodes without I/O: the properties of a raw observation (a message, a tool call, an
+event). The I/O is in ``_async/entities.py``, beside entities, which episodes mention."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from typing import Any, TypedDict
+
+from .._base import props as _props
+from .._base import validate as check
+from .._base.errors import InvalidInputError
+from .._base.models import Provenance, Status
+
+ROLES = ("user", "assistant", "tool", "system", "event")
+
+
+# a long episode (a pasted document or log) is also embedded in overlapping windows, so a
+# question about its middle finds it (an average over the whole text blurs its parts)
+CHUNK_SIZE = 1_500
+CHUNK_OVERLAP = 200
+
+
+class EpisodeRow(TypedDict):
+    """One episode as ``episode_create`` writes it."""
+
+    props: _props.Props
+
+
+class ChunkRow(TypedDict):
+    """One window of a long episode, as ``episode_chunks_create`` writes it."""
+
+    episodeId: str
+    embedText: str
+    props: _props.Props
+
+
+def chunks(episodes: list[EpisodeRow]) -> list[ChunkRow]:
+    """The windows of every episode longer than ``CHUNK_SIZE``: ``:Chunk`` nodes that carry
+    only an embedding and point to their episode; recall answers with the episode."""
+    out: list[ChunkRow] = []
+    for episode in episodes:
+        p = episode["props"]
+        text: str = p["text"]
+        if len(text) <= CHUNK_SIZE:
+            continue
+        step = CHUNK_SIZE - CHUNK_OVERLAP
+        for n, start in enumerate(range(0, len(text) - CHUNK_OVERLAP, step)):
+            out.append({"episodeId": p["id"], "embedText": text[start:start + CHUNK_SIZE], "props": {
+                "id": f"{p['id']}#{n}", "scope": p["scope"], "position": n, "provenance": p["provenance"],
+                "status": p["status"], "sensitivity": p["sensitivity"], "embedding": None,
+            }})
+    return out
+
+
+def row(content: Any, *, tenant: str, scope: Any, role: Any, occurred_at: Any, source: Any, id: Any,
+        user_id: Any, agent_id: Any, session_id: Any, importance: Any, sensitivity: Any, tags: Any,
+        now: datetime) -> EpisodeRow:
+    """The properties of a new episode. Without an ``id`` it gets one derived from its scope,
+    session, role, time and content, so the same message stored twice is one episode."""
+    if role not in ROLES:
+        raise InvalidInputError("role", f"{role!r} is not one of {', '.join(repr(r) for r in ROLES)}")
+    props = _props.shared(
+        tenant, id=id, scope=scope, text=check.scrubbed(content), text_field="content", max_length=check.MAX_EPISODE_LENGTH,
+        provenance=Provenance.USER if role == "user" else Provenance.MANUAL, status=Status.ACTIVE,
+        sensitivity=sensitivity, importance=importance, tags=tags, user_id=user_id, agent_id=agent_id,
+        session_id=session_id,
+    )
+    props.update({
+        "role": role,
+        "occurredAt": check.instant(occurred_at, "occurred_at") or now,
+        "source": None if source is None else check.text(source, "source"),
+    })
+    if id is None:
+        props["id"] = content_id(props)
+    return {"props": props}
+
+
+def content_id(props: _props.Props) -> str:
+    """An episode id from (scope, session, role, time, content, and the user and agent when
+    set): a message stored again without an id finds the first copy, and the same words from
+    two people at the same instant are two episodes. (An episode without user or agent keeps
+    the id it had before owners counted.)"""
+    digest = hashlib.blake2b(digest_size=16)
+    owners = [f"{key}={props[key]}" for key in ("userId", "agentId") if props[key] is not None]
+    for part in (props["scope"], props["sessionId"] or "", props["role"], props["occurredAt"].isoformat(),
+                 props["text"], *owners):
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\x00")
+    return "ep-" + digest.hexdigest()

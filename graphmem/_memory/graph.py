@@ -1,0 +1,166 @@
+"""The memory graph as networkx, and its GraphML and JSON forms (no I/O).
+
+``build`` turns what ``memory_graph.cypher`` returns into a ``networkx.MultiDiGraph``:
+one node per memory keyed by its id, with the record's properties under snake_case
+names (``valid_from``, ``created_at``...; timestamps as aware datetimes), and one edge per
+relationship with ``type`` and its properties. ``to_graphml``/``to_json`` write it out
+for other tools; ``from_json`` reads the JSON back with its datetimes restored.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._base.errors import InvalidInputError
+from .._base.models import KINDS
+from .._base.records import json_default
+
+MYPY = False  # mypy takes a name MYPY as always true; pdoc runs TYPE_CHECKING blocks with it false
+if TYPE_CHECKING:
+    import networkx as nx
+
+    if MYPY:
+        MemoryGraph = nx.MultiDiGraph[str]
+    else:  # pdoc: networkx's class is generic only to type checkers
+        MemoryGraph = nx.MultiDiGraph
+
+
+def __getattr__(name: str) -> Any:
+    """networkx (a fifth of `import graphmem`) is imported when a graph is built or written,
+    not by every command-line call; ``MemoryGraph`` is networkx.MultiDiGraph at run time."""
+    if name == "MemoryGraph":
+        import networkx
+
+        return networkx.MultiDiGraph
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+EDGE_TYPES = ("CITES", "SUPERSEDES", "RELATES", "ABOUT", "DERIVED_FROM", "MENTIONS", "SAME_AS", "NEXT", "PART_OF",
+              "CORROBORATES", "OUTCOME")
+# lookup keys and locks that only the templates use; the embedding is left to recall
+_HIDDEN = frozenset({"embedding", "tenant", "lexKey", "textKey", "nameKey", "aliasKeys", "stepsKey", "_lock"})
+_CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
+_TIME_KEYS = frozenset({"at", "as_of", "valid_from", "valid_to"})
+
+
+def snake(name: str) -> str:
+    """``validFrom`` -> ``valid_from``."""
+    return _CAMEL.sub(r"_\1", name).lower()
+
+
+def kinds(selected: Iterable[str] | None) -> list[str]:
+    """The kinds to include: every kind recall knows by default, else the given ones (checked)."""
+    if selected is None:
+        return list(KINDS)
+    if isinstance(selected, str):
+        selected = [selected]
+    out = []
+    for kind in selected:
+        if kind not in KINDS:
+            raise InvalidInputError("kinds", f"{kind!r} is not one of {', '.join(KINDS)}")
+        if kind not in out:
+            out.append(kind)
+    if not out:
+        raise InvalidInputError("kinds", "must name at least one kind")
+    return out
+
+
+def attributes(props: dict[str, Any]) -> dict[str, Any]:
+    """A node's or edge's stored properties as graph attributes: snake_case keys, no
+    lookup keys or embedding, no empty values; an entity's properties decoded."""
+    out: dict[str, Any] = {}
+    for key, value in props.items():
+        if value is None or key in _HIDDEN:
+            continue
+        if key == "propertiesJson":
+            out["properties"] = json.loads(value)
+            continue
+        out[snake(key)] = value
+    return out
+
+
+def build(nodes: list[dict[str, Any]], edges: list[dict[str, Any]], **graph_attributes: Any) -> MemoryGraph:
+    """The MultiDiGraph for ``memory_graph``'s rows; each edge keyed by its type (plus the
+    fact id for RELATES, so parallel projections stay apart)."""
+    import networkx as nx
+
+    graph: MemoryGraph = nx.MultiDiGraph(**{k: v for k, v in graph_attributes.items() if v is not None})
+    for node in nodes:
+        graph.add_node(node["id"], **attributes(node))
+    for edge in edges:
+        attrs = attributes({k: v for k, v in edge.items() if k not in ("source", "target")})
+        key = edge["type"] if edge["type"] != "RELATES" else f"RELATES:{edge.get('factId')}"
+        graph.add_edge(edge["source"], edge["target"], key=key, **attrs)
+    return graph
+
+
+def _plain(value: Any) -> str | int | float | bool:
+    """A value GraphML can hold: datetimes as ISO-8601 text, collections as JSON text."""
+    if isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return json.dumps(value, default=json_default, sort_keys=True)
+
+
+def to_graphml(graph: MemoryGraph, path: str | Path) -> Path:
+    """Write ``graph`` as GraphML (readable by Gephi, yEd, Cytoscape, ``nx.read_graphml``).
+    GraphML holds only text, numbers and booleans: timestamps become ISO-8601 text and
+    lists or maps JSON text. Numbers that are sometimes whole (``importance`` 1 or 0.5)
+    are written as floats throughout. Returns the path."""
+    import networkx as nx
+
+    out: MemoryGraph = nx.MultiDiGraph()
+    out.graph.update({k: _plain(v) for k, v in graph.graph.items() if v is not None})
+    floats = {k for _, d in graph.nodes(data=True) for k, v in d.items() if isinstance(v, float)}
+    edge_floats = {k for *_, d in graph.edges(keys=True, data=True) for k, v in d.items() if isinstance(v, float)}
+
+    def plain(data: dict[str, Any], wide: set[str]) -> dict[str, Any]:
+        return {k: (float(v) if k in wide and isinstance(v, int) and not isinstance(v, bool) else _plain(v))
+                for k, v in data.items() if v is not None}
+
+    for node, data in graph.nodes(data=True):
+        out.add_node(node, **plain(data, floats))
+    for source, target, key, data in graph.edges(keys=True, data=True):
+        out.add_edge(source, target, key=key, **plain(data, edge_floats))
+    written = Path(path)
+    nx.write_graphml(out, written)
+    return written
+
+
+def to_json(graph: MemoryGraph) -> str:
+    """``graph`` as node-link JSON text (``{"graph", "nodes": [{"id", ...}], "edges":
+    [{"source", "target", "key", ...}]}``), timestamps as ISO-8601 text."""
+    data = {
+        "directed": True,
+        "multigraph": True,
+        "graph": dict(graph.graph),
+        "nodes": [{"id": node, **data} for node, data in graph.nodes(data=True)],
+        "edges": [{"source": s, "target": t, "key": k, **data} for s, t, k, data in graph.edges(keys=True, data=True)],
+    }
+    return json.dumps(data, default=json_default, sort_keys=True)
+
+
+def _revive(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: datetime.fromisoformat(v) if isinstance(v, str) and (k.endswith("_at") or k in _TIME_KEYS) else v
+            for k, v in data.items()}
+
+
+def from_json(text: str) -> MemoryGraph:
+    """The graph ``to_json`` wrote, timestamps (keys ending in ``_at``, ``as_of``, ``valid_from``,
+    ``valid_to``) back as datetimes."""
+    import networkx as nx
+
+    data = json.loads(text)
+    graph: MemoryGraph = nx.MultiDiGraph(**_revive(data.get("graph", {})))
+    for node in data["nodes"]:  # a memory's id is both its key and its ``id`` attribute
+        graph.add_node(node["id"], **_revive(node))
+    for edge in data["edges"]:
+        attrs = dict(edge)
+        graph.add_edge(attrs.pop("source"), attrs.pop("target"), key=attrs.pop("key"), **_revive(attrs))
+    return graph
