@@ -9,8 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-MEMORY_KINDS = ("fact", "episode", "entity", "insight", "procedure", "summary", "note", "correction", "decision")
-"""The memory kinds an erase counts in ``total`` (a kind graphmem does not know counts as ``other``)."""
+from .._base.models import KINDS
 
 PERSONAL = ["user", "human-correction"]
 """Provenances of what a person entered: an entity with one of them is never erased for
@@ -55,7 +54,7 @@ class EraseReport(BaseModel):
     @property
     def total(self) -> int:
         """How many memories were deleted (every kind but ``chunk`` and ``scope``)."""
-        return sum(int(getattr(self, kind)) for kind in MEMORY_KINDS) + self.other
+        return sum(int(getattr(self, kind)) for kind in KINDS) + self.other
 
     @property
     def by_kind(self) -> dict[str, int]:
@@ -97,6 +96,6 @@ def counted(kinds: Iterable[Mapping[str, Any]], **extra: int) -> EraseReport:
     """A report from ``[{kind, n}]`` rows; unknown kinds go to ``other``."""
     counts: dict[str, int] = dict(extra)
     for row in kinds:
-        kind = row["kind"] if row["kind"] in MEMORY_KINDS else "other"
+        kind = row["kind"] if row["kind"] in KINDS else "other"
         counts[kind] = counts.get(kind, 0) + int(row["n"])
     return EraseReport(**counts)
