@@ -19,7 +19,8 @@ from .._base.models import MemoryRecord
 from ._arguments import argument_errors
 from ._mcp_support import Bounds, record_line, record_lines
 
-Kind = Literal["fact", "episode", "entity", "insight", "procedure"]
+Kind = Literal["fact", "episode", "entity", "insight", "procedure", "correction", "decision", "note", "summary"]
+"""Every kind recall can keep (``graphmem.KINDS``; a unit test keeps the two equal)."""
 Role = Literal["user", "assistant", "tool", "system", "event"]
 
 _SCOPE_HELP = ("Optional sub-scope, relative to this server's scope (e.g. 'projects/apollo'); "

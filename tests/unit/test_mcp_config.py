@@ -82,3 +82,13 @@ def test_the_integrations_package_imports_no_framework():
     probe = "import sys, graphmem.integrations; print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'langgraph')))"
     out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_recall_tool_offers_every_kind_of_record():
+    """An agent can keep notes, summaries, decisions or corrections, not only the first five kinds."""
+    from typing import get_args
+
+    from graphmem._base.models import KINDS
+    from graphmem.integrations._mcp_tools import Kind
+
+    assert sorted(get_args(Kind)) == sorted(KINDS)
