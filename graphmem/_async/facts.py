@@ -103,6 +103,15 @@ class AsyncFactsMixin(AsyncHost):
         """Write new facts inside ``tx``: ids already written come back unchanged, so does a
         statement already current in the same scope (docs/design-notes.md#remember-duplicates),
         machine-made restatements of forgotten facts are left out, single-valued ones supersede."""
+        nodes = await self._create_fact_rows(tx, rows, now, effects, exclude)
+        return [record_of(Fact, node) for node in nodes if node is not None]
+
+    async def _create_fact_rows(self, tx: AsyncTx, rows: list[FactRow], now: datetime,
+                                effects: dict[str, list[str]] | None = None,
+                                exclude: Iterable[str] = ()) -> list[dict[str, Any] | None]:
+        """``_create_facts`` row by row: the node each row landed as (its own, the stored
+        statement it restates, or the earlier row of the batch it repeats), or None for a
+        machine-made restatement of a forgotten fact, which is left out."""
         tenant = self._core.tenant
         ids = [row["props"]["id"] for row in rows]
         existing: dict[str, Any] = {}
@@ -139,7 +148,7 @@ class AsyncFactsMixin(AsyncHost):
         for i, rid in enumerate(ids):  # a batch's repeat of its own statement: the first one's record
             if rid in repeats:
                 out[i] = created.get(repeats[rid]) or existing.get(repeats[rid])
-        return [record_of(Fact, node) for node in out if node is not None]
+        return out
 
     async def _supersede(self, tx: AsyncTx, fresh: list[FactRow], now: datetime,
                          effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> set[str]:

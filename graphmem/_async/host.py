@@ -46,6 +46,10 @@ class AsyncHost(Protocol):
     async def _create_facts(self, tx: AsyncTx, rows: list[FactRow], now: datetime,
                             effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> list[Fact]: ...
 
+    async def _create_fact_rows(self, tx: AsyncTx, rows: list[FactRow], now: datetime,
+                                effects: dict[str, list[str]] | None = None,
+                                exclude: Iterable[str] = ()) -> list[dict[str, Any] | None]: ...
+
     async def _supersede(self, tx: AsyncTx, fresh: list[FactRow], now: datetime,
                          effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> set[str]: ...
 

@@ -19,7 +19,7 @@ from .._base.records import record_of
 from .._learning import ingest as _ingest
 from .._learning import profile
 from .._learning.ingest import PendingEntity
-from .._learning.ingest_write import Batch, Decision, decide, judged, kept_facts, question, retirements
+from .._learning.ingest_write import Batch, Decision, decide, judged, kept_facts, landed_rows, question, retirements
 from .._learning.prompts import (
     EXTRACT_SYSTEM,
     JUDGE_SYSTEM,
@@ -292,10 +292,7 @@ class AsyncIngestMixin(AsyncHost):
         kept, skipped = kept_facts(batch, land.entity_ids)
         land.skipped += skipped
         facts, written = await self._land_facts(land, kept)
-        landed = {f.id for f in facts}  # the facts written, or found already stored
-        for rid, i in written.items():
-            if rid not in landed:
-                land.skip("fact", batch.plans[i][1]["text"], "forgotten by the user")
+        landed = {f.id for f in facts}  # the facts written as themselves
         retired = await self._retire(land, kept, written, landed)
         links = _ingest.mentions(batch.entities, land.entity_ids, batch.msgs, batch.episode_ids,
                                  [item for _, item in kept])
@@ -334,8 +331,9 @@ class AsyncIngestMixin(AsyncHost):
         return entity.id
 
     async def _land_facts(self, land: _Landing, kept: list[tuple[int, dict[str, Any]]]) -> tuple[list[Fact], dict[str, int]]:
-        """Write the kept facts; returns what ``_create_facts`` returns and, per row id, the
-        index of the planned fact the row came from."""
+        """Write the kept facts; returns those that landed as themselves (once each) and, per
+        row id, the index of the planned fact the row came from. A row folded into another
+        record, or left out as a forgotten fact's restatement, is noted as skipped."""
         if not kept:
             return [], {}
         batch = land.batch
@@ -343,8 +341,10 @@ class AsyncIngestMixin(AsyncHost):
                            single_valued=self._core.single_valued_predicates, dimension=self._core.dimension)
         # the stored facts these retire are left to _retire, not superseded on the way
         retiring = [r.old_id for i, _ in kept for r in retirements(batch.decisions.get(i))]
-        facts = await self._create_facts(land.tx, rows, batch.now, land.effects, exclude=retiring)
-        return facts, {row["props"]["id"]: i for row, (i, _) in zip(rows, kept)}
+        nodes = await self._create_fact_rows(land.tx, rows, batch.now, land.effects, exclude=retiring)
+        landed, skipped = landed_rows([row["props"] for row in rows], nodes)
+        land.skipped += skipped
+        return [record_of(Fact, node) for node in landed], {row["props"]["id"]: i for row, (i, _) in zip(rows, kept)}
 
     async def _retire(self, land: _Landing, kept: list[tuple[int, dict[str, Any]]], written: dict[str, int],
                       landed: set[str]) -> list[str]:

@@ -180,6 +180,25 @@ def kept_facts(batch: Batch, entity_ids: Sequence[str | None]) -> tuple[list[tup
     return kept, skipped
 
 
+def landed_rows(rows: Sequence[Mapping[str, Any]], nodes: Sequence[dict[str, Any] | None],
+                ) -> tuple[list[dict[str, Any]], list[Skipped]]:
+    """What the write made of each fact row (``rows``: their properties; ``nodes``: what each
+    landed as, in the same order): the facts written as themselves, once each, and the
+    others as skipped: one that landed as another record restates it (a stored statement, or
+    the same statement said twice in one conversation), and one that landed as nothing was
+    the restatement of a fact the user forgot."""
+    landed: list[dict[str, Any]] = []
+    skipped: list[Skipped] = []
+    for row, node in zip(rows, nodes):
+        if node is None:
+            skipped.append(Skipped(kind="fact", text=row["text"], reason="forgotten by the user"))
+        elif node["id"] != row["id"]:
+            skipped.append(Skipped(kind="fact", text=row["text"], reason=f"restates {node['id']}"))
+        else:
+            landed.append(node)
+    return landed, skipped
+
+
 def retirements(decision: Decision | None) -> tuple[Retirement, ...]:
     """The stored facts a planned fact retires once written (none if skipped or undecided)."""
     return decision.retirements if isinstance(decision, Retire) else ()

@@ -48,6 +48,10 @@ class Host(Protocol):
     def _create_facts(self, tx: Tx, rows: list[FactRow], now: datetime,
                             effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> list[Fact]: ...
 
+    def _create_fact_rows(self, tx: Tx, rows: list[FactRow], now: datetime,
+                                effects: dict[str, list[str]] | None = None,
+                                exclude: Iterable[str] = ()) -> list[dict[str, Any] | None]: ...
+
     def _supersede(self, tx: Tx, fresh: list[FactRow], now: datetime,
                          effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> set[str]: ...
 

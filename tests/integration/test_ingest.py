@@ -304,3 +304,14 @@ async def test_concurrent_sessions_naming_the_same_new_entity_make_one_entity(ne
     assert all(r.error is None and len(r.facts) == 1 for r in results)
     assert count(driver, "MATCH (e:Entity {tenant: $t, name: 'Kai'}) RETURN count(e)", t=tenant) == 1
     assert len({r.facts[0].subject for r in results}) == 1
+
+
+def test_one_statement_said_twice_in_a_conversation_lands_once(memory):
+    """The model may extract the same statement from two turns: it is written once, listed
+    once, and the repeat is reported as restating it (not as something the user forgot)."""
+    tea = fact("Dana", "likes", "tea", "Dana likes tea")
+    llm = scripted(extraction(entities=[person("Dana")], facts=[tea, dict(tea)]))
+    result = memory.ingest([HumanMessage("Dana likes tea."), HumanMessage("Yes, Dana likes tea.")], scope="twice", llm=llm)
+    assert [f.text for f in result.facts] == ["Dana likes tea"]
+    assert [s.reason for s in result.skipped] == [f"restates {result.facts[0].id}"]
+    assert [f.id for f in memory.facts(scope="twice")] == [result.facts[0].id]

@@ -16,6 +16,7 @@ from graphmem._learning.ingest_write import (
     decide,
     judged,
     kept_facts,
+    landed_rows,
     question,
     retirements,
 )
@@ -105,3 +106,14 @@ def test_resolving_replaces_only_pending_entities():
     assert resolved(plan, ["e-0", "e-1"]) == {"subject": "e-0", "object": "PendingEntity(1)", "text": "x"}
     assert plan["subject"] == PendingEntity(0)  # the plan itself is kept for a retry of the write
     assert resolved(plan, [None]) is None
+
+
+def test_each_row_lands_as_itself_once_or_says_what_became_of_it():
+    rows = [{"id": "a", "text": "Dana likes tea"}, {"id": "b", "text": "Dana likes tea"},
+            {"id": "c", "text": "Dana likes coffee"}, {"id": "d", "text": "Dana likes jazz"}]
+    node_a, stored = {"id": "a", "text": "Dana likes tea"}, {"id": "s1", "text": "Dana likes coffee"}
+    landed, skipped = landed_rows(rows, [node_a, node_a, stored, None])
+    assert landed == [node_a]
+    assert skipped == [Skipped(kind="fact", text="Dana likes tea", reason="restates a"),
+                       Skipped(kind="fact", text="Dana likes coffee", reason="restates s1"),
+                       Skipped(kind="fact", text="Dana likes jazz", reason="forgotten by the user")]
