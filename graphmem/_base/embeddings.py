@@ -178,9 +178,11 @@ EMBEDDERS = ("wordllama", "hashing", "none")
 
 
 def named_embedder(name: str) -> Embeddings | None:
-    """A new embedder for a name of ``EMBEDDERS``; None for ``none`` (full-text recall only)."""
-    factory = {"wordllama": WordLlamaEmbedder, "hashing": HashingEmbedder}.get(name)
-    return factory() if factory else None
+    """The embedder for a name of ``EMBEDDERS`` (WordLlama: the process's shared model,
+    ``default_embedder``); None for ``none`` (full-text recall only)."""
+    if name == "wordllama":
+        return default_embedder()
+    return HashingEmbedder() if name == "hashing" else None
 
 
 @lru_cache(maxsize=1)

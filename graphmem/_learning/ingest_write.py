@@ -129,7 +129,7 @@ def _weigh(old: Mapping[str, Any], draft: FactDraft, plan: Mapping[str, Any],
     automatic = old["provenance"] in AUTOMATIC
     if old["textKey"] == check.text_key(plan["text"]) or (same_value and old["object"] is not None) \
             or cosine >= learning.duplicate_threshold:
-        return Skip(f"restates {old['id']}")
+        return Skip(restates(old["id"]))
     if draft.corrects and same_predicate and automatic and plan["single_valued"] and old["singleValued"]:
         return Retirement(old["id"], "corrected")
     if same_predicate and plan["single_valued"] and old["singleValued"]:
@@ -180,6 +180,11 @@ def kept_facts(batch: Batch, entity_ids: Sequence[str | None]) -> tuple[list[tup
     return kept, skipped
 
 
+def restates(fact_id: str) -> str:
+    """The reason a fact is skipped for restating the stored (or just written) ``fact_id``."""
+    return f"restates {fact_id}"
+
+
 def landed_rows(rows: Sequence[Mapping[str, Any]], nodes: Sequence[dict[str, Any] | None],
                 ) -> tuple[list[dict[str, Any]], list[Skipped]]:
     """What the write made of each fact row (``rows``: their properties; ``nodes``: what each
@@ -193,7 +198,7 @@ def landed_rows(rows: Sequence[Mapping[str, Any]], nodes: Sequence[dict[str, Any
         if node is None:
             skipped.append(Skipped(kind="fact", text=row["text"], reason="forgotten by the user"))
         elif node["id"] != row["id"]:
-            skipped.append(Skipped(kind="fact", text=row["text"], reason=f"restates {node['id']}"))
+            skipped.append(Skipped(kind="fact", text=row["text"], reason=restates(node["id"])))
         else:
             landed.append(node)
     return landed, skipped
