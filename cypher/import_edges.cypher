@@ -12,6 +12,7 @@ FOREACH (_ IN CASE WHEN row.type = 'RELATES' THEN [1] ELSE [] END | CREATE (a)-[
 FOREACH (_ IN CASE WHEN row.type = 'ABOUT' THEN [1] ELSE [] END | CREATE (a)-[r:ABOUT]->(b) SET r = row.props)
 FOREACH (_ IN CASE WHEN row.type = 'DERIVED_FROM' THEN [1] ELSE [] END | CREATE (a)-[r:DERIVED_FROM]->(b) SET r = row.props)
 FOREACH (_ IN CASE WHEN row.type = 'MENTIONS' THEN [1] ELSE [] END | CREATE (a)-[r:MENTIONS]->(b) SET r = row.props)
+FOREACH (_ IN CASE WHEN row.type = 'SPOKE' THEN [1] ELSE [] END | CREATE (a)-[r:SPOKE]->(b) SET r = row.props)
 FOREACH (_ IN CASE WHEN row.type = 'SAME_AS' THEN [1] ELSE [] END | CREATE (a)-[r:SAME_AS]->(b) SET r = row.props)
 FOREACH (_ IN CASE WHEN row.type = 'CORROBORATES' THEN [1] ELSE [] END | CREATE (a)-[r:CORROBORATES]->(b) SET r = row.props)
 FOREACH (_ IN CASE WHEN row.type = 'OUTCOME' THEN [1] ELSE [] END | CREATE (a)-[r:OUTCOME]->(b) SET r = row.props)

@@ -54,6 +54,7 @@ NAMES = {
     "astream": "stream",
     "aembed_documents": "embed_documents",
     "aembed_query": "embed_query",
+    "aextract": "extract",
     "aclose": "close",
     "__aenter__": "__enter__",
     "__aexit__": "__exit__",

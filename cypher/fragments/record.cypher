@@ -5,7 +5,7 @@
 __node__ {.id, .kind, .tenant, .scope, .text, .provenance, .status, .sensitivity, .importance, .tags, .userId,
   .agentId, .sessionId, .invalidationReason, .statusLog, .subject, .subjectName, .predicate, .object, .objectName, .singleValued,
   .validFromStated,
-  .role, .source, .name, .type, .aliases, .propertiesJson, .salience, .cites, .trigger, .condition,
+  .role, .source, .speaker, .name, .type, .aliases, .propertiesJson, .salience, .cites, .trigger, .condition,
   .priority, .steps, .variables, .successCriteria, .successCount, .failureCount, .originalValue,
   .correctedValue, .field, .reason, .entityKey, .originalInput, .runId, .reasoning, .decisionType,
   .context, .alternatives, .confidence, .outcome, .quality, .outcomeLog, .owner, .label,
@@ -15,4 +15,5 @@ __node__ {.id, .kind, .tenant, .scope, .text, .provenance, .status, .sensitivity
   observedFrom: toString(__node__.observedFrom),
   lastCorroboratedAt: toString(__node__.lastCorroboratedAt), lastUsedAt: toString(__node__.lastUsedAt),
   outcomeAt: toString(__node__.outcomeAt),
-  coversFrom: toString(__node__.coversFrom), coversTo: toString(__node__.coversTo)}
+  coversFrom: toString(__node__.coversFrom), coversTo: toString(__node__.coversTo),
+  refersTo: [moment IN coalesce(__node__.refersTo, []) | toString(moment)]}

@@ -52,8 +52,10 @@ class AsyncTurnMixin(AsyncHost):
         check_llm(llm, allow_none=True)
         if not isinstance(learn_procedures, bool):
             raise InvalidInputError("learn_procedures", "must be True or False")
-        stored = (await self.ingest(items, scope=scope, llm=None, session_id=session_id, occurred_at=occurred_at,
-                                    timezone=timezone, user_id=user_id, agent_id=agent_id)).episodes
+        # the model's own extraction replaces the offline one when there is a model; speakers either way
+        stored = tuple((await self._store_messages(
+            items, scope=scope, session_id=session_id, occurred_at=occurred_at, timezone=timezone,
+            user_id=user_id, agent_id=agent_id, extract=llm is None))[0])
         calls = turn.tool_calls(items) if learn_procedures else []
         if len(calls) < turn.MIN_TOOL_CALLS:
             calls = []

@@ -178,6 +178,12 @@ class Episode(MemoryRecord):
     """``user``, ``assistant``, ``tool``, ``system`` or ``event``."""
     source: str | None = None
     """Where it came from (a channel, file or tool name), when given."""
+    speaker: str | None = None
+    """Who said it, by name, when the message carried one (a message's ``name``); the
+    speaker's entity has a ``SPOKE`` edge to the episode."""
+    refers_to: tuple[datetime, ...] = ()
+    """The moments its time expressions name, resolved against ``occurred_at`` ("last
+    week" said on 2023-05-08 is 2023-05-01), in the order they are said."""
 
 
 class Entity(MemoryRecord):

@@ -48,6 +48,7 @@ _FIELDS = {
     "outcomeLog": "outcome_log",
     "coversFrom": "covers_from",
     "coversTo": "covers_to",
+    "refersTo": "refers_to",
 }
 _INTERNAL = {"lexKey", "textKey", "nameKey", "aliasKeys", "closedAt", "propertiesJson", "kind", "stepsKey"}
 _PROPERTY = {field: prop for prop, field in _FIELDS.items()}

@@ -15,6 +15,7 @@ from .._base import dates
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Entity, Episode, Fact, Provenance
+from .._memory.entities import MAX_NAME_LENGTH
 from .prompts import EntityDraft, Extraction, FactDraft
 
 ROLES = {"human": "user", "user": "user", "ai": "assistant", "assistant": "assistant", "tool": "tool",
@@ -99,9 +100,10 @@ class IngestResult(BaseModel):
 
 
 def messages(items: Any, occurred_at: datetime | None, now: datetime) -> list[dict[str, Any]]:
-    """Normalise langchain-core messages or ``{"role", "content"[, "occurred_at"]}`` dicts to
-    ``{role, content, occurred_at}``; messages without a time follow the batch's time, a
-    microsecond apart so their order survives."""
+    """Normalise langchain-core messages or ``{"role", "content"[, "occurred_at", "name",
+    "id"]}`` dicts to ``{role, content, occurred_at, id, speaker}``; messages without a time
+    follow the batch's time, a microsecond apart so their order survives; a message's
+    ``name`` (who said it) becomes its ``speaker``."""
     if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
         raise InvalidInputError("messages", "must be a list of messages or {'role', 'content'} mappings")
     out = []
@@ -112,11 +114,12 @@ def messages(items: Any, occurred_at: datetime | None, now: datetime) -> list[di
         if isinstance(item, Mapping):
             unknown = sorted(set(item) - {"role", "content", "occurred_at", "name", "id"})
             if unknown:
-                raise InvalidInputError(f"{field}.{unknown[0]}", "is not a message field (role, content, occurred_at, id)")
-            role, content, mid = item.get("role"), item.get("content"), item.get("id")
+                raise InvalidInputError(f"{field}.{unknown[0]}", "is not a message field (role, content, occurred_at, name, id)")
+            role, content, mid, name = item.get("role"), item.get("content"), item.get("id"), item.get("name")
             when = check.instant(item.get("occurred_at"), f"{field}.occurred_at")
         elif hasattr(item, "type") and hasattr(item, "content"):
             role, content, mid = item.type, _text(item.content), getattr(item, "id", None)
+            name = getattr(item, "name", None)
             calls = getattr(item, "tool_calls", None) or []
             if calls and not (isinstance(content, str) and content.strip()):  # a turn that only calls tools
                 content = "; ".join(f"calls {c.get('name')}({json.dumps(c.get('args'), sort_keys=True, default=str)})"
@@ -127,10 +130,19 @@ def messages(items: Any, occurred_at: datetime | None, now: datetime) -> list[di
             raise InvalidInputError(f"{field}.role", f"{role!r} is not one of {', '.join(sorted(ROLES))}")
         out.append({"role": ROLES[role], "content": check.text(check.scrubbed(content), f"{field}.content", limit=check.MAX_EPISODE_LENGTH),
                     "occurred_at": when or base + timedelta(microseconds=i),
-                    "id": check.identifier(mid, f"{field}.id", allow_none=True)})
+                    "id": check.identifier(mid, f"{field}.id", allow_none=True),
+                    "speaker": speaker_name(name, f"{field}.name")})
     if not out:
         raise InvalidInputError("messages", "is empty")
     return out
+
+
+def speaker_name(value: Any, field: str) -> str | None:
+    """Who said a message, by name (spacing folded), or None when no name is given."""
+    if value is None:
+        return None
+    name = " ".join(check.text(check.scrubbed(value), field, limit=MAX_NAME_LENGTH).split())
+    return name
 
 
 def _text(content: Any) -> Any:

@@ -1,5 +1,5 @@
-"""What one memory object knows besides its connection: tenant, embedder, clock and the
-rules it writes by (single-valued predicates, contradiction threshold)."""
+"""What one memory object knows besides its connection: tenant, embedder, entity extractor,
+clock and the rules it writes by (single-valued predicates, contradiction threshold)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 from .._base import validate as check
 from .._base.embeddings import check_embedder
 from .._base.errors import InvalidInputError
+from .._base.ner import resolve_extractor
 from .facts import DEFAULT_RULE, SingleValued
 
 
@@ -67,9 +68,12 @@ class Core:
         clock: Callable[[], datetime] | None,
         single_valued_predicates: Iterable[str] | None,
         contradiction_threshold: float,
+        extractor: Any = None,
     ) -> None:
         self.tenant: str = check.identifier(tenant, "tenant")
         self.embedder = check_embedder(resolve_embedder(embedder))
+        self.extractor: Any = resolve_extractor(extractor)
+        """What finds entities in messages without a model (``_base/ner.py``), or None."""
         self._clock = clock or utc_now
         self.single_valued_predicates: SingleValued = DEFAULT_RULE if single_valued_predicates is None else (
             SingleValued(frozenset(str(check.predicate(p, "single_valued_predicates")) for p in single_valued_predicates)))

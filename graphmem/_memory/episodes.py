@@ -4,9 +4,10 @@ event). The I/O is in ``_async/entities.py``, beside entities, which episodes me
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime
+from datetime import datetime, timezone, tzinfo
 from typing import Any, TypedDict
 
+from .._base import dates
 from .._base import props as _props
 from .._base import validate as check
 from .._base.errors import InvalidInputError
@@ -55,9 +56,11 @@ def chunks(episodes: list[EpisodeRow]) -> list[ChunkRow]:
 
 def row(content: Any, *, tenant: str, scope: Any, role: Any, occurred_at: Any, source: Any, id: Any,
         user_id: Any, agent_id: Any, session_id: Any, importance: Any, sensitivity: Any, tags: Any,
-        now: datetime) -> EpisodeRow:
+        now: datetime, speaker: str | None = None, tz: tzinfo = timezone.utc) -> EpisodeRow:
     """The properties of a new episode. Without an ``id`` it gets one derived from its scope,
-    session, role, time and content, so the same message stored twice is one episode."""
+    session, role, speaker, time and content, so the same message stored twice is one
+    episode. ``refersTo`` holds the moments its time expressions name, resolved against its
+    time in ``tz`` (the time anchors of ``_base/dates``)."""
     if role not in ROLES:
         raise InvalidInputError("role", f"{role!r} is not one of {', '.join(repr(r) for r in ROLES)}")
     props = _props.shared(
@@ -66,10 +69,13 @@ def row(content: Any, *, tenant: str, scope: Any, role: Any, occurred_at: Any, s
         sensitivity=sensitivity, importance=importance, tags=tags, user_id=user_id, agent_id=agent_id,
         session_id=session_id,
     )
+    at = check.instant(occurred_at, "occurred_at") or now
     props.update({
         "role": role,
-        "occurredAt": check.instant(occurred_at, "occurred_at") or now,
+        "occurredAt": at,
         "source": None if source is None else check.text(source, "source"),
+        "speaker": speaker,
+        "refersTo": [moment for _, _, moment in dates.mentions(props["text"], at, tz)] or None,
     })
     if id is None:
         props["id"] = content_id(props)
@@ -77,12 +83,12 @@ def row(content: Any, *, tenant: str, scope: Any, role: Any, occurred_at: Any, s
 
 
 def content_id(props: _props.Props) -> str:
-    """An episode id from (scope, session, role, time, content, and the user and agent when
-    set): a message stored again without an id finds the first copy, and the same words from
-    two people at the same instant are two episodes. (An episode without user or agent keeps
-    the id it had before owners counted.)"""
+    """An episode id from (scope, session, role, time, content, and the user, agent and
+    speaker when set): a message stored again without an id finds the first copy, and the
+    same words from two people at the same instant are two episodes. (An episode without
+    user, agent or speaker keeps the id it had before they counted.)"""
     digest = hashlib.blake2b(digest_size=16)
-    owners = [f"{key}={props[key]}" for key in ("userId", "agentId") if props[key] is not None]
+    owners = [f"{key}={props[key]}" for key in ("userId", "agentId", "speaker") if props.get(key) is not None]
     for part in (props["scope"], props["sessionId"] or "", props["role"], props["occurredAt"].isoformat(),
                  props["text"], *owners):
         digest.update(part.encode("utf-8", "surrogatepass"))

@@ -40,7 +40,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-EDGE_TYPES = ("CITES", "SUPERSEDES", "RELATES", "ABOUT", "DERIVED_FROM", "MENTIONS", "SAME_AS", "NEXT", "PART_OF",
+EDGE_TYPES = ("CITES", "SUPERSEDES", "RELATES", "ABOUT", "DERIVED_FROM", "MENTIONS", "SPOKE", "SAME_AS", "NEXT", "PART_OF",
               "CORROBORATES", "OUTCOME")
 # lookup keys and locks that only the templates use; the embedding is left to recall
 _HIDDEN = frozenset({"embedding", "tenant", "lexKey", "textKey", "nameKey", "aliasKeys", "stepsKey", "_lock"})

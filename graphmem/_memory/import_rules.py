@@ -112,6 +112,18 @@ def _value_json(value: Any, field: str) -> str:
         raise InvalidInputError(field + exc.field[len("value"):], exc.message) from None
 
 
+def _instants(value: Any, field: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise InvalidInputError(field, "must be a list of datetimes")
+    return [_instant(v, f"{field}[{i}]") for i, v in enumerate(value)]
+
+
+def _offsets(value: Any, field: str) -> list[int]:
+    if not isinstance(value, list):
+        raise InvalidInputError(field, "must be a list of character offsets")
+    return [_count(v, f"{field}[{i}]") for i, v in enumerate(value)]
+
+
 def _strings(value: Any, field: str) -> list[str]:
     if not isinstance(value, list):
         raise InvalidInputError(field, "must be a list of strings")
@@ -138,6 +150,8 @@ NODE_RULES: dict[str, Checker] = {
     **{key: _choice(allowed) for key, allowed in _ENUMS.items()},
     "scope": lambda value, field: scopes.check_path(value, field),
     "name": lambda value, field: check.text(value, field, limit=entities.MAX_NAME_LENGTH),
+    "speaker": lambda value, field: check.text(value, field, limit=entities.MAX_NAME_LENGTH),
+    "refersTo": _instants,
     "object": lambda value, field: check.literal(value, field),
     "predicate": _predicate,
     "role": _choice(ROLES),
@@ -168,6 +182,9 @@ EDGE_RULES: dict[str, Checker] = {
     "similarity": _number,
     "success": _flag,
     "status": _ident,
+    "starts": _offsets,
+    "ends": _offsets,
+    "labels": _strings,
 }
 """Every property graphmem writes on an edge between memories, with its check."""
 

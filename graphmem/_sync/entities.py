@@ -16,6 +16,7 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
 from .._base.models import Entity, Episode, Fact, Provenance
 from .._base.records import record_of
+from .._learning.ingest import speaker_name
 from .._memory import entities, episodes
 from .._memory.facts import FactInput
 from .executor import Tx
@@ -38,21 +39,29 @@ class EntitiesMixin(Host):
         importance: float | None = None,
         sensitivity: str | None = None,
         tags: Iterable[str] = (),
+        speaker: str | None = None,
     ) -> Episode:
         """Store a raw observation (immutable once written; the same id, or the same scope,
         session, role, time and content, returns it unchanged). ``role`` is one of ``user``,
         ``assistant``, ``tool``, ``system``, ``event``; ``occurred_at`` (default now) is when
         it happened. ``content`` may be up to ``MAX_EPISODE_LENGTH`` characters (a pasted
         document or log): it is stored whole, searchable by its words, and embedded in
-        overlapping windows as well, so a question about its middle finds it."""
+        overlapping windows as well, so a question about its middle finds it. ``speaker`` is
+        who said it, by name; the speaker's entity (else the user's or the agent's, by role)
+        gets a ``SPOKE`` edge to it, and the entities the memory's ``entity_extractor`` finds
+        in it are written with ``MENTIONS`` edges, in the same transaction."""
         now = self._core.now()
         row = episodes.row(
             content, tenant=self._core.tenant, scope=scope, role=role, occurred_at=occurred_at, source=source,
             id=id, user_id=user_id, agent_id=agent_id, session_id=session_id, importance=importance,
-            sensitivity=sensitivity, tags=tags, now=now,
+            sensitivity=sensitivity, tags=tags, now=now, speaker=speaker_name(speaker, "speaker"),
         )
         windows = episodes.chunks([row])
         self._embed([row, *windows], ["content"] * (1 + len(windows)))
+        props = row["props"]
+        graph = self._plan_mentions([{"role": props["role"], "content": props["text"], "speaker": props["speaker"]}],
+                                          [props["id"]], props["scope"], {"user_id": user_id, "agent_id": agent_id},
+                                          extract=True)
         tenant = self._core.tenant
 
         def work(tx: Tx) -> Episode:
@@ -66,6 +75,7 @@ class EntitiesMixin(Host):
                 tx.run("episode_chunks_create", tenant=tenant, rows=windows, now=now)
             if row["props"]["sessionId"] is not None:
                 tx.run("episode_link_next", tenant=tenant, ids=[row["props"]["id"]])
+            self._land_mentions(tx, graph, {props["id"]}, props["scope"], _scopes.chain(props["scope"]), now)
             return record_of(Episode, created[0]["node"])
 
         return self._run.write(work)

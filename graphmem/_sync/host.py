@@ -6,7 +6,7 @@ method a mixin calls, and that the front door provides all of them)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -68,6 +68,16 @@ class Host(Protocol):
     def ingest(self, messages: Iterable[Any], *, scope: str, llm: Any, session_id: str | None = None,
                      occurred_at: datetime | None = None, timezone: str = "UTC", user_id: str | None = None,
                      agent_id: str | None = None) -> _ingest.IngestResult: ...
+
+    def _store_messages(self, messages: Iterable[Any], *, scope: str, session_id: str | None,
+                              occurred_at: datetime | None, timezone: str, user_id: str | None, agent_id: str | None,
+                              extract: bool) -> tuple[list[Episode], list[dict[str, Any]], Any]: ...
+
+    def _plan_mentions(self, messages: Sequence[Mapping[str, Any]], episode_ids: Sequence[str], scope: str,
+                             who: Mapping[str, Any], *, extract: bool) -> Any: ...
+
+    def _land_mentions(self, tx: Tx, graph: Any, fresh: Collection[str], scope: str,
+                             chain: list[str], now: datetime) -> Any: ...
 
     def _extract_reported(self, llm: Any, msgs: list[dict[str, Any]], stored: list[Episode], scope: str,
                                 tz: Any, now: datetime, who: dict[str, Any]) -> _ingest.IngestResult: ...

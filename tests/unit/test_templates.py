@@ -176,16 +176,18 @@ def test_recall_returns_every_temporal_property_as_text():
 
     text = templates.get("recall").text
     to_property = {field: prop for prop, field in records._FIELDS.items()}
-    temporal = {
-        to_property.get(name, name)
-        for cls in records._KINDS.values()
-        for name, info in cls.model_fields.items()
-        if info.annotation is datetime or datetime in get_args(info.annotation)
-    }
-    assert temporal >= {"createdAt", "validFrom", "occurredAt"}
-    for prop in sorted(temporal):
+    fields = [(to_property.get(name, name), info.annotation)
+              for cls in records._KINDS.values() for name, info in cls.model_fields.items()]
+    temporal = {prop for prop, kind in fields if kind is datetime or datetime in get_args(kind)}
+    # a tuple of datetimes (Episode.refers_to) is converted element by element
+    lists = {prop for prop, kind in fields if get_args(kind)[:1] == (datetime,) and ... in get_args(kind)}
+    assert temporal >= {"createdAt", "validFrom", "occurredAt"} and lists == {"refersTo"}
+    for prop in sorted(temporal - lists):
         for var in ("p", "c"):  # the record (its properties(m)) and, for insights, its citations
             assert f"{prop}: toString({var}.{prop})" in text, (prop, var)
+    for prop in sorted(lists):
+        for var in ("p", "c"):
+            assert f"{prop}: [moment IN coalesce({var}.{prop}, []) | toString(moment)]" in text, (prop, var)
 
 
 def test_recall_projects_exactly_the_properties_its_records_have():
@@ -205,7 +207,8 @@ def test_recall_projects_exactly_the_properties_its_records_have():
     wanted = wanted - {"embedding", "superseded_by", "properties"} | {"propertiesJson"}
     for var in ("p", "c"):  # the record (its properties(m)) and, for insights, its citations
         body = re.search(r"\b" + var + r" \{(\.id,.*?)\}", text, re.S).group(1)
-        projected = set(re.findall(r"\.(\w+)\s*(?:,|$)", body)) | set(re.findall(r"(\w+): toString", body))
+        projected = (set(re.findall(r"\.(\w+)\s*(?:,|$)", body)) | set(re.findall(r"(\w+): toString", body))
+                     | set(re.findall(r"(\w+): \[moment IN", body)))
         assert projected == wanted, (var, sorted(projected ^ wanted))
         assert not (projected & (records._INTERNAL - {"kind", "propertiesJson"})), var
 

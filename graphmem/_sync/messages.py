@@ -1,0 +1,84 @@
+# Generated from graphmem/_async/messages.py by tools/unasync.py: do not edit.
+# Edit the async source and run `python tools/unasync.py` to regenerate.
+"""Conversation messages stored as episodes on ``Memory``: each checked, embedded and
+written with its speaker, in one transaction with the speakers' entities and the entities
+the messages name (``_async/mentions.py``). ``ingest`` and ``after_turn`` store through it.
+This file is generated from ``graphmem/_async/messages.py`` by ``tools/unasync.py``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from .._base import dates
+from .._base import props as _props
+from .._base import scopes as _scopes
+from .._base import validate as check
+from .._base.errors import InvalidInputError
+from .._base.models import Episode
+from .._base.records import record_of
+from .._learning import ingest as _ingest
+from .._memory import episodes as _episodes
+from .executor import Tx
+from .host import Host
+from .mentions import Landed
+
+
+class MessagesMixin(Host):
+    def _store_messages(self, messages: Iterable[Any], *, scope: str, session_id: str | None,
+                              occurred_at: datetime | None, timezone: str, user_id: str | None, agent_id: str | None,
+                              extract: bool) -> tuple[list[Episode], list[dict[str, Any]], Landed]:
+        """The first half of ``ingest`` (and all of ``after_turn`` before it returns): every
+        message checked, embedded and written as an episode with its speaker, and in the same
+        transaction the speakers' entities (``SPOKE``) and, with ``extract``, the entities
+        the memory's extractor finds in them (``MENTIONS``). Returns the episodes, the
+        normalised messages and the entities written or resolved."""
+        scope = _scopes.check_path(scope)
+        if not isinstance(timezone, str):
+            raise InvalidInputError("timezone", "must be an IANA timezone name")
+        tz = dates.zone(timezone)
+        for name, value in (("session_id", session_id), ("user_id", user_id), ("agent_id", agent_id)):
+            check.identifier(value, name, allow_none=True)
+        now = self._core.now()
+        msgs = _ingest.messages(messages, check.instant(occurred_at, "occurred_at"), now)
+        episodes = [
+            _episodes.row(
+                m["content"], tenant=self._core.tenant, scope=scope, role=m["role"], occurred_at=m["occurred_at"], source="ingest",
+                id=m["id"], user_id=user_id, agent_id=agent_id, session_id=session_id, importance=None,
+                sensitivity=None, tags=(), now=now, speaker=m["speaker"], tz=tz,
+            ) for m in msgs
+        ]
+        windows = _episodes.chunks(episodes)
+        self._embed([*episodes, *windows], [f"messages[{i}].content" for i in range(len(episodes))]
+                          + ["messages[].content"] * len(windows))
+        graph = self._plan_mentions(msgs, [e["props"]["id"] for e in episodes], scope,
+                                          {"user_id": user_id, "agent_id": agent_id}, extract=extract)
+        tenant = self._core.tenant
+        landed = Landed()
+
+        def store(tx: Tx) -> list[Episode]:
+            nonlocal landed
+            ids = [e["props"]["id"] for e in episodes]
+            seen = {r["node"]["id"]: r["node"] for r in tx.run("memory_existing", tenant=tenant, ids=ids)}
+            for i, rid in enumerate(ids):
+                if rid in seen:
+                    _props.expect_record(seen[rid], "episode", episodes[i]["props"], f"messages[{i}].id")
+            # a message stored before (same id, or same scope, session, role, time and text) is kept once
+            fresh = list({e["props"]["id"]: e for e in episodes if e["props"]["id"] not in seen}.values())
+            if fresh:
+                tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope] * len(fresh)))
+                for r in tx.run("episode_create", tenant=tenant, rows=fresh, now=now):
+                    seen[r["node"]["id"]] = r["node"]
+                new = {e["props"]["id"] for e in fresh}
+                if any(w["episodeId"] in new for w in windows):
+                    tx.run("episode_chunks_create", tenant=tenant, now=now,
+                                 rows=[w for w in windows if w["episodeId"] in new])
+                if session_id is not None:
+                    in_order = sorted(fresh, key=lambda e: (e["props"]["occurredAt"], ids.index(e["props"]["id"])))
+                    tx.run("episode_link_next", tenant=tenant, ids=[e["props"]["id"] for e in in_order])
+                landed = self._land_mentions(tx, graph, new, scope, _scopes.chain(scope), now)
+            return [record_of(Episode, seen[rid]) for rid in ids]
+
+        stored = self._run.write(store)
+        return stored, [{**m, "id": e.id} for m, e in zip(msgs, stored)], landed
