@@ -79,15 +79,42 @@ CALL (inScope, pool, exact) {
   WITH m, semantic ORDER BY semantic DESC, m.id LIMIT $semanticFetch
   RETURN collect({m: m, score: semantic}) AS semanticHits
 }
-CALL (inScope, total) {
-  CALL (inScope, total) {
-    WITH inScope, total
-    WHERE $lucene IS NOT NULL
+// the entities the question names (their names or aliases: $entityQuery on the entity_keys
+// index) or implies ($roleTypes: "I", "my" the user; "you" the agent)
+CALL () {
+  CALL () {
+    WITH $entityQuery AS wanted
+    WHERE wanted IS NOT NULL
+    CALL db.index.fulltext.queryNodes('entity_keys', wanted, {limit: $seedLimit}) YIELD node AS e
+    RETURN e
+    UNION
+    UNWIND $roleTypes AS roleType
+    MATCH (e:Entity {tenant: $tenant})
+    USING INDEX e:Entity(tenant, scope, type, nameKey)
+    WHERE e.scope IN $chain AND e.type = roleType AND e.nameKey IS NOT NULL
+    RETURN e
+  }
+  WITH DISTINCT e
+  WHERE e.tenant = $tenant AND e.scope IN $chain AND e.invalidatedAt IS NULL
+  RETURN collect({e: e, degree: COUNT { (e)-[:SPOKE|MENTIONS|ABOUT]-() },
+                  speaks: EXISTS { (e)-[:SPOKE]->(:Episode) }}) AS seeds
+}
+// the words of the speakers' names among them: the full-text side leaves them out (the
+// graph side says who spoke; in the text such a name is mostly an address, "Hey Mel")
+WITH inScope, total, pool, exact, semanticHits, seeds, reduce(words = [], s IN [x IN seeds WHERE x.speaks] |
+       words + split(s.e.nameKey, ' ') + reduce(more = [], k IN coalesce(s.e.aliasKeys, []) | more + split(k, ' '))) AS spoken
+CALL (inScope, total, spoken) {
+  CALL (inScope, total, spoken) {
+    WITH inScope, total, spoken, [w IN $lexicalWords WHERE w <> ''] AS words
+    WITH inScope, total, CASE WHEN any(w IN words WHERE NOT w IN spoken) THEN [w IN words WHERE NOT w IN spoken]
+                              ELSE words END AS words
+    WHERE size(words) > 0
     WITH NOT $scopedLexical AND inScope > 0 AND inScope >= $openShare * total AS open,
-         CASE WHEN inScope > 0 AND total > inScope THEN 1.0 * total / inScope ELSE 1.0 END AS spread
-    WITH open, CASE WHEN open THEN toInteger(ceil($textFetch * spread)) ELSE $textFetch END AS textLimit
-    CALL db.index.fulltext.queryNodes('memory_text', CASE WHEN open THEN $luceneOpen ELSE $lucene END,
-        {limit: textLimit})
+         CASE WHEN inScope > 0 AND total > inScope THEN 1.0 * total / inScope ELSE 1.0 END AS spread,
+         'text:(' + reduce(text = '', w IN words | text + ' ' + w) + ')' AS lucene
+    WITH open, CASE WHEN open THEN toInteger(ceil($textFetch * spread)) ELSE $textFetch END AS textLimit,
+         CASE WHEN open THEN lucene ELSE lucene + ' AND (lexKey:(' + $lexKeys + '))^0' END AS lucene
+    CALL db.index.fulltext.queryNodes('memory_text', lucene, {limit: textLimit})
       YIELD node AS m, score AS lexical
     RETURN m, lexical, open, textLimit, m.tenant = $tenant AND m.scope IN $chain AS visible
   }
@@ -100,20 +127,38 @@ CALL (inScope, total) {
   RETURN hits[0..$fetch] AS lexicalHits, open AS lexicalOpen, foreign AS lexicalForeign,
          returned > 0 AND returned >= textLimit AS lexicalSaturated
 }
-WITH inScope, total, pool, exact, semanticHits, lexicalHits, lexicalOpen, lexicalForeign, lexicalSaturated,
+// the graph side: what those entities said, are named in or are about, the best
+// $graphFetch by cosine similarity (an entity linked to more than $walkLimit records is
+// not walked: it only marks the candidates the other sides found)
+CALL (seeds) {
+  UNWIND seeds AS seed
+  WITH seed.e AS e
+  WHERE seed.degree <= $walkLimit
+  MATCH (e)-[:SPOKE|MENTIONS|ABOUT]-(m:Memory)
+  WHERE m.tenant = $tenant AND m.scope IN $chain AND {{recall_filter(m)}}
+  WITH DISTINCT m
+  WITH m, CASE WHEN $vector IS NOT NULL AND m.embedding IS NOT NULL
+               THEN vector.similarity.cosine(m.embedding, $vector) END AS semantic
+  ORDER BY semantic DESC, coalesce(m.occurredAt, m.createdAt) DESC, m.id
+  LIMIT $graphFetch
+  RETURN collect({m: m, score: semantic}) AS graphHits
+}
+WITH inScope, total, pool, exact, semanticHits, lexicalHits, lexicalOpen, lexicalForeign, lexicalSaturated, seeds,
      [i IN range(0, size(semanticHits) - 1) | {m: semanticHits[i].m, semantic: semanticHits[i].score, semanticRank: i + 1}]
-     + [i IN range(0, size(lexicalHits) - 1) | {m: lexicalHits[i].m, lexical: lexicalHits[i].score, lexicalRank: i + 1}] AS ranked
+     + [i IN range(0, size(lexicalHits) - 1) | {m: lexicalHits[i].m, lexical: lexicalHits[i].score, lexicalRank: i + 1}]
+     + [i IN range(0, size(graphHits) - 1) | {m: graphHits[i].m, semantic: graphHits[i].score, graphRank: i + 1}] AS ranked
 UNWIND (CASE WHEN ranked = [] THEN [null] ELSE ranked END) AS hit
-WITH inScope, total, pool, exact, size(semanticHits) AS semanticCount, size(lexicalHits) AS lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, hit.m AS m, max(hit.semantic) AS semantic,
-     max(hit.lexical) AS lexical, min(hit.semanticRank) AS semanticRank, min(hit.lexicalRank) AS lexicalRank
-WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, m, semantic, lexical, semanticRank, lexicalRank,
+WITH inScope, total, pool, exact, size(semanticHits) AS semanticCount, size(lexicalHits) AS lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, seeds, hit.m AS m, max(hit.semantic) AS semantic,
+     max(hit.lexical) AS lexical, min(hit.semanticRank) AS semanticRank, min(hit.lexicalRank) AS lexicalRank,
+     min(hit.graphRank) AS graphRank
+WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, seeds, m, semantic, lexical, semanticRank, lexicalRank, graphRank,
      coalesce(1.0 / ($rrfK + semanticRank), 0.0) + coalesce(1.0 / ($rrfK + lexicalRank), 0.0) AS rrf
 ORDER BY rrf DESC, m.id
-WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated,
+WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, seeds,
      collect({m: m, semantic: semantic, lexical: lexical, semanticRank: semanticRank,
-              lexicalRank: lexicalRank, rrf: rrf}) AS direct
+              lexicalRank: lexicalRank, graphRank: graphRank, rrf: rrf}) AS direct
 CALL (direct) {
-  UNWIND direct[0..$expandFrom] AS hit
+  UNWIND [x IN direct WHERE x.semanticRank IS NOT NULL OR x.lexicalRank IS NOT NULL][0..$expandFrom] AS hit
   WITH hit, hit.m AS source
   WHERE source IS NOT NULL
   // expand from the hit itself, not from a labelled neighbour (docs/design-notes.md#recall-plan-kept)
@@ -129,18 +174,26 @@ CALL (direct) {
   ORDER BY via DESC, n.id LIMIT $expandLimit
   RETURN collect({m: n, via: via}) AS expanded
 }
-WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, expanded,
+WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, seeds, expanded,
      [i IN range(0, size(direct) - 1)
       WHERE i < $keep OR direct[i].semanticRank <= $shortlist OR direct[i].lexicalRank <= $shortlist
+        OR direct[i].graphRank <= $shortlist
       | direct[i]] AS direct
-WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, direct, expanded,
+WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, seeds, direct, expanded,
      [x IN direct WHERE x.m IS NOT NULL | x.m] + [x IN expanded | x.m] AS nodes
 UNWIND (CASE WHEN nodes = [] THEN [null] ELSE nodes END) AS m
-WITH DISTINCT inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, direct, expanded, m
-WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, m, properties(m) AS p,
+WITH DISTINCT inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, seeds, direct, expanded, m
+WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, seeds, m, properties(m) AS p,
      head([x IN direct WHERE x.m = m]) AS d,
-     head([x IN expanded WHERE x.m = m]) AS e
+     head([x IN expanded WHERE x.m = m]) AS e,
+     [s IN seeds | s.e] AS seedNodes
 RETURN inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated,
+       [s IN seeds | {id: s.e.id, name: s.e.name, type: s.e.type, degree: s.degree}] AS seeds,
+       CASE WHEN m IS NULL THEN null ELSE
+         [(m)-[link:SPOKE|MENTIONS|ABOUT]-(s:Entity) WHERE s IN seedNodes | {seed: s.id, link: type(link)}]
+         + [(m)<-[:DERIVED_FROM]-(f:Fact)-[:ABOUT]->(s:Entity) WHERE s IN seedNodes AND f.invalidatedAt IS NULL
+            | {seed: s.id, link: 'FACT'}] END AS entities,
+       d.graphRank AS graphRank,
        CASE WHEN m IS NULL THEN null ELSE {{record(p)}} END AS node,
        CASE WHEN d.semantic IS NOT NULL THEN d.semantic
             WHEN $vector IS NOT NULL AND p.embedding IS NOT NULL

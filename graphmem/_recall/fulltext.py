@@ -165,7 +165,12 @@ def lucene(found: str | None, tenant: str | None, chain: Sequence[str]) -> str |
         return None
     if tenant is None:
         return f"text:({found})"
-    keys = " OR ".join(scopes.lexical_key(tenant, scope) for scope in chain)
+    keys = scope_keys(tenant, chain)
     # zero weight: the scope keys filter, they must not score (a smaller scope's rarer key
     # would lift a text above its twin in a bigger scope)
     return f"text:({found}) AND (lexKey:({keys}))^0"
+
+
+def scope_keys(tenant: str, chain: Sequence[str]) -> str:
+    """The ``lexKey`` tokens of ``chain`` as a Lucene disjunction ("k1 OR k2")."""
+    return " OR ".join(scopes.lexical_key(tenant, scope) for scope in chain)

@@ -41,6 +41,11 @@ class ScoreParts(BaseModel):
     neighbour: float = 0.0
     """The best ``fused`` score among the turns next to this one in its conversation that
     are candidates too (a turn is often the answer to the one before it)."""
+    entity: float = 0.0
+    """How closely the record is tied to an entity the question names or implies: it was
+    said by it, names it or is about it (``SPOKE``, ``MENTIONS``, ``ABOUT``), weighed by how
+    few of the visible records that entity is tied to (0 for none, or for an entity tied to
+    most of them)."""
     relevance: float = 0.0
     """Relevance to the question on a scale that is not rescaled per result list: 1.0 for a
     full-text match of a question word; otherwise, with an embedder, the share of unrelated
@@ -219,6 +224,27 @@ def named_sessions(rows: list[dict[str, Any]], question: str | None) -> frozense
     return frozenset(sessions)
 
 
+import os
+_LINKS = {"SPOKE": 1.0, "ABOUT": 1.0, "FACT": 0.8, "MENTIONS": float(os.environ.get("GM_MENTION", "0.6"))}
+_MAX_SHARE = float(os.environ.get("GM_MAX_SHARE", "0.8"))
+
+
+def entity_focus(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Per seed entity (those the question names or implies), how much being tied to it
+    says: 1 - its share of the visible records over ``_MAX_SHARE``, 0 at or above it (an
+    entity every record is tied to, the only user of a memory, tells nothing apart)."""
+    first = rows[0] if rows else {}
+    visible = max(1, int(first.get("inScope") or 0))
+    if os.environ.get("GM_FOCUS", "gate") == "gate":
+        return {s["id"]: 1.0 if s["degree"] / visible <= _MAX_SHARE else 0.0 for s in first.get("seeds") or ()}
+    return {s["id"]: max(0.0, 1.0 - (s["degree"] / visible) / _MAX_SHARE) for s in first.get("seeds") or ()}
+
+
+def entity_part(row: dict[str, Any], focus: dict[str, float]) -> float:
+    """The ``entity`` part of one candidate: its strongest tie to a seed entity."""
+    return max((_LINKS.get(t["link"], 0.0) * focus.get(t["seed"], 0.0) for t in row.get("entities") or ()), default=0.0)
+
+
 def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings, k: int,
           min_relevance: float | None = None, stick: tuple[float, float] | None = None,
           question: str | None = None) -> list[ScoredMemory]:
@@ -243,7 +269,9 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
     sessions = named_sessions(rows, question)
     fused_scores = fused_evidence(rows, settings, lexical_side=not sessions)
     by_id = {row["node"]["id"]: f for row, f in zip(rows, fused_scores)}
-    keep = {id(r) for r in relevant(rows, floor, stick, sessions)}
+    focus = entity_focus(rows)
+    tied = {id(r): entity_part(r, focus) for r in rows}
+    keep = {id(r) for r in relevant(rows, floor, stick, sessions)} | {i for i, t in tied.items() if t > 0 and os.environ.get("GM_TIED_PASS", "1") == "1"}
     for row, fused in zip(rows, fused_scores):
         if id(row) not in keep:
             continue
@@ -258,10 +286,10 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
         # model_construct: every value is a float computed here, nothing to validate
         parts = ScoreParts.model_construct(semantic=semantic, lexical=lexical, fused=fused, graph=graph, recency=recency,
                                            importance=record.importance, trust=trust, neighbour=neighbour,
-                                           relevance=relevance(row, stick))
+                                           relevance=relevance(row, stick), entity=tied[id(row)])
         total = (w.fused * fused + w.semantic * semantic + w.lexical * lexical + w.graph * graph
                  + w.recency * recency + w.importance * record.importance + w.trust * trust
-                 + w.neighbour * neighbour)
+                 + w.neighbour * neighbour + w.entity * tied[id(row)])
         citations = tuple(to_record(c) for c in row.get("cites") or ())
         results.append(ScoredMemory.model_construct(
             record=record, score=total, parts=parts, citations=citations,

@@ -12,7 +12,7 @@ from .._base import scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import KINDS, Sensitivity, Status
-from . import fulltext
+from . import fulltext, seeds
 
 PURPOSES = ("inform", "act")
 # an index neighbour costs Neo4j about twice a row of the exact in-scope scan
@@ -43,6 +43,8 @@ class RecallWeights:
     """Weight of the provenance's trust."""
     neighbour: float = 0.12
     """Weight of the best fused score among the conversation turns next to the record."""
+    entity: float = float(__import__("os").environ.get("GM_W_ENTITY", "0.2"))
+    """Weight of the entity part (the record is tied to an entity the question names)."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,7 @@ class RecallSettings:
                 raise InvalidInputError(name, f"must be a positive number, got {value!r}")
         # integers (a float would also change the statement's parameter types: another plan)
         for name, least in (("exact_scan_limit", 0), ("max_vector_fetch", 1), ("rrf_k", 0),
-                            ("expand_from", 0), ("expand_limit", 0)):
+                            ("expand_from", 0), ("expand_limit", 0), ("walk_limit", 0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise InvalidInputError(name, f"must be an integer of at least {least}, got {value!r}")
@@ -138,6 +140,9 @@ class RecallSettings:
     """How many of the best direct hits are expanded one hop through the graph."""
     expand_limit: int = 20
     """At most this many neighbours are added by the expansion (and never more than 2 k)."""
+    walk_limit: int = 5000
+    """The graph side walks from an entity the question names to at most this many records
+    it said, is named in or is about (a larger one only marks the other sides' candidates)."""
     semantic_share: float = 0.65
     """Share of the semantic side in the fusion, between 0 and 1 (see above)."""
     semantic_spread: float = 0.05
@@ -198,6 +203,7 @@ def kinds(value: Iterable[str] | None) -> list[str] | None:
 _LIST_BUCKET = 2  # lists of 2..10 share a bucket
 _CHAIN_BUCKET = 11  # scope chains (up to 32 deep) padded to 11..100
 _TEXT_BUCKET = 1001  # Lucene queries padded to 1,001..10,000 characters
+_WORDS_BUCKET = 11  # a question's words (at most 64) padded to 11..100
 
 
 def _padded(values: list[str], size: int = _LIST_BUCKET) -> list[str]:
@@ -244,8 +250,8 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "tenant": tenant,
         "chain": _padded(chain, _CHAIN_BUCKET),
         "vector": vector,
-        "lucene": _padded_lucene(fulltext.lucene(words, tenant, chain)),
-        "luceneOpen": _padded_lucene(fulltext.lucene(words, None, chain)),
+        "lexicalWords": _padded((words or "").split(), _WORDS_BUCKET),
+        "lexKeys": fulltext.scope_keys(tenant, chain).ljust(_TEXT_BUCKET),
         "openShare": float(settings.lexical_open_share),
         "scopedLexical": bool(scoped_lexical),
         "exactLimit": settings.exact_scan_limit,
@@ -267,11 +273,19 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "userId": check.identifier(user_id, "user_id", allow_none=True),
         "agentId": check.identifier(agent_id, "agent_id", allow_none=True),
         "sessionId": check.identifier(session_id, "session_id", allow_none=True),
+        "entityQuery": _padded_lucene(seeds.query(query, tenant, chain)),
+        "roleTypes": _padded(seeds.roles(query)),
+        "seedLimit": SEED_LIMIT,
+        "walkLimit": settings.walk_limit,
+        "graphFetch": semantic_fetch(k),
         "rrfK": settings.rrf_k,
         "expandFrom": settings.expand_from,
         "expandLimit": min(settings.expand_limit, 2 * k),
     }
 
+
+SEED_LIMIT = 50
+"""The most entities a question's names look up (its names' entities in the visible scopes)."""
 
 BAG_OF_WORDS_GATE = 0.5
 """The lexical gate with a bag-of-words embedder: measured to help WordLlama on LongMemEval
