@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             episode_turn: dict[str, str] = {}
             for n, date, session in parts:
-                done = memory.ingest([{"role": "user", "content": turn_text(t)} for t in session], scope="locomo",
+                done = memory.ingest([{"role": "user", "name": t["speaker"], "content": turn_text(t)} for t in session], scope="locomo",
                                      llm=llm, session_id=f"{sample['sample_id']}/session_{n}", occurred_at=date)
                 episode_turn.update(zip(done.episode_ids, (t["dia_id"] for t in session)))
                 facts_total += len(done.facts)

@@ -169,7 +169,11 @@ CALL (direct) {
                  AND (link.validFrom IS NULL OR link.validFrom <= $validAt)
                  AND (link.validTo IS NULL OR link.validTo > $validAt)))
             AND {{recall_filter(n)}}
-          | n] AS n
+          | n]
+         + [(source)-[:MENTIONS]->(named:Entity)<-[:MENTIONS]-(n:Episode)
+            WHERE n <> source AND n.tenant = $tenant AND n.scope IN $chain
+              AND COUNT { (named)<-[:MENTIONS]-() } <= $mentionLimit AND {{recall_filter(n)}}
+            | n] AS n
   WITH n, max(hit.rrf) AS via
   ORDER BY via DESC, n.id LIMIT $expandLimit
   RETURN collect({m: n, via: via}) AS expanded

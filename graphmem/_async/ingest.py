@@ -78,8 +78,11 @@ class AsyncIngestMixin(AsyncHost):
         if llm is None:
             return _ingest.IngestResult(episodes=tuple(stored), entities_created=tuple(landed.created),
                                         entities_merged=tuple(landed.merged), notes=(_offline_note(self._core.extractor),))
-        return await self._extract_reported(llm, msgs, stored, scope, dates.zone(timezone), self._core.now(),
-                                            {"user_id": user_id, "agent_id": agent_id, "session_id": session_id})
+        result = await self._extract_reported(llm, msgs, stored, scope, dates.zone(timezone), self._core.now(),
+                                              {"user_id": user_id, "agent_id": agent_id, "session_id": session_id})
+        # the speakers' entities, written with the episodes, beside the model's
+        return result.model_copy(update={"entities_created": (*landed.created, *result.entities_created),
+                                         "entities_merged": (*landed.merged, *result.entities_merged)})
 
     async def extract(
         self,

@@ -97,6 +97,11 @@ mon monday tue tues tuesday wed weds wednesday thu thur thurs thursday fri frida
 jan january feb february mar march apr april jun june jul july aug august sep sept september oct october
 nov november dec december weekend
 """.split())
+# names a chat gives that a small pipeline often misses: the user's own ("Hi, I'm Priya", "my
+# name is Priya") and the one a greeting addresses ("Welcome Priya!", "Thanks, Tom.")
+_INTRODUCED = re.compile(r"\b(?:I'?m|I am|[Mm]y name is|[Mm]y name's|[Cc]all me)\s+([A-Z][a-z]+(?: [A-Z][a-z]+)?)\b(?!['’]s)")
+_ADDRESSED = re.compile(r"^\W*(?:[Hh]i|[Hh]ello|[Hh]ey|[Ww]elcome(?: back)?|[Tt]hanks|[Tt]hank you|[Dd]ear|"
+                        r"[Gg]ood (?:morning|afternoon|evening)),?\s+([A-Z][a-z]+)(?=\s*[!,.?]|\s*$)")
 _PRONOUN_TAGS = frozenset({"PRP", "PRP$", "WP", "WP$", "EX"})
 _PROPER_TAGS = frozenset({"NNP", "NNPS"})
 _EDGE_TAGS = frozenset({"DT", "POS", "CC", "IN", "UH", "``", "''", ",", ".", ":", "-LRB-", "-RRB-", "HYPH", "NFP"})
@@ -182,6 +187,16 @@ class SpacyExtractor:
             text = doc.text[start:end]
             if len(text) <= MAX_MENTION_LENGTH and _LETTER.search(text):
                 out.append(Mention(text=text, type=etype, start=start, end=end, label=ent.label_))
+        if "PERSON" in self.types:
+            taken = [(e.start_char, e.end_char) for e in doc.ents]
+            for found in (*_INTRODUCED.finditer(doc.text), *_ADDRESSED.finditer(doc.text)):
+                start, end = found.span(1)
+                words = found.group(1).lower().split()
+                if any(a < end and start < b for a, b in taken) or any(w in CHAT_WORDS or w in _CALENDAR for w in words):
+                    continue
+                out.append(Mention(text=found.group(1), type=self.types["PERSON"], start=start, end=end, label="PERSON"))
+                taken.append((start, end))
+            out.sort(key=lambda m: m.start)
         return out
 
 

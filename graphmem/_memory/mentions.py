@@ -6,6 +6,7 @@ planned entities against the stored ones and writes the edges is ``_async/mentio
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -76,14 +77,39 @@ class MentionPlan:
     """(planned entity, episode id): who said each message."""
 
 
-def speaker(message: Mapping[str, Any], who: Mapping[str, Any]) -> tuple[str, str] | None:
+# "Hi, I'm Priya", "my name is Priya": the user says who they are; "Welcome Priya!", "Thanks,
+# Priya": the assistant addresses the user by name
+_INTRODUCTION = re.compile(r"(?:\bi'?m|\bi am|\bmy name is|\bmy name's|\bcall me|\bthis is)[\s,]*$", re.IGNORECASE)
+_ADDRESS = re.compile(r"^\W*(?:hi|hello|hey|welcome(?: back)?|thanks|thank you|good (?:morning|afternoon|evening)|dear)"
+                      r"[\s,!.]*$", re.IGNORECASE)
+
+
+def introduced(messages: Sequence[Mapping[str, Any]], found: Sequence[Sequence[Mention]]) -> str | None:
+    """The user's name when the batch gives exactly one and nothing else names the user's
+    messages: the user introduces themself ("Hi, I'm Priya") or the assistant greets them by it
+    ("Welcome Priya!"); None otherwise."""
+    names: dict[str, str] = {}
+    for message, mentions in zip(messages, found):
+        before = _INTRODUCTION if message["role"] == "user" else _ADDRESS if message["role"] == "assistant" else None
+        if before is None or message.get("speaker"):
+            continue
+        for m in mentions:
+            if m.type == PERSON and before.search(message["content"][:m.start]):
+                names.setdefault(check.text_key(m.text), " ".join(m.text.split()))
+    return next(iter(names.values())) if len(names) == 1 else None
+
+
+def speaker(message: Mapping[str, Any], who: Mapping[str, Any], user_name: str | None = None) -> tuple[str, str] | None:
     """(name, type) of the entity that said ``message``: the person its ``speaker`` names;
-    else, for the user's and the assistant's messages, the user (named by ``user_id``, else
-    "user") or the agent (by ``agent_id``, else "assistant"); None for tool, system and event
-    messages, which nobody says."""
+    else, for the user's messages, the person the batch says the user is (``user_name``:
+    ``introduced``) or the user (named by ``user_id``, else "user"); for the assistant's,
+    the agent (by ``agent_id``, else "assistant"); None for tool, system and event messages,
+    which nobody says."""
     if message.get("speaker"):
         return message["speaker"], PERSON
     role = message["role"]
+    if role == "user" and user_name:
+        return user_name, PERSON
     if role not in ROLE_TYPES:
         return None
     owner = who.get("user_id") if role == "user" else who.get("agent_id")
@@ -97,7 +123,8 @@ def plan(messages: Sequence[Mapping[str, Any]], episode_ids: Sequence[str], foun
     ("Mel" when Melanie speaks in the batch) are one entity, and so are a first name and the
     only full name in the batch that starts with it; a name the pipeline labels differently
     from one message to the next takes the label most of its mentions gave (a speaker is a
-    person)."""
+    person). The user's messages are said by the person the batch introduces as the user
+    (``introduced``), when it does."""
     out = MentionPlan()
     by_key: dict[str, int] = {}
 
@@ -111,8 +138,9 @@ def plan(messages: Sequence[Mapping[str, Any]], episode_ids: Sequence[str], foun
         out.entities.append(PlannedEntity(name=" ".join(name.split()), type=etype, speaker=is_speaker))
         return by_key[key]
 
+    user_name = introduced(messages, found)
     for message, episode in zip(messages, episode_ids):
-        said = speaker(message, who)
+        said = speaker(message, who, user_name)
         if said is not None:
             index = entity(*said, True)
             out.entities[index].votes[said[1]] += 100  # a speaker's own type wins any vote

@@ -235,6 +235,12 @@ def entity_focus(rows: list[dict[str, Any]]) -> dict[str, float]:
     entity every record is tied to, the only user of a memory, tells nothing apart)."""
     first = rows[0] if rows else {}
     visible = max(1, int(first.get("inScope") or 0))
+    if os.environ.get("GM_FOCUS", "gate") == "cand":
+        ties: dict[str, int] = {}
+        for r in rows:
+            for seed in {t["seed"] for t in r.get("entities") or ()}:
+                ties[seed] = ties.get(seed, 0) + 1
+        return {s["id"]: 1.0 if ties.get(s["id"], 0) / len(rows) <= _MAX_SHARE else 0.0 for s in first.get("seeds") or ()}
     if os.environ.get("GM_FOCUS", "gate") == "gate":
         return {s["id"]: 1.0 if s["degree"] / visible <= _MAX_SHARE else 0.0 for s in first.get("seeds") or ()}
     return {s["id"]: max(0.0, 1.0 - (s["degree"] / visible) / _MAX_SHARE) for s in first.get("seeds") or ()}

@@ -15,6 +15,10 @@ from .._base.models import KINDS, Sensitivity, Status
 from . import fulltext, seeds
 
 PURPOSES = ("inform", "act")
+RECALLED = tuple(kind for kind in KINDS if kind != "entity")
+"""What recall returns unless ``kinds`` says otherwise: every kind but entities. An entity
+is a name (its text is the name); a question that names it is about what was said of it,
+which the graph side finds from it (``kinds=["entity"]`` recalls entities themselves)."""
 # an index neighbour costs Neo4j about twice a row of the exact in-scope scan
 # (docs/design-notes.md#recall-exact-or-index)
 _NEIGHBOUR_COST = 2.0
@@ -264,7 +268,7 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "keep": 2 * k,
         "shortlist": k,
         # always a list (None for all kinds would be another parameter type: another plan)
-        "kinds": _padded(list(KINDS) if kind_list is None else kind_list),
+        "kinds": _padded(list(RECALLED) if kind_list is None else kind_list),
         "statuses": _padded(statuses(purpose)),
         "sensitivities": _padded(sensitivities(max_sensitivity)),
         "asOf": as_of,
@@ -281,6 +285,7 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "rrfK": settings.rrf_k,
         "expandFrom": settings.expand_from,
         "expandLimit": min(settings.expand_limit, 2 * k),
+        "mentionLimit": int(__import__("os").environ.get("GM_MENTION_LIMIT", "0")),
     }
 
 

@@ -48,7 +48,8 @@ async def test_async_entities_episodes_and_errors(amem):
     with pytest.raises(InvalidInputError) as info:
         await amem.add_episode("x", scope=SCOPE, role="narrator")
     assert info.value.field == "role"
-    assert (await amem.erase(scope=SCOPE)).total == 2
+    # the episode, Alice, and the entities the episode gave: its speaker (the user) and Berlin
+    assert (await amem.erase(scope=SCOPE)).by_kind == {"episode": 1, "entity": 3, "scope": 2}
 
 
 async def test_async_recall_and_context(amem):

@@ -43,7 +43,9 @@ def test_ingest_then_read_back(cli, tmp_path, memory):
 
     stats = cli("stats", "--json")
     assert stats.returncode == 0
-    assert [(r["scope"], r["kind"], r["total"]) for r in json.loads(stats.stdout)] == [(SCOPE, "episode", 3)]
+    # the three turns, and their speakers' entities (the user and the assistant, by role)
+    assert [(r["scope"], r["kind"], r["total"]) for r in json.loads(stats.stdout)] == [
+        (SCOPE, "entity", 2), (SCOPE, "episode", 3)]
 
 
 def test_facts_history_forget_and_bad_input(cli, memory):
@@ -117,9 +119,10 @@ def test_export_erase_import_gives_the_same_graph(cli, memory, tmp_path):
     assert exported.returncode == 0, exported.stderr
     nodes, edges = records(first)
     kinds = Counter(n["kind"] for n in nodes.values())
-    assert kinds == {"entity": 4, "fact": 6, "episode": 1, "insight": 1, "procedure": 1}
+    # four entities the story writes, and two its episode gives (its speaker, and a name it mentions)
+    assert kinds == {"entity": 6, "fact": 6, "episode": 1, "insight": 1, "procedure": 1}
     types = Counter(key[0] for key in edges.elements())
-    assert {"ABOUT", "RELATES", "SUPERSEDES", "CITES", "DERIVED_FROM"} <= set(types)
+    assert {"ABOUT", "RELATES", "SUPERSEDES", "CITES", "DERIVED_FROM", "SPOKE", "MENTIONS"} <= set(types)
     assert all(n["props"]["embedding"] for n in nodes.values() if n["kind"] == "fact")
     assert all("$datetime" in n["props"]["createdAt"] for n in nodes.values())
 

@@ -64,7 +64,7 @@ def test_tenants_lists_every_tenant_with_its_counts(cli, memory, neo4j, embedder
     assert listed.returncode == 0, listed.stderr
     rows = {r["tenant"]: r for r in json.loads(listed.stdout)}
     total = sum(r["total"] for r in memory.counts())
-    assert total == 3
+    assert total == 4  # the fact, the episode, its speaker's entity (the user, by role), Acme
     assert (rows[memory.tenant]["memories"], rows[memory.tenant]["scopes"]) == (total, 4)  # acme, acme/support, ann, bob
     assert (rows[other]["memories"], rows[other]["scopes"]) == (1, 1)
     assert [r["tenant"] for r in json.loads(listed.stdout)] == sorted(rows)
@@ -142,13 +142,16 @@ def test_graph_counts_the_next_edges_the_export_has(cli, tmp_path):
     exported = tmp_path / "export.jsonl"
     assert cli("export", "-o", str(exported)).returncode == 0
     edges = [json.loads(line) for line in exported.read_text().splitlines() if '"record": "edge"' in line]
-    assert [e["type"] for e in edges] == ["NEXT"] * 4
+    # the turns in order, and who said each: the user's and the assistant's entities (by role),
+    # derived from the turns they said
+    wanted = ["DERIVED_FROM"] * 5 + ["NEXT"] * 4 + ["SPOKE"] * 5
+    assert sorted(e["type"] for e in edges) == wanted
     drawn = cli("graph", "--scope", SCOPE, "--format", "json")
     assert drawn.returncode == 0, drawn.stderr
-    assert "5 memories, 4 edges" in drawn.stderr
+    assert "7 memories, 14 edges" in drawn.stderr
     graph = json.loads(drawn.stdout)
     links = graph.get("links", graph.get("edges"))
-    assert sorted(link["type"] for link in links) == ["NEXT"] * 4
+    assert sorted(link["type"] for link in links) == wanted
 
 
 def test_a_malformed_line_is_refused_with_its_line_and_column_and_nothing_is_written(cli, memory, tmp_path):

@@ -255,7 +255,8 @@ def test_erase_leaves_no_empty_scope_and_takes_an_episodes_windows(memory, drive
     count = lambda q: driver.execute_query(q, t=memory.tenant).records[0]["n"]  # noqa: E731
     windows = count("MATCH (c:Chunk {tenant: $t}) RETURN count(c) AS n")
     assert windows > 20
-    assert memory.erase(user_id="maria").by_kind == {"fact": 1, "episode": 1, "chunk": windows, "scope": 1}
+    # with them the entities only her episode gave: its speaker (the user "maria") and the Maria it names
+    assert memory.erase(user_id="maria").by_kind == {"fact": 1, "episode": 1, "entity": 2, "chunk": windows, "scope": 1}
     assert count("MATCH (s:Scope {tenant: $t}) WHERE s.path CONTAINS 'maria' RETURN count(s) AS n") == 0
     assert count("MATCH (c:Chunk {tenant: $t}) RETURN count(c) AS n") == 0
     assert [s["path"] for s in memory.scopes()] == ["crm", "crm/bob"]

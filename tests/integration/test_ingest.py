@@ -69,8 +69,10 @@ def test_a_ten_turn_conversation_becomes_entities_facts_and_relations(memory, dr
     result = conversation(memory, llm)
     assert llm.calls == result.model_calls == 1 and result.error is None
     assert len(result.episodes) == 10
+    # the model's entities, and the speakers' (the user "maria" by her id, the assistant) written with the episodes
     assert sorted((e.type, e.name) for e in result.entities_created) == [
-        ("city", "Lisbon"), ("city", "Porto"), ("organization", "Acme"), ("person", "Ana"), ("person", "Maria Silva")]
+        ("agent", "assistant"), ("city", "Lisbon"), ("city", "Porto"), ("organization", "Acme"), ("person", "Ana"),
+        ("person", "Maria Silva"), ("user", "maria")]
     facts = {f.predicate: f for f in result.facts if f.text.startswith("Maria")}
     assert len(result.facts) == 6 and all(f.provenance.value == "extraction" for f in result.facts)
     assert facts["works_at"].object == next(e.id for e in result.entities_created if e.name == "Acme")
@@ -83,7 +85,9 @@ def test_a_ten_turn_conversation_becomes_entities_facts_and_relations(memory, dr
     assert count(driver, "MATCH (f:Fact {tenant: $t, predicate: 'works_at'})-[:DERIVED_FROM]->(e:Episode) "
                          "WHERE e.text STARTS WITH 'I work at Acme' RETURN count(e)", t=t) == 1
     assert count(driver, "MATCH (e:Episode {tenant: $t})-[:MENTIONS]->(:Entity {name: 'Ana'}) RETURN count(e)", t=t) == 1
-    assert count(driver, "MATCH (n:Entity {tenant: $t})-[:DERIVED_FROM]->(:Episode) RETURN count(DISTINCT n)", t=t) == 5
+    assert count(driver, "MATCH (n:Entity {tenant: $t})-[:DERIVED_FROM]->(:Episode) RETURN count(DISTINCT n)", t=t) == 7
+    assert count(driver, "MATCH (:Entity {tenant: $t, name: 'maria'})-[:SPOKE]->(e:Episode) RETURN count(e)", t=t) == \
+        sum(1 for e in result.episodes if e.role == "user")
     episode = memory.get(result.episodes[2].id)
     assert (episode.role, episode.session_id, episode.user_id) == ("user", "s1", "maria")
 
@@ -136,7 +140,8 @@ def test_entities_resolve_by_casing_alias_and_similarity_and_grey_pairs_become_s
         ))
         result = m.ingest([HumanMessage("Mimi here (Maria), and my cousin Mario Silva says hi")], scope="crm/maria", llm=llm)
         assert {e.id for e in result.entities_merged} == {maria.id}
-        assert [e.name for e in result.entities_created] == ["Mario Silva"]
+        # the speaker of the message (the user, by role) first, written with the episode
+        assert [e.name for e in result.entities_created] == ["user", "Mario Silva"]
         [candidate] = result.same_as
         assert candidate.candidate == maria.id and 0.6 <= candidate.similarity < 0.7
         assert result.facts[0].subject == maria.id

@@ -64,6 +64,12 @@ def test_no_read_api_ever_returns_another_tenants_node(neo4j, schema, embedder):
                                object=rng.choice(["Paris", "Rome"]), id=f"{t}-{common_id}-{i}")
                 owned[t].add(f.id)
         for t, m in memories.items():
+            # the entities an episode's speaker (the user, by role) gives are the tenant's too
+            speakers = {n for scope in scopes for n, a in m.graph(scope=scope, kinds=["entity"]).nodes(data=True)
+                        if a["name"] == "user"}
+            assert all(m.get(n).tenant == t for n in speakers)
+            owned[t] |= speakers
+        for t, m in memories.items():
             for scope in scopes:
                 for f in m.facts(scope=scope, include_invalidated=True):
                     assert f.tenant == t and f.id in owned[t]
@@ -106,6 +112,7 @@ def test_scope_counters_follow_writes_and_erases(memory):
     memory.add_episode("hello", scope="c")
     memory.upsert_entity("Alice", type="person", scope="c/d/e")
     counts = lambda: {row["path"]: row["memories"] for row in memory.scopes()}  # noqa: E731
-    assert counts() == {"c": 1, "c/d": 5, "c/d/e": 1}
+    # the episode and its speaker's entity (the user, by role) are two memories of "c"
+    assert counts() == {"c": 2, "c/d": 5, "c/d/e": 1}
     memory.erase(scope="c/d")
-    assert counts() == {"c": 1}  # the scopes left empty are gone with what was erased
+    assert counts() == {"c": 2}  # the scopes left empty are gone with what was erased

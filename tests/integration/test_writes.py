@@ -26,7 +26,10 @@ def test_same_id_twice_leaves_one_node(memory, driver):
     assert count(driver, memory.tenant) == 1
     ep1 = memory.add_episode("hello", scope=SCOPE, id="ep-1")
     ep2 = memory.add_episode("hello again", scope=SCOPE, id="ep-1")
-    assert ep1 == ep2 and count(driver, memory.tenant) == 2
+    # the episode, and once its speaker's entity (the user, by role): the second write added nothing
+    assert ep1 == ep2 and count(driver, memory.tenant) == 3
+    speakers = memory.graph(scope=SCOPE, kinds=["entity"]).nodes(data=True)
+    assert [a["name"] for _, a in speakers] == ["user"]
 
 
 def test_an_id_used_by_another_kind_is_refused(memory):
