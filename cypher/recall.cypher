@@ -13,18 +13,27 @@
 //               forces one. The pool is what the index searches among: every memory of
 //               the database on Neo4j 5; on Cypher 25 (recall:cypher25, Neo4j 2026) the
 //               tenant's, the index filtering by tenant inside the search (SEARCH).
-//   lexical  -- the full-text index: $lucene, narrowed to the visible scopes by lexKey (a
-//               zero-weight clause, so scores are the text's alone), or, when those scopes
-//               hold $openShare of all memories, $luceneOpen over-fetched by total / inScope
-//               (narrowing would exclude little and costs more). Keeps the best $fetch.
-//               Returns whether the open query dropped others' documents and came back
-//               full (the caller may retry).
+//   lexical  -- the full-text index: the question's $lexicalWords but the words of the
+//               names of speakers it names (the graph side says who spoke), narrowed to the
+//               visible scopes by lexKey ($lexKeys: a zero-weight clause, so scores are the
+//               text's alone), or, when those scopes hold $openShare of all memories, sent
+//               open and over-fetched by total / inScope (narrowing would exclude little and
+//               costs more). Keeps the best $fetch. Returns whether the open query dropped
+//               others' documents and came back full (the caller may retry).
+//   graph    -- the seeds: entities the question names ($entityQuery on the entity_keys
+//               index: a name or alias equal to a run of its words) or implies ($roleTypes:
+//               the user for "I", the agent for "you"), each with its degree; then what the
+//               seeds said, are named in or are about (SPOKE, MENTIONS, ABOUT; a seed tied to
+//               more than $walkLimit records is not walked), the best $graphFetch by cosine.
+//               Every returned record lists its ties to the seeds (`entities`), which the
+//               caller scores (docs/design-notes.md#recall-entity-side).
 // Filters: tenant, visible scopes ($chain), kinds, status, sensitivity, transaction time
 // ($asOf, $includeInvalidated) and valid time ($validAt; episodes that happened later are
-// left out). The best $expandFrom hits by reciprocal rank fusion are expanded one hop
-// through ABOUT, RELATES, CITES and DERIVED_FROM (same filters on the neighbours; a RELATES
-// edge must itself be believed and valid; citations are filtered too). Returns the best $keep
-// direct hits by fusion, plus the best $shortlist of each side (a clear winner on one side
+// left out). The best $expandFrom hits of the two index sides by reciprocal rank fusion are
+// expanded one hop through ABOUT, RELATES, CITES and DERIVED_FROM, and two, through an entity
+// they name, to the other turns naming it when at most $mentionLimit do (same filters on the
+// neighbours; a RELATES edge must itself be believed and valid; citations are filtered too).
+// Returns the best $keep direct hits by fusion, plus the best $shortlist of each side (a clear winner on one side
 // that the other side missed must reach the final scoring), and the expanded neighbours
 // with their semantic and lexical scores and ranks (a record found only lexically or
 // through the graph still gets its true cosine similarity, so missing the semantic
@@ -84,7 +93,7 @@ CALL (inScope, pool, exact) {
 CALL () {
   CALL () {
     WITH $entityQuery AS wanted
-    WHERE wanted IS NOT NULL
+    WHERE trim(wanted) <> ''
     CALL db.index.fulltext.queryNodes('entity_keys', wanted, {limit: $seedLimit}) YIELD node AS e
     RETURN e
     UNION

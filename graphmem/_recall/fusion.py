@@ -31,7 +31,10 @@ class ScoreParts(BaseModel):
     """Query-adaptive fusion of the semantic and lexical evidence, 1.0 = the best candidate
     of this recall (see ``RecallSettings.semantic_share``)."""
     graph: float = 0.0
-    """0 unless the record is one hop from a top direct hit; then that hit's reciprocal-rank-fusion score relative to the best possible."""
+    """0 unless the record is one hop from a top direct hit (``ABOUT``, ``RELATES``, ``CITES``,
+    ``DERIVED_FROM``), or a turn naming an entity such a hit names, when few turns name it
+    (``RecallSettings.expand_mentions``); then that hit's reciprocal-rank-fusion score
+    relative to the best possible."""
     recency: float = 0.0
     """0.5 raised to the record's age over ``RecallSettings.half_life``."""
     importance: float = 0.0
@@ -42,10 +45,11 @@ class ScoreParts(BaseModel):
     """The best ``fused`` score among the turns next to this one in its conversation that
     are candidates too (a turn is often the answer to the one before it)."""
     entity: float = 0.0
-    """How closely the record is tied to an entity the question names or implies: it was
-    said by it, names it or is about it (``SPOKE``, ``MENTIONS``, ``ABOUT``), weighed by how
-    few of the visible records that entity is tied to (0 for none, or for an entity tied to
-    most of them)."""
+    """How closely the record is tied to an entity the question names or implies (its name
+    or alias, or "I"/"you" for the user and the agent): 1 when the entity said it (``SPOKE``)
+    or it is a fact about the entity (``ABOUT``), 0.8 for a turn such a fact came from, 0.2
+    when it only names the entity (``MENTIONS``); 0 without a tie, or when the entity is
+    tied to most of the visible memories (``fusion.ENTITY_SHARE``)."""
     relevance: float = 0.0
     """Relevance to the question on a scale that is not rescaled per result list: 1.0 for a
     full-text match of a question word; otherwise, with an embedder, the share of unrelated
@@ -224,31 +228,28 @@ def named_sessions(rows: list[dict[str, Any]], question: str | None) -> frozense
     return frozenset(sessions)
 
 
-import os
-_LINKS = {"SPOKE": 1.0, "ABOUT": 1.0, "FACT": 0.8, "MENTIONS": float(os.environ.get("GM_MENTION", "0.6"))}
-_MAX_SHARE = float(os.environ.get("GM_MAX_SHARE", "0.8"))
+# how strongly a record is tied to an entity, by the edge: what the entity said (SPOKE), a
+# fact about it (ABOUT), a turn a fact about it was derived from, and a turn that names it
+# (MENTIONS: mostly an address, "Hey Mel", or a passing mention)
+# (docs/design-notes.md#recall-entity-side)
+LINKS = {"SPOKE": 1.0, "ABOUT": 1.0, "FACT": 0.8, "MENTIONS": 0.2}
+ENTITY_SHARE = 0.8
+"""An entity tied to more than this share of the visible memories tells nothing apart (the
+one user of a memory said every user turn): its ties count 0."""
 
 
 def entity_focus(rows: list[dict[str, Any]]) -> dict[str, float]:
-    """Per seed entity (those the question names or implies), how much being tied to it
-    says: 1 - its share of the visible records over ``_MAX_SHARE``, 0 at or above it (an
-    entity every record is tied to, the only user of a memory, tells nothing apart)."""
+    """Per seed entity (those the question names or implies), whether being tied to it
+    tells records apart: 1, or 0 when it is tied to more than ``ENTITY_SHARE`` of the
+    visible memories."""
     first = rows[0] if rows else {}
     visible = max(1, int(first.get("inScope") or 0))
-    if os.environ.get("GM_FOCUS", "gate") == "cand":
-        ties: dict[str, int] = {}
-        for r in rows:
-            for seed in {t["seed"] for t in r.get("entities") or ()}:
-                ties[seed] = ties.get(seed, 0) + 1
-        return {s["id"]: 1.0 if ties.get(s["id"], 0) / len(rows) <= _MAX_SHARE else 0.0 for s in first.get("seeds") or ()}
-    if os.environ.get("GM_FOCUS", "gate") == "gate":
-        return {s["id"]: 1.0 if s["degree"] / visible <= _MAX_SHARE else 0.0 for s in first.get("seeds") or ()}
-    return {s["id"]: max(0.0, 1.0 - (s["degree"] / visible) / _MAX_SHARE) for s in first.get("seeds") or ()}
+    return {s["id"]: 1.0 if s["degree"] / visible <= ENTITY_SHARE else 0.0 for s in first.get("seeds") or ()}
 
 
 def entity_part(row: dict[str, Any], focus: dict[str, float]) -> float:
     """The ``entity`` part of one candidate: its strongest tie to a seed entity."""
-    return max((_LINKS.get(t["link"], 0.0) * focus.get(t["seed"], 0.0) for t in row.get("entities") or ()), default=0.0)
+    return max((LINKS.get(t["link"], 0.0) * focus.get(t["seed"], 0.0) for t in row.get("entities") or ()), default=0.0)
 
 
 def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings, k: int,
@@ -277,7 +278,9 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
     by_id = {row["node"]["id"]: f for row, f in zip(rows, fused_scores)}
     focus = entity_focus(rows)
     tied = {id(r): entity_part(r, focus) for r in rows}
-    keep = {id(r) for r in relevant(rows, floor, stick, sessions)} | {i for i, t in tied.items() if t > 0 and os.environ.get("GM_TIED_PASS", "1") == "1"}
+    # a record tied to an entity the question names passes the floor: the name says whom, the
+    # meaning orders what that one said or is said of them
+    keep = {id(r) for r in relevant(rows, floor, stick, sessions)} | {i for i, t in tied.items() if t > 0}
     for row, fused in zip(rows, fused_scores):
         if id(row) not in keep:
             continue

@@ -47,8 +47,9 @@ class RecallWeights:
     """Weight of the provenance's trust."""
     neighbour: float = 0.12
     """Weight of the best fused score among the conversation turns next to the record."""
-    entity: float = float(__import__("os").environ.get("GM_W_ENTITY", "0.2"))
-    """Weight of the entity part (the record is tied to an entity the question names)."""
+    entity: float = 0.50
+    """Weight of the entity part: the record was said by, names or is about an entity the
+    question names or implies (docs/recall.md, the graph side)."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,8 @@ class RecallSettings:
                 raise InvalidInputError(name, f"must be a positive number, got {value!r}")
         # integers (a float would also change the statement's parameter types: another plan)
         for name, least in (("exact_scan_limit", 0), ("max_vector_fetch", 1), ("rrf_k", 0),
-                            ("expand_from", 0), ("expand_limit", 0), ("walk_limit", 0)):
+                            ("expand_from", 0), ("expand_limit", 0), ("walk_limit", 0),
+                            ("expand_mentions", 0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise InvalidInputError(name, f"must be an integer of at least {least}, got {value!r}")
@@ -144,6 +146,10 @@ class RecallSettings:
     """How many of the best direct hits are expanded one hop through the graph."""
     expand_limit: int = 20
     """At most this many neighbours are added by the expansion (and never more than 2 k)."""
+    expand_mentions: int = 20
+    """A top hit is also expanded to the other turns that name an entity it names, when at
+    most this many turns name it (a rare name links turns about one thing; a name on many
+    turns, a speaker's, links everything; 0 turns this off)."""
     walk_limit: int = 5000
     """The graph side walks from an entity the question names to at most this many records
     it said, is named in or is about (a larger one only marks the other sides' candidates)."""
@@ -277,7 +283,8 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "userId": check.identifier(user_id, "user_id", allow_none=True),
         "agentId": check.identifier(agent_id, "agent_id", allow_none=True),
         "sessionId": check.identifier(session_id, "session_id", allow_none=True),
-        "entityQuery": _padded_lucene(seeds.query(query, tenant, chain)),
+        # always text (None would be another parameter type: another plan); blank asks nothing
+        "entityQuery": (seeds.query(query, tenant, chain) or "").ljust(_TEXT_BUCKET),
         "roleTypes": _padded(seeds.roles(query)),
         "seedLimit": SEED_LIMIT,
         "walkLimit": settings.walk_limit,
@@ -285,7 +292,7 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "rrfK": settings.rrf_k,
         "expandFrom": settings.expand_from,
         "expandLimit": min(settings.expand_limit, 2 * k),
-        "mentionLimit": int(__import__("os").environ.get("GM_MENTION_LIMIT", "0")),
+        "mentionLimit": settings.expand_mentions,
     }
 
 

@@ -29,12 +29,10 @@ def keys(question: str) -> list[str]:
     with a word that is not a function or stop word."""
     words = check.text_key(question).split()[:_WORDS]
     out = []
-    for i, first in enumerate(words):
-        if not _topical(first):
-            continue
-        for j in range(i, min(len(words), i + MAX_WORDS)):
-            if _topical(words[j]):
-                out.append(" ".join(words[i:j + 1]))
+    for size in range(1, MAX_WORDS + 1):  # shorter runs first: a long question keeps them
+        for i in range(len(words) - size + 1):
+            if _topical(words[i]) and _topical(words[i + size - 1]):
+                out.append(" ".join(words[i:i + size]))
     return list(dict.fromkeys(out))
 
 
@@ -50,6 +48,16 @@ def roles(question: str) -> list[str]:
     return out
 
 
+QUERY_BUDGET = 9_000
+"""Characters of the ``entity_keys`` query at most (the keys of the shortest runs first): recall's
+statement keeps one plan while its string parameters stay under 10,000 characters."""
+
+
 def query(question: str, tenant: str, chain: Sequence[str]) -> str | None:
     """The ``entity_keys`` query for the entities ``question`` names, or None."""
-    return _keys.query(keys(question), tenant, chain)
+    wanted = keys(question)
+    text = _keys.query(wanted, tenant, chain)
+    while text is not None and len(text) > QUERY_BUDGET:
+        wanted = wanted[: len(wanted) * 3 // 4]
+        text = _keys.query(wanted, tenant, chain)
+    return text

@@ -145,7 +145,9 @@ def test_a_fragment_needs_its_header_and_its_node(source):
 
 def test_recall_shares_its_filter_and_record_fragments():
     source = (CYPHER_DIR / "recall.cypher").read_text(encoding="utf-8")
-    assert source.count("{{recall_filter(") == 3 and source.count("{{record(") == 3  # the record, an insight's citations, a fact's sources
+    # the filter on the semantic, lexical and graph sides and on both expansions; the record,
+    # an insight's citations, a fact's sources
+    assert source.count("{{recall_filter(") == 5 and source.count("{{record(") == 3
     assert "{{" not in templates.get("recall").text
 
 
@@ -264,7 +266,11 @@ def test_recall_parameters_keep_one_plan_signature():
                             settings=plan.RecallSettings())
     assert params["chain"][:2] == ["a", "a/b"] and set(params["chain"][2:]) == {""}
     assert params["kinds"] == ["episode", ""] and params["statuses"] == ["active", ""]
-    assert params["lucene"].rstrip() == fulltext.lucene_query("green tea", "t", ["a", "a/b"])
+    # the full-text query is built in the statement from the words and the scopes' keys
+    assert [w for w in params["lexicalWords"] if w] == ["green", "tea"]
+    assert params["lexKeys"].rstrip() == fulltext.scope_keys("t", ["a", "a/b"])
+    assert params["entityQuery"].rstrip().endswith('+(nameKey:"green" aliasKeys:"green" nameKey:"green tea" '
+                                                   'aliasKeys:"green tea" nameKey:"tea" aliasKeys:"tea")')
 
 
 @pytest.mark.parametrize("k, semantic, lexical", [(1, 10, 20), (10, 10, 20), (15, 15, 30), (50, 50, 100)])
