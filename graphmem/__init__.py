@@ -11,6 +11,9 @@ Constants:
 
 - ``DEFAULT_EMBEDDER``: what ``Memory()`` embeds with unless told otherwise: the offline
   ``WordLlamaEmbedder`` (``embedder=None`` means full-text recall only).
+- ``DEFAULT_EXTRACTOR``: what ``Memory()`` finds entities with when there is no chat model:
+  ``SpacyExtractor()`` when spaCy and an English pipeline are installed (``graphmem[ner]``),
+  else none (``entity_extractor=None`` turns it off).
 - ``DEFAULT_SINGLE_VALUED``: the predicates treated as single-valued (one value at a time,
   so a new value supersedes the current one) when a write does not say; names with the
   prefixes ``preferred_``, ``favorite_``, ``favourite_``, ``current_``, ``prefers_`` and the
@@ -56,6 +59,7 @@ from ._base.models import (
     Summary,
     Supersession,
 )
+from ._base.ner import DEFAULT_EXTRACTOR, EntityExtractor, Mention, SpacyExtractor
 from ._base.onnx import OnnxEmbedder
 from ._base.public import publish as _publish
 from ._base.settings import Settings
@@ -93,6 +97,7 @@ def setup(uri: str | None = None, auth: tuple[str, str] | None = None, *, embedd
 
 __all__ = [
     "DEFAULT_EMBEDDER",
+    "DEFAULT_EXTRACTOR",
     "DEFAULT_SINGLE_VALUED",
     "MAX_EPISODE_LENGTH",
     "MAX_TEXT_LENGTH",
@@ -110,6 +115,7 @@ __all__ = [
     "Entity",
     "Episode",
     "EraseReport",
+    "EntityExtractor",
     "ExtractionTimeoutError",
     "Fact",
     "GraphMemError",
@@ -123,6 +129,7 @@ __all__ = [
     "Memory",
     "MemoryEvent",
     "MemoryRecord",
+    "Mention",
     "ModelError",
     "Neo4jUnavailableError",
     "NotFoundError",
@@ -143,6 +150,7 @@ __all__ = [
     "Sensitivity",
     "Settings",
     "Skipped",
+    "SpacyExtractor",
     "Status",
     "SuggestedProcedure",
     "Summary",

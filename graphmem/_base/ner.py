@@ -45,7 +45,9 @@ class EntityExtractor(Protocol):
     a gazetteer fit behind it; ``SpacyExtractor`` is the built-in one. An ``aextract``
     coroutine is used when present, else ``extract`` runs in a worker thread."""
 
-    def extract(self, texts: Sequence[str]) -> list[list[Mention]]: ...
+    def extract(self, texts: Sequence[str]) -> list[list[Mention]]:
+        """For each text, the names it holds (``Mention``), in order of appearance."""
+        ...
 
 
 SPACY_TYPES: Mapping[str, str] = {
@@ -107,6 +109,7 @@ _PROPER_TAGS = frozenset({"NNP", "NNPS"})
 _EDGE_TAGS = frozenset({"DT", "POS", "CC", "IN", "UH", "``", "''", ",", ".", ":", "-LRB-", "-RRB-", "HYPH", "NFP"})
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 MAX_MENTION_LENGTH = 100
+_TYPE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")  # an entity type graphmem stores (an identifier)
 
 
 class SpacyExtractor:
@@ -144,6 +147,7 @@ class SpacyExtractor:
         self.types: Mapping[str, str] = dict(SPACY_TYPES if types is None else types)
         """spaCy label -> graphmem type."""
         self.batch_size = batch_size
+        """Texts the pipeline reads at once."""
         self._nlp: Any = None
         self._lock = threading.Lock()
 
@@ -312,6 +316,6 @@ def checked(found: Any, texts: Sequence[str]) -> list[list[Mention]]:
         for m in mentions:
             if not isinstance(m, Mention):
                 raise InvalidInputError("entity_extractor", f"returned {type(m).__name__} for text {i}; expected Mention")
-            if not (0 <= m.start < m.end <= len(text)) or not isinstance(m.type, str) or not m.type:
+            if not (0 <= m.start < m.end <= len(text)) or not isinstance(m.type, str) or not _TYPE.match(m.type):
                 raise InvalidInputError("entity_extractor", f"returned a mention outside text {i} or without a type: {m!r}")
     return found

@@ -62,9 +62,13 @@ def test_graph_expansion_brings_neighbours(memory):
     alice = memory.upsert_entity("Alice Zhang", type="person", scope="acme")
     acme = memory.upsert_entity("Umbrella Industries", type="org", scope="acme")
     fact = memory.relate(alice, "works_at", acme, scope="acme", text="zhang is employed there since 2019")
-    results = memory.recall("Umbrella Industries", scope="acme", k=10)
+    # the entity as a hit (asked for) is expanded to the fact ABOUT it
+    results = memory.recall("Umbrella Industries", scope="acme", k=10, kinds=["entity", "fact"])
     by_id = {r.record.id: r for r in results}
     assert fact.id in by_id and by_id[fact.id].parts.graph > 0
+    # by default entities are not answers: the question names one, and the graph side brings what is about it
+    results = memory.recall("Umbrella Industries", scope="acme", k=10)
+    assert [r.record.id for r in results] == [fact.id] and results[0].parts.entity == 1.0
 
 
 def test_time_travel_in_recall(neo4j, schema, embedder, tenant):
@@ -153,7 +157,8 @@ def test_expansion_ignores_invalidated_relations_and_citations_are_filtered(memo
     alice = memory.upsert_entity("Alice", type="person", scope="s")
     bob = memory.upsert_entity("Bob", type="person", scope="s")
     married = memory.relate(alice, "married_to", bob, scope="s")
-    graph_of_bob = lambda: {r.record.id: r.parts.graph for r in memory.recall("Alice", scope="s", k=20)}.get(bob.id, 0.0)  # noqa: E731
+    graph_of_bob = lambda: {r.record.id: r.parts.graph for r in memory.recall("Alice", scope="s", k=20,  # noqa: E731
+                                                                              kinds=["entity", "fact"])}.get(bob.id, 0.0)
     assert graph_of_bob() > 0
     memory.forget(scope="s", id=married.id)
     assert graph_of_bob() == 0.0

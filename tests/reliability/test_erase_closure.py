@@ -131,6 +131,12 @@ def assert_no_trace(driver, tenant: str, gone: list[str], vectors: list[list[flo
         assert not set(found) & set(gone)
 
 
+def given(driver, tenant: str, known) -> list[str]:
+    """The records written beside those planted: the entities the planted episodes gave (their
+    speakers, and the names the entity extractor found in them)."""
+    return sorted(set(snapshot(driver, tenant)) - set(known))
+
+
 def kinds_of(before: dict[str, dict], ids: list[str]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for i in ids:
@@ -145,9 +151,11 @@ def embeddings(driver, tenant: str, ids: list[str]) -> list[list[float]]:
 
 
 def test_erasing_a_user_leaves_no_trace_and_spares_the_other_user(memory, driver):
-    maria = plant_maria(memory)
-    bob = plant_bob(memory, maria["fact"], maria["run"])
     tenant = memory.tenant
+    maria = plant_maria(memory)
+    maria["ids"] += given(driver, tenant, maria["ids"])  # what her episodes gave is hers
+    bob = plant_bob(memory, maria["fact"], maria["run"])
+    bob.update({f"given-{i}": n for i, n in enumerate(given(driver, tenant, [*maria["ids"], *bob.values()]))})
     before = snapshot(driver, tenant)
     windows = one(driver, CHUNKS, t=tenant, ids=maria["episodes"])
     planted = kinds_of(before, maria["ids"])
@@ -177,6 +185,7 @@ def test_erasing_a_user_leaves_no_trace_and_spares_the_other_user(memory, driver
 def test_erasing_her_scope_leaves_no_trace_and_spares_the_scopes_around_it(memory, driver):
     tenant = memory.tenant
     bob = plant_bob_around(memory)
+    bob.update({f"given-{i}": n for i, n in enumerate(given(driver, tenant, bob.values()))})
     session = "maria-chat"
     said = [memory.add_episode(f"Maria says {MARKER} ({i})", scope=OWN, role="user", session_id=session)
             for i in range(3)]
@@ -192,6 +201,7 @@ def test_erasing_her_scope_leaves_no_trace_and_spares_the_scopes_around_it(memor
                                    session_id=session)
     gone = [*(e.id for e in said), person.id, place.id, lives.id, insight.id, note.note.id, tool.id, procedure.id,
             decision.id]
+    gone += (mine := given(driver, tenant, [*gone, *bob.values()]))  # her episodes' speaker and names
     before = snapshot(driver, tenant)
     vectors = embeddings(driver, tenant, gone)
     assert set(before) == set(gone) | set(bob.values())
@@ -199,7 +209,8 @@ def test_erasing_her_scope_leaves_no_trace_and_spares_the_scopes_around_it(memor
     report = memory.erase(scope=OWN)
 
     # her entity lives in the parent scope, but only her erased fact referred to it
-    assert report.by_kind == {"episode": 4, "entity": 2, "fact": 1, "insight": 1, "note": 1, "procedure": 1,
+    assert mine  # the user who said her episodes, at least
+    assert report.by_kind == {"episode": 4, "entity": 2 + len(mine), "fact": 1, "insight": 1, "note": 1, "procedure": 1,
                               "decision": 1, "scope": 2}
     assert_no_trace(driver, tenant, gone, vectors)
     after = snapshot(driver, tenant)
@@ -291,21 +302,23 @@ def test_what_extraction_made_of_her_goes_and_a_shared_entity_stays(memory, driv
                             [{"name": "Bob Stone", "type": "person", "aliases": []},
                              {"name": "Lisbon", "type": "city", "aliases": []}],
                             [relation("Bob Stone", "lives_in", "Lisbon", "Bob Stone lives in Lisbon", 0)])))
-    assert len(her.entities_created) == 3 and len(her.facts) == 2 and len(bob.facts) == 1
+    # the model's three, and the speaker of her messages: the user "maria"
+    assert len(her.entities_created) == 4 and len(her.facts) == 2 and len(bob.facts) == 1
     lisbon = next(e for e in her.entities_created if e.name == "Lisbon")
-    bob_entity = bob.entities_created[0]
+    bob_entity = next(e for e in bob.entities_created if e.name == "Bob Stone")
+    bob_speaker = next(e for e in bob.entities_created if e.name == "bob")
     driver.execute_query("MATCH (a:Entity {tenant: $t, id: $a}), (b:Entity {tenant: $t, id: $b}) "
                          "CREATE (a)-[:SAME_AS {similarity: 0.8, status: 'candidate'}]->(b)",
                          {"t": memory.tenant, "a": her.entities_created[0].id, "b": bob_entity.id})
     gone = [*(e.id for e in her.episodes), *(f.id for f in her.facts),
             *(e.id for e in her.entities_created if e.name != "Lisbon")]
-    kept = [*(e.id for e in bob.episodes), *(f.id for f in bob.facts), bob_entity.id, lisbon.id]
+    kept = [*(e.id for e in bob.episodes), *(f.id for f in bob.facts), bob_entity.id, bob_speaker.id, lisbon.id]
     before = snapshot(driver, memory.tenant)
     assert set(before) == set(gone) | set(kept)
 
     report = memory.erase(user_id="maria")
 
-    assert report.by_kind == {"episode": 2, "fact": 2, "entity": 2}
+    assert report.by_kind == {"episode": 2, "fact": 2, "entity": 3}
     assert_no_trace(driver, memory.tenant, gone, embeddings(driver, memory.tenant, kept))
     assert snapshot(driver, memory.tenant) == {i: before[i] for i in kept}
     edges = driver.execute_query("MATCH (n:Entity {tenant: $t, id: $id})-[r]-(m) RETURN type(r) AS type, m.id AS id",
@@ -321,5 +334,10 @@ def test_a_surviving_record_whose_id_contains_an_erased_id_keeps_it(memory, driv
     kept = memory.add_episode("Turn twelve.", scope="chat", session_id="s", id="longmemeval-session-0001#12")
     assert memory.erase(id=first.id).episode == 1
     assert memory.get(kept.id).text == "Turn twelve."
-    records, _, _ = driver.execute_query("MATCH (m:Memory {tenant: $t}) RETURN collect(m.id) AS ids", {"t": memory.tenant})
+    records, _, _ = driver.execute_query("MATCH (m:Memory {tenant: $t}) WHERE NOT m:Entity RETURN collect(m.id) AS ids",
+                                         {"t": memory.tenant})
     assert records[0]["ids"] == [kept.id]
+    # their speaker (the user, by role) stays with the turn it still said
+    records, _, _ = driver.execute_query("MATCH (e:Entity {tenant: $t})-[:SPOKE]->(m) RETURN e.name AS name, "
+                                         "collect(m.id) AS said", {"t": memory.tenant})
+    assert [(r["name"], r["said"]) for r in records] == [("user", [kept.id])]

@@ -85,9 +85,14 @@ async def test_mcp_writes_carry_the_configured_user_and_erase_by_user_reaches_th
     assert {i: owners[i] for i in (wrong, fixed, said)} == {wrong: "maria", fixed: "maria", said: "maria"}
     assert {owners[bobs_fact], owners[bobs_episode]} == {"bob"}
     report = await amem.erase(user_id="maria")
-    assert report.total == 3
+    # her records, and the entities only her episode gave (its speaker, the user "maria", and the name it holds)
+    assert report.by_kind == {"fact": 2, "episode": 1, "entity": 2}
     assert [await amem.get(i) for i in (wrong, fixed, said)] == [None, None, None]
-    assert set(user_ids(driver, tenant)) == {bobs_fact, bobs_episode}
+    left = set(user_ids(driver, tenant))
+    records, _, _ = driver.execute_query("MATCH (e:Entity {tenant: $t})--(m:Episode) RETURN e.id AS id, "
+                                         "collect(DISTINCT m.id) AS episodes", {"t": tenant})
+    given = {r["id"]: r["episodes"] for r in records}  # what Bob's episode gave: its speaker, the names in it
+    assert left == {bobs_fact, bobs_episode, *given} and all(eps == [bobs_episode] for eps in given.values())
     assert (await amem.get(bobs_fact)).text == "Bob is allergic to penicillin"
 
 

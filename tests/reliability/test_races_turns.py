@@ -76,7 +76,8 @@ def test_one_entity_ingested_from_eight_sessions_at_once_is_one_entity(memory, d
         "MATCH (e:Entity {tenant: $t}) WHERE e.invalidatedAt IS NULL RETURN e.type AS type, e.name AS name, count(*) AS n",
         {"t": memory.tenant})
     by_name = {(r["type"], r["name"]): r["n"] for r in records}
-    assert by_name == {("person", "Ann Lee"): 1, **{("city", c): 1 for c in set(cities)}}
+    # the model's entities, and the one speaker of every session: the user, by her id
+    assert by_name == {("person", "Ann Lee"): 1, ("user", "ann"): 1, **{("city", c): 1 for c in set(cities)}}
     assert every_visit_kept_or_restated(memory, results, cities)
     assert counters_match(driver, memory.tenant) == []
 
@@ -91,7 +92,7 @@ def test_ingests_racing_in_a_scope_and_its_child_leave_one_entity_per_name(memor
         "MATCH (e:Entity {tenant: $t}) WHERE e.invalidatedAt IS NULL "
         "RETURN e.type AS type, e.name AS name, collect(e.scope) AS scopes", {"t": memory.tenant})
     by_name = {(r["type"], r["name"]): r["scopes"] for r in records}
-    assert sorted(by_name) == sorted([("person", "Ann Lee"), *(("city", c) for c in set(cities))])
+    assert sorted(by_name) == sorted([("person", "Ann Lee"), ("user", "ann"), *(("city", c) for c in set(cities))])
     assert all(len(found) == 1 for found in by_name.values()), by_name
     assert by_name[("person", "Ann Lee")] == ["fleet"]  # used from fleet: it lives there, visible below
     assert every_visit_kept_or_restated(memory, results, cities)
