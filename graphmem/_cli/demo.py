@@ -3,7 +3,9 @@
 The story is a small graph Neo4j Browser can show (``make demo`` leaves it in tenant
 ``demo``): entities for Alice, Acme and three cities, the facts ``ABOUT`` them with their
 ``RELATES`` projections between the entities, a move that supersedes the old address, a
-correction of a wrong record, and a forgotten preference."""
+correction of a wrong record, and a forgotten preference; then a conversation between two
+friends stored without a model (``ingest(llm=None)``), whose speakers and the people, places
+and things it names become entities (``SPOKE``, ``MENTIONS``)."""
 
 from __future__ import annotations
 
@@ -11,9 +13,11 @@ from datetime import datetime, timezone
 
 from .._base.models import Fact
 from .._sync.memory import Memory
+from . import sample
 
 TENANT = "demo"  # kept after the run: Neo4j Browser shows it (each run starts from a clean slate)
 SCOPE = "acme/support/alice"
+FRIENDS = "friends"  # the sample conversation's scope
 
 
 def _show(title: str, facts: list[Fact]) -> None:
@@ -56,6 +60,38 @@ def run() -> None:
         forgotten = memory.forget(scope=SCOPE, subject="Alice", predicate="likes")
         print(f"\nForgot {forgotten} fact(s) about what Alice likes; a sibling scope sees:")
         _show("  acme/support/bob:", memory.facts(scope="acme/support/bob"))
+        _conversation(memory)
         print(f"\nThe demo's memories stay in tenant '{TENANT}': 5 entities (Alice, Acme, Paris, Berlin, Munich), "
-              "the facts ABOUT them and their RELATES edges. In Neo4j Browser, run the timeline query of "
-              "docs/browser.md after :param tenant => 'demo' and :param subject => 'Alice'.")
+              "the facts ABOUT them and their RELATES edges, and the friends' conversation with who said what "
+              "and what it names. In Neo4j Browser, run the queries of docs/browser.md after "
+              f":param tenant => '{TENANT}': the timeline (:param subject => 'Alice') and the conversation "
+              f"(:param scope => '{FRIENDS}').")
+
+
+def _conversation(memory: Memory) -> None:
+    """A chat between two friends stored without a model: its speakers and the people, places
+    and things it names become entities, and a question about one of them finds her turns."""
+    memory.erase(scope=FRIENDS)
+    results = sample.store(memory, FRIENDS)
+    graph = memory.graph(scope=FRIENDS, kinds=["entity", "episode"])
+    said = {}
+    for a, b, kind in graph.edges(keys=True):
+        if kind in ("SPOKE", "MENTIONS"):
+            entity = a if kind == "SPOKE" else b
+            said.setdefault(graph.nodes[entity]["name"], {"SPOKE": 0, "MENTIONS": 0})[kind] += 1
+    turns = sum(len(r.episodes) for r in results)
+    print(f"\nA conversation stored with no model (ingest(llm=None), {turns} turns in {len(results)} sessions); "
+          f"the entities it gave ({extractor(memory)}):")
+    for name, count in sorted(said.items(), key=lambda item: (-item[1]["SPOKE"], -item[1]["MENTIONS"], item[0])):
+        node = next(a for _, a in graph.nodes(data=True) if a.get("name") == name)
+        also = f", also {', '.join(node['aliases'])}" if node.get("aliases") else ""
+        print(f"  - {name} ({node['type']}{also}): said {count['SPOKE']} turns, named in {count['MENTIONS']}")
+    question = "Where does Tariq live?"
+    print(f"\n{question}")
+    for hit in memory.recall(question, scope=FRIENDS, k=2):
+        print(f"  - {hit.record.speaker or hit.record.role}: {hit.record.text}")
+
+
+def extractor(memory: Memory) -> str:
+    found = memory._core.extractor
+    return repr(found) if found is not None else "no entity extractor: speakers only; pip install 'graphmem[ner]'"

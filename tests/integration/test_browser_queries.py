@@ -10,10 +10,13 @@ from neo4j.graph import Node, Path, Relationship
 
 from graphmem._server import browser
 
+from graphmem._cli import sample
+
 from ..browser_story import SCOPE, write_story
 
 SAMPLE = {"tenant": "t", "subject": "alice", "scope": "acme", "since": datetime(2026, 1, 1, tzinfo=timezone.utc),
           "insight": "i", "entity": "alice", "procedure": "p", "limit": 50}
+FRIENDS = "friends"
 
 
 @pytest.mark.parametrize("name", browser.query_names())
@@ -93,5 +96,20 @@ def test_browser_queries_draw_the_story(driver, memory):
     assert graph_of(records)[1] == {"OUTCOME"}
 
     assert run(driver, "same_as_queue", tenant=tenant, limit=50) == []
+
+    sample.store(memory, FRIENDS)  # a conversation stored without a model
+    records = run(driver, "conversation", tenant=tenant, scope=FRIENDS, limit=30)
+    nodes, types = graph_of(records)
+    assert len(records) == 29 and types == {"SPOKE", "MENTIONS"}
+    people = {n["name"] for n in nodes.values() if "Entity" in n.labels}
+    assert {"Samira", "Nora", "Tariq", "Porto"} <= people
+    for record in records:  # each turn said by one of the two friends; each name at its span
+        assert [p.start_node["name"] for p in record["said"]] in (["Samira"], ["Nora"])
+        text = record["ep"]["text"]
+        for path in record["named"]:
+            link = path.relationships[0]
+            spans = [text[a:b] for a, b in zip(link["starts"], link["ends"])]
+            names = {path.end_node["name"], *path.end_node["aliases"]}
+            assert spans and all(s in names for s in spans), (spans, names)
     # another tenant sees none of it
     assert graph_of(run(driver, "timeline", tenant=tenant + "-other", subject="Alice"))[0] == {}

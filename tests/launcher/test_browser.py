@@ -3,9 +3,11 @@ demo's graph, and ends with the lines to use graphmem from a new shell, which mu
 as printed (and match the README's). Then Neo4j Browser in a real browser: Debian's headless
 Chromium (driven by its chromedriver, nothing downloaded) opens the printed address, connects
 with the launcher's credentials, gets graphmem's style on connect, runs the timeline query of
-the Browser kit on the demo's tenant and draws it. The screenshot of the drawn graph goes to
-build/browser.png (a run never touches the tracked files; docs/browser.png is a copy of it,
-refreshed by hand when the demo or the style changes).
+the Browser kit on the demo's tenant and draws it, then the conversation query on the
+conversation the demo stored without a model. The screenshots go to build/browser.png (the
+conversation) and build/browser-timeline.png (a run never touches the tracked files;
+docs/browser.png and docs/browser-timeline.png are copies, refreshed by hand when the demo or
+the style changes).
 
 In ``make test`` make demo runs with the state dir of the session's launcher-started server,
 so its ``graphmem neo4j start`` finds that server running (what a user who started Neo4j
@@ -34,7 +36,8 @@ from ..neo4j_server import LAUNCHER_SOURCE, LAUNCHER_STATE, QUICK_JIT
 from .cli import env_lines, neo4j_cli
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOT = ROOT / "build" / "browser.png"
+SCREENSHOT = ROOT / "build" / "browser.png"  # the conversation (docs/browser.png)
+TIMELINE = ROOT / "build" / "browser-timeline.png"  # Alice's timeline (docs/browser-timeline.png)
 README = ROOT / "README.md"
 BUDGET = 90  # seconds for the browser's part: page load to screenshot (each wait is bounded too)
 pytestmark = pytest.mark.integration  # the session's server is make demo's (run alone, it is started too)
@@ -183,6 +186,25 @@ def test_browser_draws_the_demo_graph_styled(demo, chrome):
 
     frame = [f for f in css("[data-testid=frame]") if f.find_elements(By.CSS_SELECTOR, "svg g.node")][0]
     SCREENSHOT.parent.mkdir(exist_ok=True)
+    frame.screenshot(str(TIMELINE))
+    assert TIMELINE.stat().st_size > 10_000
+
+    # the demo's conversation, stored without a model: who said each turn, and what it names
+    drawn_before = len(css("[data-testid=frame]"))
+    run(":param scope => 'friends'")
+    run(":param limit => 14")  # the last two sessions: a picture that reads
+    run(one_line(_browser.query("conversation").text))
+    newest = lambda: [f for f in css("[data-testid=frame]") if "(ep:Episode" in f.text  # noqa: E731
+                      and f.find_elements(By.CSS_SELECTOR, "svg g.node")]
+    wait(30, lambda: len(css("[data-testid=frame]")) > drawn_before and newest()
+         and len(newest()[0].find_elements(By.CSS_SELECTOR, "svg g.node")) >= 18, "the conversation was not drawn")
+    time.sleep(2)
+    frame = newest()[0]
+    captions = " ".join(t.text for t in frame.find_elements(By.CSS_SELECTOR, "svg g.node text"))
+    for name in ("Samira", "Nora", "Tariq", "Porto"):
+        assert name in captions, captions
+    edges = {t.text for t in frame.find_elements(By.CSS_SELECTOR, "svg g.relationship text")}
+    assert all(drawn(kind) for kind in ("SPOKE", "MENTIONS")), edges
     frame.screenshot(str(SCREENSHOT))
     assert SCREENSHOT.stat().st_size > 10_000
     took = time.monotonic() - started
@@ -220,4 +242,4 @@ def test_the_lines_make_demo_ends_with_work_in_a_new_shell(demo, tmp_path):
     remembered, found = done.stdout.split("RANK", 1)
     assert "remembered " in remembered and "Alice likes jasmine tea" in remembered
     assert "Alice likes jasmine tea" in found.split("TENANT", 1)[0]  # recall finds it by meaning
-    assert re.search(r"^demo\s+\d+\s+3$", done.stdout, flags=re.M), done.stdout
+    assert re.search(r"^demo\s+\d+\s+4$", done.stdout, flags=re.M), done.stdout  # acme, acme/support, alice, friends
