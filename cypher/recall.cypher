@@ -201,7 +201,8 @@ WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexi
      head([x IN expanded WHERE x.m = m]) AS e,
      [s IN seeds | s.e] AS seedNodes
 RETURN inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated,
-       [s IN seeds | {id: s.e.id, name: s.e.name, type: s.e.type, degree: s.degree}] AS seeds,
+       [s IN seeds | {id: s.e.id, name: s.e.name, type: s.e.type, degree: s.degree, speaks: s.speaks,
+                      keys: [s.e.nameKey] + coalesce(s.e.aliasKeys, [])}] AS seeds,
        CASE WHEN m IS NULL THEN null ELSE
          [(m)-[link:SPOKE|MENTIONS|ABOUT]-(s:Entity) WHERE s IN seedNodes | {seed: s.id, link: type(link)}]
          + [(m)<-[:DERIVED_FROM]-(f:Fact)-[:ABOUT]->(s:Entity) WHERE s IN seedNodes AND f.invalidatedAt IS NULL

@@ -8,9 +8,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from neo4j.graph import Node, Path, Relationship
 
-from graphmem._server import browser
-
 from graphmem._cli import sample
+from graphmem._server import browser
 
 from ..browser_story import SCOPE, write_story
 
