@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from .._base.models import Fact
+from .._base.models import Episode, Fact
 from .._sync.memory import Memory
 from . import sample
 
@@ -74,7 +74,7 @@ def _conversation(memory: Memory) -> None:
     memory.erase(scope=FRIENDS)
     results = sample.store(memory, FRIENDS)
     graph = memory.graph(scope=FRIENDS, kinds=["entity", "episode"])
-    said = {}
+    said: dict[str, dict[str, int]] = {}
     for a, b, kind in graph.edges(keys=True):
         if kind in ("SPOKE", "MENTIONS"):
             entity = a if kind == "SPOKE" else b
@@ -88,10 +88,12 @@ def _conversation(memory: Memory) -> None:
         print(f"  - {name} ({node['type']}{also}): said {count['SPOKE']} turns, named in {count['MENTIONS']}")
     question = "Where does Tariq live?"
     print(f"\n{question}")
-    for hit in memory.recall(question, scope=FRIENDS, k=2):
-        print(f"  - {hit.record.speaker or hit.record.role}: {hit.record.text}")
+    for hit in memory.recall(question, scope=FRIENDS, k=2, kinds=["episode"]):
+        turn = hit.record
+        print(f"  - {turn.speaker if isinstance(turn, Episode) else turn.kind}: {turn.text}")
 
 
 def extractor(memory: Memory) -> str:
+    """What found the names: the memory's entity extractor, or why there is none."""
     found = memory._core.extractor
     return repr(found) if found is not None else "no entity extractor: speakers only; pip install 'graphmem[ner]'"
