@@ -244,7 +244,7 @@ def _message(item: Any, where: str) -> dict[str, Any]:
         raise Usage(f"{where}: a message must be a JSON object")
     unknown = sorted(set(item) - _MESSAGE_KEYS)
     if unknown:
-        raise Usage(f"{where}: unknown field {unknown[0]!r} (role, content, occurred_at, id, session_id, scope)")
+        raise Usage(f"{where}: unknown field {unknown[0]!r} (role, content, occurred_at, name, id, session_id, scope)")
     message = dict(item)
     if message.get("occurred_at") is not None and not isinstance(message["occurred_at"], str):
         raise Usage(f"{where}.occurred_at: {item['occurred_at']!r} is not an ISO-8601 time in a string")

@@ -154,9 +154,11 @@ def plan(messages: Sequence[Mapping[str, Any]], episode_ids: Sequence[str], foun
             key = check.text_key(m.text)
             if not key or _label(message, m):
                 continue
-            home = by_key.get(key)
-            if home is None and m.type == PERSON and " " not in key:
+            home = None
+            if m.type in NAME_TYPES and " " not in key:  # a short form first: labels vary from turn to turn
                 home = _longer_name(key, speakers, full, entity)
+            if home is None:
+                home = by_key.get(key)
             if home is None:
                 home = entity(m.text, m.type, False)
             elif check.text_key(out.entities[home].name) != key and key not in {check.text_key(a) for a in out.entities[home].aliases}:

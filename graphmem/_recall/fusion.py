@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .._base.models import Provenance, Record, Status
 from .._base.records import to_record
-from . import fulltext
+from . import fulltext, seeds
 from . import relevance as _relevance
 from .plan import RecallSettings
 
@@ -50,7 +50,7 @@ class ScoreParts(BaseModel):
     or it is a fact about the entity (``ABOUT``), 0.8 for a turn such a fact came from, 0.6
     when it names an entity that does not speak (``MENTIONS``: a turn naming a speaker
     mostly addresses them); 0 without a tie, or when the entity is tied to most of the
-    visible memories (``fusion.ENTITY_SHARE``)."""
+    visible memories (``_recall.seeds.ENTITY_SHARE``)."""
     relevance: float = 0.0
     """Relevance to the question on a scale that is not rescaled per result list: 1.0 for a
     full-text match of a question word; otherwise, with an embedder, the share of unrelated
@@ -229,52 +229,6 @@ def named_sessions(rows: list[dict[str, Any]], question: str | None) -> frozense
     return frozenset(sessions)
 
 
-# how strongly a record is tied to an entity, by the edge: what the entity said (SPOKE), a
-# fact about it (ABOUT), a turn a fact about it was derived from, and a turn that names it
-# (MENTIONS; no tie when the entity speaks: a speaker named in a turn is mostly addressed,
-# "Hey Mel")
-# (docs/design-notes.md#recall-entity-side)
-LINKS = {"SPOKE": 1.0, "ABOUT": 1.0, "FACT": 0.8, "MENTIONS": 0.6}
-ENTITY_SHARE = 0.8
-"""An entity tied to more than this share of the visible memories tells nothing apart (the
-one user of a memory said every user turn): its ties count 0."""
-
-
-def entity_focus(rows: list[dict[str, Any]]) -> dict[str, float]:
-    """Per seed entity (those the question names or implies), whether being tied to it
-    tells records apart: 1, or 0 when it is tied to more than ``ENTITY_SHARE`` of the
-    visible memories."""
-    first = rows[0] if rows else {}
-    visible = max(1, int(first.get("inScope") or 0))
-    return {s["id"]: 1.0 if s["degree"] / visible <= ENTITY_SHARE else 0.0 for s in first.get("seeds") or ()}
-
-
-def speakers(rows: list[dict[str, Any]]) -> frozenset[str]:
-    """The seed entities that speak (have said something)."""
-    first = rows[0] if rows else {}
-    return frozenset(s["id"] for s in first.get("seeds") or () if s.get("speaks"))
-
-
-def only_about_seeds(rows: list[dict[str, Any]], question: str | None) -> bool:
-    """Whether every topical word of ``question`` is a word of a seed entity's name or alias
-    ("What does Samira like to do?", "Who is Tariq?"): the question is about them and
-    nothing else, so what is tied to them is the answer, and the other candidates match
-    only function words (which a bag-of-words embedder turns into noise)."""
-    first = rows[0] if rows else {}
-    named = {w for s in first.get("seeds") or () if s.get("type") not in ("user", "agent")
-             for key in s.get("keys") or () for w in key.split()}
-    topical = {w for w in fulltext.word_set(question or "") if w not in fulltext.FUNCTION_WORDS
-               and not fulltext.is_stop_word(w) and len(w) > 1}
-    return bool(named) and bool(topical) and topical <= named
-
-
-def entity_part(row: dict[str, Any], focus: dict[str, float], speaking: frozenset[str] = frozenset()) -> float:
-    """The ``entity`` part of one candidate: its strongest tie to a seed entity. A turn that
-    only names a seed who speaks is no tie: it addresses them ("Hey Mel")."""
-    return max((0.0 if t["link"] == "MENTIONS" and t["seed"] in speaking else LINKS.get(t["link"], 0.0))
-               * focus.get(t["seed"], 0.0) for t in row.get("entities") or ()) if row.get("entities") else 0.0
-
-
 def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings, k: int,
           min_relevance: float | None = None, stick: tuple[float, float] | None = None,
           question: str | None = None) -> list[ScoredMemory]:
@@ -299,12 +253,11 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
     sessions = named_sessions(rows, question)
     fused_scores = fused_evidence(rows, settings, lexical_side=not sessions)
     by_id = {row["node"]["id"]: f for row, f in zip(rows, fused_scores)}
-    focus = entity_focus(rows)
-    tied = {id(r): entity_part(r, focus, speakers(rows)) for r in rows}
+    tied = {id(r): t for r, t in zip(rows, seeds.ties(rows))}
     # a record tied to an entity the question names passes the floor: the name says whom, the
     # meaning orders what that one said or is said of them
     keep = {id(r) for r in relevant(rows, floor, stick, sessions)} | {i for i, t in tied.items() if t > 0}
-    if only_about_seeds(rows, question) and any(tied.values()):
+    if seeds.only_about_seeds(rows, question) and any(tied.values()):
         keep = {i for i in keep if tied[i] > 0}
     for row, fused in zip(rows, fused_scores):
         if id(row) not in keep:

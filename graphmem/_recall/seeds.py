@@ -1,16 +1,18 @@
-"""The entities a question is about, as recall's statement looks them up: every run of one
-to four of its words as an entity lookup key (an entity is found when its normalised name
-or an alias is one of them, through the ``entity_keys`` index), and the speakers its
-pronouns imply ("I", "my": the user; "you": the agent). Scoring what the graph side finds
-is in ``_recall/fusion.py``."""
+"""Recall's graph side without I/O: the entities a question is about, as recall's statement
+looks them up (every run of one to four of its words as an entity lookup key, found when an
+entity's normalised name or an alias is one of them, through the ``entity_keys`` index; the
+speakers its pronouns imply: "I", "my" the user, "you" the agent), and how the candidates
+the statement returns are tied to them (the ``entity`` part of the score,
+docs/design-notes.md#recall-entity-side). The fusion of the parts is ``_recall/fusion.py``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from .._base import keys as _keys
 from .._base import validate as check
-from .fulltext import FUNCTION_WORDS, is_stop_word
+from .fulltext import FUNCTION_WORDS, is_stop_word, word_set
 
 MAX_WORDS = 4
 """The longest name looked up, in words ("Amy Ellis Nutt", "the Pacific Northwest")."""
@@ -61,3 +63,55 @@ def query(question: str, tenant: str, chain: Sequence[str]) -> str | None:
         wanted = wanted[: len(wanted) * 3 // 4]
         text = _keys.query(wanted, tenant, chain)
     return text
+
+
+# how strongly a record is tied to an entity, by the edge: what the entity said (SPOKE), a
+# fact about it (ABOUT), a turn a fact about it was derived from, and a turn that names it
+# (MENTIONS; no tie when the entity speaks: a speaker named in a turn is mostly addressed,
+# "Hey Mel")
+# (docs/design-notes.md#recall-entity-side)
+LINKS = {"SPOKE": 1.0, "ABOUT": 1.0, "FACT": 0.8, "MENTIONS": 0.6}
+ENTITY_SHARE = 0.8
+"""An entity tied to more than this share of the visible memories tells nothing apart (the
+one user of a memory said every user turn): its ties count 0."""
+
+
+def focus(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Per seed entity (those the question names or implies), whether being tied to it
+    tells records apart: 1, or 0 when it is tied to more than ``ENTITY_SHARE`` of the
+    visible memories."""
+    first = rows[0] if rows else {}
+    visible = max(1, int(first.get("inScope") or 0))
+    return {s["id"]: 1.0 if s["degree"] / visible <= ENTITY_SHARE else 0.0 for s in first.get("seeds") or ()}
+
+
+def speakers(rows: list[dict[str, Any]]) -> frozenset[str]:
+    """The seed entities that speak (have said something)."""
+    first = rows[0] if rows else {}
+    return frozenset(s["id"] for s in first.get("seeds") or () if s.get("speaks"))
+
+
+def only_about_seeds(rows: list[dict[str, Any]], question: str | None) -> bool:
+    """Whether every topical word of ``question`` is a word of a seed entity's name or alias
+    ("What does Samira like to do?", "Who is Tariq?"): the question is about them and
+    nothing else, so what is tied to them is the answer, and the other candidates match
+    only function words (which a bag-of-words embedder turns into noise)."""
+    first = rows[0] if rows else {}
+    named = {w for s in first.get("seeds") or () if s.get("type") not in ("user", "agent")
+             for key in s.get("keys") or () for w in key.split()}
+    topical = {w for w in word_set(question or "") if w not in FUNCTION_WORDS
+               and not is_stop_word(w) and len(w) > 1}
+    return bool(named) and bool(topical) and topical <= named
+
+
+def entity_part(row: dict[str, Any], focused: dict[str, float], speaking: frozenset[str] = frozenset()) -> float:
+    """The ``entity`` part of one candidate: its strongest tie to a seed entity. A turn that
+    only names a seed who speaks is no tie: it addresses them ("Hey Mel")."""
+    return max((0.0 if t["link"] == "MENTIONS" and t["seed"] in speaking else LINKS.get(t["link"], 0.0))
+               * focused.get(t["seed"], 0.0) for t in row.get("entities") or ()) if row.get("entities") else 0.0
+
+
+def ties(rows: list[dict[str, Any]]) -> list[float]:
+    """The ``entity`` part of each candidate row."""
+    found, speaking = focus(rows), speakers(rows)
+    return [entity_part(r, found, speaking) for r in rows]

@@ -262,3 +262,19 @@ def test_small_tenants_benchmark_smoke(neo4j, schema, tmp_path, driver):
     records, _, _ = driver.execute_query("MATCH (n) WHERE n.tenant STARTS WITH 'bench-tenants-' RETURN count(n) AS n")
     assert records[0]["n"] == 0
     assert neo4j.password not in table + done.stdout + done.stderr
+
+
+def test_offline_ingest_benchmark_smoke(neo4j, schema, tmp_path, driver):
+    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
+               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "ingest_offline.py"), "--data", str(tmp_path / "none"),
+                           "--rounds", "1"], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    table = (tmp_path / "ingest-offline.md").read_text()
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.strip("|").split("|")]
+            for line in table.splitlines() if line.startswith("| episodes") or line.startswith("| with")}
+    # the sample's 29 turns, 8 times: speakers on every turn either way, names only with the extractor
+    assert rows["episodes and speakers only"][1:2] == ["232"] and rows["with SpacyExtractor"][1:2] == ["232"]
+    assert rows["episodes and speakers only"][5:] == ["0", "232"] and int(rows["with SpacyExtractor"][5]) > 100
+    records, _, _ = driver.execute_query("MATCH (n:Memory) WHERE n.tenant STARTS WITH 'bench-ingest-' RETURN count(n) AS n")
+    assert records[0]["n"] == 0  # every run erased what it wrote
