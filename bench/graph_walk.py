@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import harness
-from locomo import CATEGORIES, DATA, K, SCORED, evidence_of, sessions, turn_text
+from locomo import CATEGORIES, DATA, SCORED, K, evidence_of, sessions, turn_text
 
 from graphmem import Memory, WordLlamaEmbedder
 
