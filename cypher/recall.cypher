@@ -23,15 +23,17 @@
 //   graph    -- the seeds: entities the question names ($entityQuery on the entity_keys
 //               index: a name or alias equal to a run of its words) or implies ($roleTypes:
 //               the user for "I", the agent for "you"), each with its degree; then what the
-//               seeds said, are named in or are about (SPOKE, MENTIONS, ABOUT; a seed tied to
-//               more than $walkLimit records is not walked), the best $graphFetch by cosine.
+//               seeds said, are named in or are about (SPOKE, MENTIONS, ABOUT), the best
+//               $graphFetch by cosine: walked for a seed tied to at most $walkLimit records;
+//               for a wider one, the records tied to it among the best $poolLimit the
+//               semantic side found (what the vector search returned, past its own top).
 //               Every returned record lists its ties to the seeds (`entities`), which the
 //               caller scores (docs/design-notes.md#recall-entity-side).
 // Filters: tenant, visible scopes ($chain), kinds, status, sensitivity, transaction time
 // ($asOf, $includeInvalidated) and valid time ($validAt; episodes that happened later are
 // left out). The best $expandFrom hits of the two index sides by reciprocal rank fusion are
 // expanded one hop through ABOUT, RELATES, CITES and DERIVED_FROM, and two, through an entity
-// they name, to the other turns naming it when at most $mentionLimit do (same filters on the
+// they name that does not speak, to the other turns naming it when at most $mentionLimit do (same filters on the
 // neighbours; a RELATES edge must itself be believed and valid; citations are filtered too).
 // Returns the best $keep direct hits by fusion, plus the best $shortlist of each side (a clear winner on one side
 // that the other side missed must reach the final scoring), and the expanded neighbours
@@ -85,8 +87,11 @@ CALL (inScope, pool, exact) {
   WITH CASE WHEN m:Chunk THEN head([(m)-[:PART_OF]->(whole:Episode) | whole]) ELSE m END AS m, semantic
   WITH m, max(semantic) AS semantic
   WHERE {{recall_filter(m)}}
-  WITH m, semantic ORDER BY semantic DESC, m.id LIMIT $semanticFetch
-  RETURN collect({m: m, score: semantic}) AS semanticHits
+  WITH m, semantic ORDER BY semantic DESC, m.id LIMIT $poolLimit
+  WITH collect({m: m, score: semantic}) AS found
+  // the best $semanticFetch are the semantic side; the rest of what the search found is where
+  // the graph side looks for what a seed too wide to walk is tied to
+  RETURN found[0..$semanticFetch] AS semanticHits, found AS semanticPool
 }
 // the entities the question names (their names or aliases: $entityQuery on the entity_keys
 // index) or implies ($roleTypes: "I", "my" the user; "you" the agent)
@@ -110,7 +115,7 @@ CALL () {
 }
 // the words of the speakers' names among them: the full-text side leaves them out (the
 // graph side says who spoke; in the text such a name is mostly an address, "Hey Mel")
-WITH inScope, total, pool, exact, semanticHits, seeds, reduce(words = [], s IN [x IN seeds WHERE x.speaks] |
+WITH inScope, total, pool, exact, semanticHits, semanticPool, seeds, reduce(words = [], s IN [x IN seeds WHERE x.speaks] |
        words + split(s.e.nameKey, ' ') + reduce(more = [], k IN coalesce(s.e.aliasKeys, []) | more + split(k, ' '))) AS spoken
 CALL (inScope, total, spoken) {
   CALL (inScope, total, spoken) {
@@ -139,15 +144,23 @@ CALL (inScope, total, spoken) {
 // the graph side: what those entities said, are named in or are about, the best
 // $graphFetch by cosine similarity (an entity linked to more than $walkLimit records is
 // not walked: it only marks the candidates the other sides found)
-CALL (seeds) {
-  UNWIND seeds AS seed
-  WITH seed.e AS e
-  WHERE seed.degree <= $walkLimit
-  MATCH (e)-[:SPOKE|MENTIONS|ABOUT]-(m:Memory)
-  WHERE m.tenant = $tenant AND m.scope IN $chain AND {{recall_filter(m)}}
-  WITH DISTINCT m
-  WITH m, CASE WHEN $vector IS NOT NULL AND m.embedding IS NOT NULL
-               THEN vector.similarity.cosine(m.embedding, $vector) END AS semantic
+CALL (seeds, semanticPool) {
+  CALL (seeds, semanticPool) {
+    UNWIND seeds AS seed
+    WITH seed.e AS e
+    WHERE seed.degree <= $walkLimit
+    MATCH (e)-[:SPOKE|MENTIONS|ABOUT]-(m:Memory)
+    WHERE m.tenant = $tenant AND m.scope IN $chain AND {{recall_filter(m)}}
+    RETURN m, CASE WHEN $vector IS NOT NULL AND m.embedding IS NOT NULL
+                   THEN vector.similarity.cosine(m.embedding, $vector) END AS semantic
+    UNION
+    WITH semanticPool, [s IN seeds WHERE s.degree > $walkLimit | s.e] AS wide
+    UNWIND CASE WHEN wide = [] THEN [] ELSE semanticPool END AS found
+    WITH found.m AS m, found.score AS semantic, wide
+    WHERE EXISTS { (m)-[:SPOKE|MENTIONS|ABOUT]-(s:Entity) WHERE s IN wide }
+    RETURN m, semantic
+  }
+  WITH DISTINCT m, semantic
   ORDER BY semantic DESC, coalesce(m.occurredAt, m.createdAt) DESC, m.id
   LIMIT $graphFetch
   RETURN collect({m: m, score: semantic}) AS graphHits
@@ -181,7 +194,8 @@ CALL (direct) {
           | n]
          + [(source)-[:MENTIONS]->(named:Entity)<-[:MENTIONS]-(n:Episode)
             WHERE n <> source AND n.tenant = $tenant AND n.scope IN $chain
-              AND COUNT { (named)<-[:MENTIONS]-() } <= $mentionLimit AND {{recall_filter(n)}}
+              AND COUNT { (named)<-[:MENTIONS]-() } <= $mentionLimit AND NOT EXISTS { (named)-[:SPOKE]->() }
+              AND {{recall_filter(n)}}
             | n] AS n
   WITH n, max(hit.rrf) AS via
   ORDER BY via DESC, n.id LIMIT $expandLimit
@@ -190,7 +204,7 @@ CALL (direct) {
 WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, seeds, expanded,
      [i IN range(0, size(direct) - 1)
       WHERE i < $keep OR direct[i].semanticRank <= $shortlist OR direct[i].lexicalRank <= $shortlist
-        OR direct[i].graphRank <= $shortlist
+        OR direct[i].graphRank IS NOT NULL
       | direct[i]] AS direct
 WITH inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, lexicalForeign, lexicalSaturated, seeds, direct, expanded,
      [x IN direct WHERE x.m IS NOT NULL | x.m] + [x IN expanded | x.m] AS nodes

@@ -55,11 +55,11 @@ class AsyncEntitiesMixin(AsyncHost):
             sensitivity=sensitivity, tags=tags, now=now, speaker=speaker_name(speaker, "speaker"),
         )
         windows = episodes.chunks([row])
-        await self._embed([row, *windows], ["content"] * (1 + len(windows)))
         props = row["props"]
         graph = await self._plan_mentions([{"role": props["role"], "content": props["text"], "speaker": props["speaker"]}],
                                           [props["id"]], props["scope"], {"user_id": user_id, "agent_id": agent_id},
                                           extract=True)
+        await self._embed([row, *windows, *graph.rows], ["content"] * (1 + len(windows)) + ["entities"] * len(graph.rows))
         tenant = self._core.tenant
 
         async def work(tx: AsyncTx) -> Episode:

@@ -47,7 +47,8 @@ class AsyncMentionsMixin(AsyncHost):
     async def _plan_mentions(self, messages: Sequence[Mapping[str, Any]], episode_ids: Sequence[str], scope: str,
                              who: Mapping[str, Any], *, extract: bool) -> OfflineGraph:
         """Read ``messages`` with the memory's entity extractor (unless ``extract`` is False
-        or there is none: then only their speakers), plan their entities and embed those."""
+        or there is none: then only their speakers) and plan their entities (their rows are
+        embedded by the caller, in the one embedder call of the episodes)."""
         extractor = self._core.extractor if extract else None
         texts = [m["content"] for m in messages]
         found = await ner.aextract(extractor, texts) if extractor is not None else [[] for _ in texts]
@@ -55,7 +56,6 @@ class AsyncMentionsMixin(AsyncHost):
         rows = [{"props": _entities.props(
             e.name, tenant=self._core.tenant, type=e.type, scope=scope, aliases=e.aliases, properties=None, id=None,
             importance=None, sensitivity=None, provenance=Provenance.EXTRACTION)} for e in plan.entities]
-        await self._embed(rows, ["entities"] * len(rows))
         return OfflineGraph(plan=plan, rows=rows, extracted=extractor is not None)
 
     async def _land_mentions(self, tx: AsyncTx, graph: OfflineGraph, fresh: Collection[str], scope: str,

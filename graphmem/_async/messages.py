@@ -48,10 +48,10 @@ class AsyncMessagesMixin(AsyncHost):
             ) for m in msgs
         ]
         windows = _episodes.chunks(episodes)
-        await self._embed([*episodes, *windows], [f"messages[{i}].content" for i in range(len(episodes))]
-                          + ["messages[].content"] * len(windows))
         graph = await self._plan_mentions(msgs, [e["props"]["id"] for e in episodes], scope,
                                           {"user_id": user_id, "agent_id": agent_id}, extract=extract)
+        await self._embed([*episodes, *windows, *graph.rows], [f"messages[{i}].content" for i in range(len(episodes))]
+                          + ["messages[].content"] * len(windows) + ["entities"] * len(graph.rows))
         tenant = self._core.tenant
         landed = Landed()
 

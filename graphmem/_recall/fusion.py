@@ -258,7 +258,8 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
     # meaning orders what that one said or is said of them
     keep = {id(r) for r in relevant(rows, floor, stick, sessions)} | {i for i, t in tied.items() if t > 0}
     if seeds.only_about_seeds(rows, question) and any(tied.values()):
-        keep = {i for i in keep if tied[i] > 0}
+        named = seeds.seed_ids(rows)  # what is tied to them, and the named entities themselves
+        keep = {id(r) for r in rows if id(r) in keep and (tied[id(r)] > 0 or r["node"]["id"] in named)}
     for row, fused in zip(rows, fused_scores):
         if id(row) not in keep:
             continue

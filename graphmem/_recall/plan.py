@@ -150,9 +150,11 @@ class RecallSettings:
     """A top hit is also expanded to the other turns that name an entity it names, when at
     most this many turns name it (a rare name links turns about one thing; a name on many
     turns, a speaker's, links everything; 0 turns this off)."""
-    walk_limit: int = 5000
-    """The graph side walks from an entity the question names to at most this many records
-    it said, is named in or is about (a larger one only marks the other sides' candidates)."""
+    walk_limit: int = 64
+    """The graph side walks from an entity the question names to every record it said, is
+    named in or is about when there are at most this many (each is scored by cosine); for
+    a wider one (a speaker of hundreds of turns) it takes the records tied to it among what
+    the semantic side's search found, which costs nothing more."""
     semantic_share: float = 0.65
     """Share of the semantic side in the fusion, between 0 and 1 (see above)."""
     semantic_spread: float = 0.05
@@ -288,6 +290,7 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "roleTypes": _padded(seeds.roles(query)),
         "seedLimit": SEED_LIMIT,
         "walkLimit": settings.walk_limit,
+        "poolLimit": max(POOL_LEAST, semantic_fetch(k)),
         "graphFetch": semantic_fetch(k),
         "rrfK": settings.rrf_k,
         "expandFrom": settings.expand_from,
@@ -295,6 +298,10 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "mentionLimit": settings.expand_mentions,
     }
 
+
+POOL_LEAST = 50
+"""The semantic side's found records kept for the graph side, at least (the vector search within the
+tenant asks for at least ``SEARCH_LEAST``, 50, on Neo4j 2026)."""
 
 SEED_LIMIT = 50
 """The most entities a question's names look up (its names' entities in the visible scopes)."""

@@ -85,6 +85,12 @@ def focus(rows: list[dict[str, Any]]) -> dict[str, float]:
     return {s["id"]: 1.0 if s["degree"] / visible <= ENTITY_SHARE else 0.0 for s in first.get("seeds") or ()}
 
 
+def seed_ids(rows: list[dict[str, Any]]) -> frozenset[str]:
+    """The ids of the seed entities."""
+    first = rows[0] if rows else {}
+    return frozenset(s["id"] for s in first.get("seeds") or ())
+
+
 def speakers(rows: list[dict[str, Any]]) -> frozenset[str]:
     """The seed entities that speak (have said something)."""
     first = rows[0] if rows else {}

@@ -57,11 +57,11 @@ class EntitiesMixin(Host):
             sensitivity=sensitivity, tags=tags, now=now, speaker=speaker_name(speaker, "speaker"),
         )
         windows = episodes.chunks([row])
-        self._embed([row, *windows], ["content"] * (1 + len(windows)))
         props = row["props"]
         graph = self._plan_mentions([{"role": props["role"], "content": props["text"], "speaker": props["speaker"]}],
                                           [props["id"]], props["scope"], {"user_id": user_id, "agent_id": agent_id},
                                           extract=True)
+        self._embed([row, *windows, *graph.rows], ["content"] * (1 + len(windows)) + ["entities"] * len(graph.rows))
         tenant = self._core.tenant
 
         def work(tx: Tx) -> Episode:

@@ -49,7 +49,8 @@ class MentionsMixin(Host):
     def _plan_mentions(self, messages: Sequence[Mapping[str, Any]], episode_ids: Sequence[str], scope: str,
                              who: Mapping[str, Any], *, extract: bool) -> OfflineGraph:
         """Read ``messages`` with the memory's entity extractor (unless ``extract`` is False
-        or there is none: then only their speakers), plan their entities and embed those."""
+        or there is none: then only their speakers) and plan their entities (their rows are
+        embedded by the caller, in the one embedder call of the episodes)."""
         extractor = self._core.extractor if extract else None
         texts = [m["content"] for m in messages]
         found = ner.extract(extractor, texts) if extractor is not None else [[] for _ in texts]
@@ -57,7 +58,6 @@ class MentionsMixin(Host):
         rows = [{"props": _entities.props(
             e.name, tenant=self._core.tenant, type=e.type, scope=scope, aliases=e.aliases, properties=None, id=None,
             importance=None, sensitivity=None, provenance=Provenance.EXTRACTION)} for e in plan.entities]
-        self._embed(rows, ["entities"] * len(rows))
         return OfflineGraph(plan=plan, rows=rows, extracted=extractor is not None)
 
     def _land_mentions(self, tx: Tx, graph: OfflineGraph, fresh: Collection[str], scope: str,

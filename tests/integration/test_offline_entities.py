@@ -5,6 +5,8 @@ a person finds what that person said."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
@@ -158,3 +160,21 @@ def test_a_forgotten_name_is_not_written_again(memory):
     memory.forget(scope=SCOPE, id=tariq.id)
     memory.ingest([{"role": "user", "name": "Nora", "content": "Tariq is back from Glasgow"}], scope=SCOPE, llm=None)
     assert "Tariq" not in entities_of(memory)
+
+
+def test_the_turns_and_the_names_they_give_are_embedded_in_one_call(neo4j, schema, embedder, tenant):
+    from graphmem import HashingEmbedder
+
+    class Counting(HashingEmbedder):
+        calls: ClassVar[list[int]] = []
+
+        def embed_documents(self, texts):
+            self.calls.append(len(texts))
+            return super().embed_documents(texts)
+
+    counting = Counting(embedder.dimensions)
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=counting) as m:
+        result = m.ingest([{"role": "user", "name": "Samira", "content": "My brother Tariq flew in from Glasgow"}],
+                          scope=SCOPE, llm=None)
+        # one call: the turn, and the names of Samira and what it names (Tariq, Glasgow)
+        assert counting.calls == [1 + len(result.entities_created)] and len(result.entities_created) >= 2

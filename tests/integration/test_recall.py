@@ -157,7 +157,7 @@ def test_expansion_ignores_invalidated_relations_and_citations_are_filtered(memo
     alice = memory.upsert_entity("Alice", type="person", scope="s")
     bob = memory.upsert_entity("Bob", type="person", scope="s")
     married = memory.relate(alice, "married_to", bob, scope="s")
-    graph_of_bob = lambda: {r.record.id: r.parts.graph for r in memory.recall("Alice", scope="s", k=20,  # noqa: E731
+    graph_of_bob = lambda: {r.record.id: r.parts.graph for r in memory.recall("Alice married", scope="s", k=20,  # noqa: E731
                                                                               kinds=["entity", "fact"])}.get(bob.id, 0.0)
     assert graph_of_bob() > 0
     memory.forget(scope="s", id=married.id)
