@@ -25,7 +25,7 @@ EXPECTED = {
                            "GraphML round trip: 16 nodes, 32 edges"],
     "memory_health.ipynb": ["'pruned': 1", "'contradicted'", "quarantine backlog now: 3 of 6"],
     "conversation_graph.ipynb": ["Samira (person, also Sam): said 14", "Nora (person): said 15",
-                                 "spans: ['Tariq'] in", "'SPOKE': 29", "entity=0.2 Samira: Bouldering"],
+                                 "spans: ['Tariq'] in", "'SPOKE': 29", "entity=0.6 Samira: Bouldering"],
 }
 # notebooks that tell their story with plots: they draw them when run, and the committed
 # file carries them (PNG outputs), so the story reads on a code host without running it
