@@ -269,7 +269,9 @@ def test_ingest_killed_between_its_episodes_and_its_extraction_then_repeated(run
     totals = running.query(
         "MATCH (n {tenant: $t}) WITH labels(n) AS kinds UNWIND kinds AS kind "
         "WITH kind WHERE kind IN ['Episode', 'Fact', 'Entity'] RETURN kind, count(*) AS n ORDER BY kind", t=tenant)
-    assert totals == [{"kind": "Entity", "n": 2 * CONVERSATIONS}, {"kind": "Episode", "n": 2 * CONVERSATIONS},
+    # the model's two entities a conversation, and the two speakers every conversation shares
+    # (the user and the assistant, by role), each once
+    assert totals == [{"kind": "Entity", "n": 2 * CONVERSATIONS + 2}, {"kind": "Episode", "n": 2 * CONVERSATIONS},
                       {"kind": "Fact", "n": CONVERSATIONS}]
     FAULT_FIGURES["ingest"] = {"conversations": CONVERSATIONS, "killed_at": killed_at,
                                "after_repeat": {r["kind"]: r["n"] for r in totals}}
