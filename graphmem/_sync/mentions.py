@@ -23,7 +23,7 @@ from .._memory import mentions as _mentions
 from .executor import Tx
 from .host import Host
 
-MATCH_LIMIT = 20  # index hits read per name (other tenants' and scopes' entities with the name among them)
+MATCH_LIMIT = 20  # index hits read per name: the visible scopes' entities with the name or alias, of any type
 
 
 @dataclass
@@ -33,8 +33,6 @@ class OfflineGraph:
 
     plan: _mentions.MentionPlan
     rows: list[dict[str, Any]]
-    extracted: bool
-    """Whether an entity extractor read the messages (else: speakers only)."""
 
 
 @dataclass
@@ -58,7 +56,7 @@ class MentionsMixin(Host):
         rows = [{"props": _entities.props(
             e.name, tenant=self._core.tenant, type=e.type, scope=scope, aliases=e.aliases, properties=None, id=None,
             importance=None, sensitivity=None, provenance=Provenance.EXTRACTION)} for e in plan.entities]
-        return OfflineGraph(plan=plan, rows=rows, extracted=extractor is not None)
+        return OfflineGraph(plan=plan, rows=rows)
 
     def _land_mentions(self, tx: Tx, graph: OfflineGraph, fresh: Collection[str], scope: str,
                              chain: list[str], now: datetime) -> Landed:
