@@ -72,6 +72,7 @@ from ._learning.insights import DroppedInsight, MaintenanceReport, ReflectionRep
 from ._learning.procedures import SuggestedProcedure, ToolCall
 from ._learning.profile import Profile
 from ._learning.settings import LearningSettings
+from ._learning.usage import TokenUsage
 from ._memory.core import DEFAULT_EMBEDDER
 from ._memory.erase import EraseReport
 from ._memory.facts import DEFAULT_SINGLE_VALUED
@@ -156,6 +157,7 @@ __all__ = [
     "Summary",
     "Supersession",
     "TemplateError",
+    "TokenUsage",
     "ToolCall",
     "TurnHandle",
     "TurnResult",

@@ -18,6 +18,7 @@ from .._memory.facts import FactRow
 from .._recall.fusion import ScoredMemory
 from .._recall.plan import RecallSettings
 from .._working.background import AsyncBackground
+from .._working.lanes import AsyncLanes, AsyncTicket
 from .executor import AsyncExecutor, AsyncTx
 from .llm import AsyncLlmCaller
 
@@ -30,6 +31,7 @@ class AsyncHost(Protocol):
     _recall_settings: RecallSettings
     _events: Emitter
     _background: AsyncBackground
+    _lanes: AsyncLanes
 
     async def _known_dimension(self) -> int | None: ...
 
@@ -77,8 +79,12 @@ class AsyncHost(Protocol):
     async def _land_mentions(self, tx: AsyncTx, graph: Any, fresh: Collection[str], scope: str,
                              chain: list[str], now: datetime) -> Any: ...
 
+    async def _extract(self, llm: Any, extraction: Any, msgs: list[dict[str, Any]], episode_ids: list[str],
+                       scope: str, tz: Any, now: datetime, tally: Any, who: dict[str, Any]) -> _ingest.IngestResult: ...
+
     async def _extract_reported(self, llm: Any, msgs: list[dict[str, Any]], stored: list[Episode], scope: str,
-                                tz: Any, now: datetime, who: dict[str, Any]) -> _ingest.IngestResult: ...
+                                tz: Any, now: datetime, who: dict[str, Any],
+                                ticket: AsyncTicket) -> _ingest.IngestResult: ...
 
     async def _induce(self, calls: list[Any], episode_ids: list[str], *, scope: str, llm: Any, text: str | None,
                       trigger: str | None, condition: str | None, priority: int,

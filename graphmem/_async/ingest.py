@@ -11,31 +11,27 @@ from typing import Any
 
 from .._base import dates
 from .._base import scopes as _scopes
-from .._base import validate as check
-from .._base.errors import InvalidInputError, ModelError
-from .._base.models import Entity, Episode, Fact, Provenance
+from .._base.errors import InvalidInputError
+from .._base.models import Entity, Fact, Provenance
 from .._base.records import record_of
 from .._learning import ingest as _ingest
 from .._learning import profile
 from .._learning.ingest import PendingEntity
 from .._learning.ingest_write import Batch, Decision, decide, judged, kept_facts, landed_rows, question, retirements
 from .._learning.prompts import (
-    EXTRACT_SYSTEM,
     JUDGE_SYSTEM,
     EntityDraft,
     Extraction,
     FactDraft,
     Judgement,
-    messages_block,
 )
+from .._learning.usage import Tally
 from .._memory import entities as _entities
 from .._memory import facts as _facts
 from .._memory.facts import AUTOMATIC
 from .executor import AsyncTx
 from .host import AsyncHost
 from .llm import check_llm
-
-_KNOWN_ENTITIES = 50
 
 
 class AsyncIngestMixin(AsyncHost):
@@ -71,75 +67,32 @@ class AsyncIngestMixin(AsyncHost):
         says about themself fills their profile (``profile()``) by the same call, with
         provenance ``extraction``: a value a person gave is never replaced."""
         check_llm(llm, allow_none=True)
-        stored, msgs, landed = await self._store_messages(
-            messages, scope=scope, session_id=session_id, occurred_at=occurred_at, timezone=timezone,
-            user_id=user_id, agent_id=agent_id, extract=llm is None)
-        scope = _scopes.check_path(scope)
-        if llm is None:
-            return _ingest.IngestResult(episodes=tuple(stored), entities_created=tuple(landed.created),
-                                        entities_merged=tuple(landed.merged), notes=(_offline_note(self._core.extractor),))
-        result = await self._extract_reported(llm, msgs, stored, scope, dates.zone(timezone), self._core.now(),
-                                              {"user_id": user_id, "agent_id": agent_id, "session_id": session_id})
+        path = _scopes.check_path(scope)
+        # this call's place among the scope's extractions, taken before anything waits
+        ticket = None if llm is None else self._lanes.ticket(path)
+        try:
+            stored, msgs, landed = await self._store_messages(
+                messages, scope=path, session_id=session_id, occurred_at=occurred_at, timezone=timezone,
+                user_id=user_id, agent_id=agent_id, extract=llm is None)
+            if llm is None or ticket is None:
+                return _ingest.IngestResult(episodes=tuple(stored), entities_created=tuple(landed.created),
+                                            entities_merged=tuple(landed.merged),
+                                            notes=(_offline_note(self._core.extractor),))
+            result = await self._extract_reported(llm, msgs, stored, path, dates.zone(timezone), self._core.now(),
+                                                  {"user_id": user_id, "agent_id": agent_id, "session_id": session_id},
+                                                  ticket)
+        finally:
+            if ticket is not None:
+                ticket.done()
         # the speakers' entities, written with the episodes, beside the model's
         return result.model_copy(update={"entities_created": (*landed.created, *result.entities_created),
                                          "entities_merged": (*landed.merged, *result.entities_merged)})
 
-    async def extract(
-        self,
-        *,
-        scope: str,
-        llm: Any,
-        session_id: str | None = None,
-        since: datetime | None = None,
-        timezone: str = "UTC",
-        limit: int = 200,
-    ) -> _ingest.IngestResult:
-        """Extraction over episodes already stored ("store now, extract later"): the
-        episodes stored at ``scope`` (of conversation ``session_id``, or since ``since``;
-        at least one of the two), oldest first, at most ``limit``, go to ``llm`` as one
-        conversation, exactly as ``ingest`` would have sent them. Statements extracted
-        before are recognised as restatements and skipped."""
-        scope = _scopes.check_path(scope)
-        check_llm(llm)
-        if session_id is None and since is None:
-            raise InvalidInputError("session_id", "extract() needs session_id or since")
-        check.identifier(session_id, "session_id", allow_none=True)
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000:
-            raise InvalidInputError("limit", "must be an integer from 1 to 10000")
-        if not isinstance(timezone, str):
-            raise InvalidInputError("timezone", "must be an IANA timezone name")
-        tz = dates.zone(timezone)
-        rows = await self._run.read("episode_stored", tenant=self._core.tenant, scope=scope, sessionId=session_id,
-                                    since=check.instant(since, "since"), limit=limit)
-        stored = [record_of(Episode, r["node"]) for r in rows]
-        if not stored:
-            return _ingest.IngestResult(notes=("no stored episodes matched",))
-        msgs = [{"role": e.role, "content": e.text, "occurred_at": e.occurred_at, "id": e.id} for e in stored]
-        who = {"user_id": stored[0].user_id, "agent_id": stored[0].agent_id, "session_id": session_id}
-        return await self._extract_reported(llm, msgs, stored, scope, tz, self._core.now(), who)
-
-    async def _extract_reported(self, llm: Any, msgs: list[dict[str, Any]], stored: list[Episode], scope: str,
-                                tz: Any, now: datetime, who: dict[str, Any]) -> _ingest.IngestResult:
-        """``_extract`` with a model failure reported in the result, episodes kept."""
-        tally: list[str] = []
-        try:
-            result = await self._extract(llm, msgs, [e.id for e in stored], scope, tz, now, tally, who)
-        except ModelError as exc:
-            self._events.emit("extraction_failed", [e.id for e in stored], scope=scope, error=str(exc),
-                              detail={"purpose": "ingest", "model_calls": len(tally)})
-            return _ingest.IngestResult(episodes=tuple(stored), model_calls=len(tally), error=str(exc))
-        return result.model_copy(update={"episodes": tuple(stored)})
-
-    async def _extract(self, llm: Any, msgs: list[dict[str, Any]], episode_ids: list[str], scope: str, tz: Any,
-                       now: datetime, tally: list[str], who: dict[str, Any]) -> _ingest.IngestResult:
-        tenant = self._core.tenant
+    async def _extract(self, llm: Any, extraction: Extraction, msgs: list[dict[str, Any]], episode_ids: list[str],
+                       scope: str, tz: Any, now: datetime, tally: Tally, who: dict[str, Any]) -> _ingest.IngestResult:
+        """Plan and land one extraction: resolve its entities, plan its facts, settle their
+        contradictions (a second model request only for doubtful pairs), write it all."""
         chain = _scopes.chain(scope)
-        known = await self._run.read("entity_known", tenant=tenant, chain=chain, limit=_KNOWN_ENTITIES)
-        prompt = "Known entities:\n" + ("\n".join(
-            f"- {k['name']} ({k['type']}{'; also ' + ', '.join(k['aliases']) if k['aliases'] else ''})" for k in known
-        ) or "(none)") + "\n\nMessages:\n" + messages_block([(m["role"], m["content"]) for m in msgs])
-        extraction = await self._llm.ask(llm, Extraction, [("system", EXTRACT_SYSTEM), ("human", prompt)],
-                                           purpose="ingest", tally=tally)
         entities, skipped = _ingest.unique_entities(extraction)
         entity_rows, usable = [], []
         for d in entities:
@@ -232,7 +185,7 @@ class AsyncIngestMixin(AsyncHost):
         return "new", None, 0.0
 
     async def _contradictions(self, llm: Any, plans: list[tuple[FactDraft, dict[str, Any]]], chain: list[str],
-                              now: datetime, tally: list[str]) -> dict[int, Decision]:
+                              now: datetime, tally: Tally) -> dict[int, Decision]:
         """Per planned fact (by index), what the write does besides writing it: skip it as a
         restatement, or retire the stored facts it corrects, contradicts or replaces
         (``_ingest_write``). The rules decide alone where they can; the model is asked,

@@ -13,6 +13,8 @@ from pydantic import BaseModel
 
 from .._base.errors import InvalidInputError, ModelError
 from .._learning.prompts import json_instructions
+from .._learning.ratelimit import is_rate_limit, wait_for
+from .._learning.usage import Tally, UsageCollector
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -22,15 +24,22 @@ class AsyncLlmCaller:
     supports tool calling, otherwise JSON in the reply parsed against the schema. Every
     failure -- an exception from the model (timeouts, refusals, transport), output that is
     not JSON or does not fit the schema, or output the caller's ``check`` rejects -- is
-    retried up to ``retries`` times, then raised as ``ModelError``. ``tally`` (a list the
-    caller owns) gets one entry per request, so one call's requests can be counted while
-    others run concurrently. ``calls`` counts the
-    requests made to models through this caller; at most ``concurrency`` are in flight."""
+    retried up to ``retries`` times, then raised as ``ModelError``. A rate-limit refusal
+    (HTTP 429 or the provider's rate-limit error) is not one of those: the request waits
+    (the provider's ``Retry-After``, else ``backoff`` seconds doubled per refusal, with
+    jitter) and is asked again, up to ``rate_limit_retries`` times, without holding a slot.
+    ``tally`` (a ``Tally`` the caller owns) gets one entry per request, the tokens each
+    reply reports and the refusals, so one call's requests can be counted while others run
+    concurrently. ``calls`` counts the requests made to models through this caller; at most
+    ``concurrency`` are in flight."""
 
-    def __init__(self, *, retries: int = 2, concurrency: int = 4) -> None:
+    def __init__(self, *, retries: int = 2, concurrency: int = 4, rate_limit_retries: int = 8,
+                 backoff: float = 1.0) -> None:
         if not isinstance(retries, int) or retries < 0:
             raise ValueError("retries must be a non-negative integer")
         self.retries = retries
+        self.rate_limit_retries = rate_limit_retries
+        self.backoff = backoff
         self.calls = 0
         self._slots = asyncio.Semaphore(concurrency)
 
@@ -42,23 +51,31 @@ class AsyncLlmCaller:
         *,
         purpose: str,
         check: Callable[[M], None] | None = None,
-        tally: list[str] | None = None,
+        tally: Tally | None = None,
     ) -> M:
         runnable, structured = _runnable(llm, schema)
         prompt = messages if structured else _with_json_instructions(messages, schema)
+        tally = Tally() if tally is None else tally
+        config = {"callbacks": [UsageCollector(tally)]}
         errors: list[str] = []
-        for _ in range(self.retries + 1):
+        refusals = 0
+        while len(errors) <= self.retries:
             self.calls += 1
-            if tally is not None:
-                tally.append(purpose)
+            tally.request(purpose)
             try:
                 async with self._slots:
-                    out = await runnable.ainvoke(prompt)
+                    out = await runnable.ainvoke(prompt, config=config)
                 parsed = out if isinstance(out, schema) else schema.model_validate(out)
                 if check is not None:
                     check(parsed)
                 return parsed
             except Exception as exc:
+                if is_rate_limit(exc) and refusals < self.rate_limit_retries:
+                    seconds = wait_for(exc, refusals, self.backoff)
+                    refusals += 1
+                    tally.refused(seconds)
+                    await asyncio.sleep(seconds)
+                    continue
                 errors.append(f"{type(exc).__name__}: {_short(exc)}")
         raise ModelError(purpose, errors)
 

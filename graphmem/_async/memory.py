@@ -20,11 +20,13 @@ from .._learning.settings import LearningSettings
 from .._memory.core import DEFAULT_EMBEDDER, Core
 from .._recall.plan import RecallSettings
 from .._working.background import AsyncBackground
+from .._working.lanes import AsyncLanes
 from .corrections import AsyncCorrectionsMixin
 from .curation import AsyncCurationMixin
 from .decisions import AsyncDecisionsMixin
 from .entities import AsyncEntitiesMixin
 from .executor import AsyncExecutor, Tracer
+from .extraction import AsyncExtractionMixin
 from .facts import AsyncFactsMixin
 from .graph import AsyncGraphMixin
 from .ingest import AsyncIngestMixin
@@ -51,6 +53,7 @@ class AsyncMemory(
     AsyncRecordsMixin,
     AsyncRecallMixin,
     AsyncIngestMixin,
+    AsyncExtractionMixin,
     AsyncInsightsMixin,
     AsyncProceduresMixin,
     AsyncCorrectionsMixin,
@@ -116,7 +119,9 @@ class AsyncMemory(
         self._recall_settings = recall_settings or RecallSettings()
         self._learning = learning or LearningSettings()
         self._llm = AsyncLlmCaller(retries=self._learning.model_retries,
-                                   concurrency=self._learning.max_concurrent_model_calls)
+                                   concurrency=self._learning.max_concurrent_model_calls,
+                                   rate_limit_retries=self._learning.rate_limit_retries,
+                                   backoff=self._learning.rate_limit_backoff)
         owns = driver is None
         limits: dict[str, Any] = {}
         if driver is None:
@@ -133,7 +138,8 @@ class AsyncMemory(
         self._run = AsyncExecutor(driver, database=database, tracer=tracer, owns_driver=owns, **limits)
         self._events = Emitter(hook, tenant=self._core.tenant, clock=self._core.now)
         self._run.events = self._events
-        self._background = AsyncBackground()
+        self._background = AsyncBackground(workers=self._learning.max_concurrent_model_calls)
+        self._lanes = AsyncLanes()
 
     @classmethod
     def from_driver(cls, driver: AsyncDriver, **kwargs: Any) -> AsyncMemory:

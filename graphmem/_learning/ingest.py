@@ -17,6 +17,7 @@ from .._base.errors import InvalidInputError
 from .._base.models import Entity, Episode, Fact, Provenance
 from .._memory.entities import MAX_NAME_LENGTH
 from .prompts import EntityDraft, Extraction, FactDraft
+from .usage import TokenUsage
 
 ROLES = {"human": "user", "user": "user", "ai": "assistant", "assistant": "assistant", "tool": "tool",
          "function": "tool", "system": "system", "developer": "system", "event": "event"}
@@ -89,14 +90,31 @@ class IngestResult(BaseModel):
     profile: tuple[str, ...] = ()
     """The profile fields of ``user_id`` this call filled (see ``Memory.profile``)."""
     model_calls: int = 0
-    """How many chat-model calls the call made (retries included)."""
+    """How many chat-model requests the call made (retries included, as each is billed)."""
+    usage: TokenUsage = TokenUsage()
+    """The tokens the model reported for those requests (its ``usage_metadata``)."""
     error: str | None = None
-    """The model's last error when extraction failed after its retries, else ``None``."""
+    """The model's last error when extraction failed after its retries, else ``None`` (with
+    several requests, the failed ones, each named; the others landed)."""
 
     @property
     def episode_ids(self) -> tuple[str, ...]:
         """The ids of ``episodes``, in message order."""
         return tuple(e.id for e in self.episodes)
+
+
+def combined(results: Sequence[IngestResult], **fields: Any) -> IngestResult:
+    """The results of the requests of one call as one, in order, with ``fields`` (episodes,
+    calls, usage, error) set for the whole call."""
+    joined: dict[str, Any] = {}
+    for name in ("entities_created", "entities_merged", "same_as", "facts", "superseded", "invalidated", "skipped",
+                 "notes", "profile"):
+        values = [v for r in results for v in getattr(r, name)]
+        if name == "entities_merged":  # one entity met by several requests: once, as it stands last
+            values = list({e.id: e for e in values}.values())
+        joined[name] = tuple(dict.fromkeys(values)) if name == "profile" else tuple(values)
+    joined["notes"] = (*joined["notes"], *fields.pop("notes", ()))
+    return IngestResult(**joined, **fields)
 
 
 def messages(items: Any, occurred_at: datetime | None, now: datetime) -> list[dict[str, Any]]:

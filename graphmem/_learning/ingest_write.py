@@ -15,6 +15,7 @@ from .._memory.facts import AUTOMATIC
 from .ingest import PendingEntity, Skipped, resolved
 from .prompts import EntityDraft, FactDraft
 from .settings import LearningSettings
+from .usage import Tally
 
 RetireReason = Literal["corrected", "contradicted", "changed"]
 """Why a stored fact is retired; the value is the ``reason`` the write records."""
@@ -80,8 +81,8 @@ class Batch:
     skipped: list[Skipped]
     """What planning left out, and why."""
     notes: list[str]
-    tally: list[str]
-    """The model calls made, one entry each."""
+    tally: Tally
+    """The model requests made (one entry each) and the tokens they cost."""
 
 
 def retiring(decision: Decision | None, retirement: Retirement) -> Decision:

@@ -19,7 +19,13 @@ class LearningSettings:
     ``reflect_evidence``: how many recent memories ``reflect`` shows the model.
     ``model_retries``: extra attempts after a failed model call;
     ``max_concurrent_model_calls``: model calls in flight at once across one memory object
-    (``AsyncMemory.ingest`` of many sessions shares it).
+    (concurrent ``ingest`` calls and ``after_turn``'s background work share them);
+    ``rate_limit_retries``: how often a request the provider refuses for its rate limit
+    (HTTP 429) is asked again, after ``rate_limit_backoff`` seconds doubled per refusal (or
+    the provider's ``Retry-After``), not counted against ``model_retries``;
+    ``extraction_batch_tokens``: the most message text (in tokens, 4 characters each) one
+    extraction request carries: a longer batch of messages goes in several requests, and a
+    longer message in pieces.
     Extraction: an extracted entity whose name embedding has cosine >=
     ``entity_merge_threshold`` to a visible entity of the same type is that entity (its name
     is recorded as an alias); between ``entity_candidate_threshold`` and that, a new entity
@@ -34,7 +40,10 @@ class LearningSettings:
     min_outcomes: int = 3
     reflect_evidence: int = 60
     model_retries: int = 2
-    max_concurrent_model_calls: int = 4
+    max_concurrent_model_calls: int = 8
+    rate_limit_retries: int = 8
+    rate_limit_backoff: float = 1.0
+    extraction_batch_tokens: int = 8_000
     entity_merge_threshold: float = 0.92
     entity_candidate_threshold: float = 0.75
     duplicate_threshold: float = 0.97
@@ -52,8 +61,12 @@ class LearningSettings:
             raise InvalidInputError("entity_candidate_threshold", "must not exceed entity_merge_threshold")
         if self.judge_threshold > self.duplicate_threshold:
             raise InvalidInputError("judge_threshold", "must not exceed duplicate_threshold")
-        for name in ("min_outcomes", "reflect_evidence", "model_retries", "max_concurrent_model_calls"):
+        if isinstance(self.rate_limit_backoff, bool) or not isinstance(self.rate_limit_backoff, (int, float)) \
+                or not 0.0 <= self.rate_limit_backoff <= 60.0:
+            raise InvalidInputError("rate_limit_backoff", "must be a number of seconds from 0 to 60")
+        for name in ("min_outcomes", "reflect_evidence", "model_retries", "max_concurrent_model_calls",
+                     "rate_limit_retries", "extraction_batch_tokens"):
             value = getattr(self, name)
-            low = 0 if name == "model_retries" else 1
+            low = {"model_retries": 0, "rate_limit_retries": 0, "extraction_batch_tokens": 500}.get(name, 1)
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
                 raise InvalidInputError(name, f"must be an integer >= {low}")

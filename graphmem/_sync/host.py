@@ -20,6 +20,7 @@ from .._memory.facts import FactRow
 from .._recall.fusion import ScoredMemory
 from .._recall.plan import RecallSettings
 from .._working.background import Background
+from .._working.lanes import Lanes, Ticket
 from .executor import Executor, Tx
 from .llm import LlmCaller
 
@@ -32,6 +33,7 @@ class Host(Protocol):
     _recall_settings: RecallSettings
     _events: Emitter
     _background: Background
+    _lanes: Lanes
 
     def _known_dimension(self) -> int | None: ...
 
@@ -79,8 +81,12 @@ class Host(Protocol):
     def _land_mentions(self, tx: Tx, graph: Any, fresh: Collection[str], scope: str,
                              chain: list[str], now: datetime) -> Any: ...
 
+    def _extract(self, llm: Any, extraction: Any, msgs: list[dict[str, Any]], episode_ids: list[str],
+                       scope: str, tz: Any, now: datetime, tally: Any, who: dict[str, Any]) -> _ingest.IngestResult: ...
+
     def _extract_reported(self, llm: Any, msgs: list[dict[str, Any]], stored: list[Episode], scope: str,
-                                tz: Any, now: datetime, who: dict[str, Any]) -> _ingest.IngestResult: ...
+                                tz: Any, now: datetime, who: dict[str, Any],
+                                ticket: Ticket) -> _ingest.IngestResult: ...
 
     def _induce(self, calls: list[Any], episode_ids: list[str], *, scope: str, llm: Any, text: str | None,
                       trigger: str | None, condition: str | None, priority: int,

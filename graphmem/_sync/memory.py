@@ -22,11 +22,13 @@ from .._learning.settings import LearningSettings
 from .._memory.core import DEFAULT_EMBEDDER, Core
 from .._recall.plan import RecallSettings
 from .._working.background import Background
+from .._working.lanes import Lanes
 from .corrections import CorrectionsMixin
 from .curation import CurationMixin
 from .decisions import DecisionsMixin
 from .entities import EntitiesMixin
 from .executor import Executor, Tracer
+from .extraction import ExtractionMixin
 from .facts import FactsMixin
 from .graph import GraphMixin
 from .ingest import IngestMixin
@@ -53,6 +55,7 @@ class Memory(
     RecordsMixin,
     RecallMixin,
     IngestMixin,
+    ExtractionMixin,
     InsightsMixin,
     ProceduresMixin,
     CorrectionsMixin,
@@ -118,7 +121,9 @@ class Memory(
         self._recall_settings = recall_settings or RecallSettings()
         self._learning = learning or LearningSettings()
         self._llm = LlmCaller(retries=self._learning.model_retries,
-                                   concurrency=self._learning.max_concurrent_model_calls)
+                                   concurrency=self._learning.max_concurrent_model_calls,
+                                   rate_limit_retries=self._learning.rate_limit_retries,
+                                   backoff=self._learning.rate_limit_backoff)
         owns = driver is None
         limits: dict[str, Any] = {}
         if driver is None:
@@ -135,7 +140,8 @@ class Memory(
         self._run = Executor(driver, database=database, tracer=tracer, owns_driver=owns, **limits)
         self._events = Emitter(hook, tenant=self._core.tenant, clock=self._core.now)
         self._run.events = self._events
-        self._background = Background()
+        self._background = Background(workers=self._learning.max_concurrent_model_calls)
+        self._lanes = Lanes()
 
     @classmethod
     def from_driver(cls, driver: Driver, **kwargs: Any) -> Memory:

@@ -20,6 +20,7 @@ from .._base.models import Episode
 from .._learning import profile
 from .._working import turn
 from .._working.background import TurnHandle
+from .._working.lanes import Ticket
 from .host import Host
 from .llm import check_llm
 
@@ -54,22 +55,32 @@ class TurnMixin(Host):
         check_llm(llm, allow_none=True)
         if not isinstance(learn_procedures, bool):
             raise InvalidInputError("learn_procedures", "must be True or False")
-        # the model's own extraction replaces the offline one when there is a model; speakers either way
-        stored = tuple((self._store_messages(
-            items, scope=scope, session_id=session_id, occurred_at=occurred_at, timezone=timezone,
-            user_id=user_id, agent_id=agent_id, extract=llm is None))[0])
-        calls = turn.tool_calls(items) if learn_procedures else []
-        if len(calls) < turn.MIN_TOOL_CALLS:
-            calls = []
-        if llm is None and not calls:
-            return self._background.finished(stored, turn.TurnResult(episodes=stored))
         path = scopes.check_path(scope)
-        who = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
+        # the turn's place among the scope's extractions, in the order the turns were given
+        ticket = self._lanes.ticket(path)
+        try:
+            # the model's own extraction replaces the offline one when there is a model; speakers either way
+            stored = tuple((self._store_messages(
+                items, scope=path, session_id=session_id, occurred_at=occurred_at, timezone=timezone,
+                user_id=user_id, agent_id=agent_id, extract=llm is None))[0])
+            calls = turn.tool_calls(items) if learn_procedures else []
+            if len(calls) < turn.MIN_TOOL_CALLS:
+                calls = []
+            if llm is None and not calls:
+                ticket.done()
+                return self._background.finished(stored, turn.TurnResult(episodes=stored))
+            who = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
 
-        def work() -> turn.TurnResult:
-            return self._learn_from_turn(llm, stored, calls, path, timezone, who)
+            def work() -> turn.TurnResult:
+                try:
+                    return self._learn_from_turn(llm, stored, calls, path, timezone, who, ticket)
+                finally:
+                    ticket.done()
 
-        return self._background.start(stored, work)
+            return self._background.start(stored, work)
+        except BaseException:
+            ticket.done()
+            raise
 
     def await_extractions(self, timeout: float | None = None) -> list[turn.TurnResult]:
         """Wait for the ``after_turn`` extractions handed over since the last call (those
@@ -81,8 +92,10 @@ class TurnMixin(Host):
         return self._background.wait(timeout)
 
     def _learn_from_turn(self, llm: Any, stored: tuple[Episode, ...], calls: list[Any], scope: str,
-                               timezone: str, who: dict[str, Any]) -> turn.TurnResult:
-        """The background half of ``after_turn``: every failure caught, reported and kept."""
+                               timezone: str, who: dict[str, Any], ticket: Ticket) -> turn.TurnResult:
+        """The background half of ``after_turn``: every failure caught, reported and kept.
+        The model is asked at once; what it extracted lands when ``ticket``'s turn comes
+        (the turns before it in the scope landed), and the ticket is done after that."""
         ids = [e.id for e in stored]
         errors: list[str] = []
         extraction = procedure = None
@@ -90,13 +103,14 @@ class TurnMixin(Host):
             msgs = [{"role": e.role, "content": e.text, "occurred_at": e.occurred_at, "id": e.id} for e in stored]
             try:
                 extraction = self._extract_reported(llm, msgs, list(stored), scope, dates.zone(timezone),
-                                                          self._core.now(), who)
+                                                          self._core.now(), who, ticket)
                 if extraction.error is not None:  # a model failure: its event is out already
                     errors.append(f"extraction: {extraction.error}")
             except Exception as exc:  # the database or anything else: reported, never raised into the void
                 errors.append(f"extraction: {turn.describe(exc)}")
                 self._events.emit("extraction_failed", ids, scope=scope, error=errors[-1],
                                   detail={"purpose": "after_turn"})
+        ticket.done()  # what follows (a procedure) waits for no other turn, and none waits for it
         if calls:
             try:
                 procedure = self._induce(calls, ids, scope=scope, llm=llm, text=None, trigger=None, condition=None,

@@ -1,6 +1,9 @@
 """The background work of ``after_turn``: the turn's messages are stored before the call
-returns, and its extraction runs behind the caller, one turn after another (in the order
-the turns were given, so a later turn's extraction sees what an earlier one wrote).
+returns, and its extraction runs behind the caller. Turns run at once (their model calls
+bounded by the memory's ``max_concurrent_model_calls``); what each extracted lands in the
+order the turns were given, so a later turn's extraction sees what an earlier one wrote:
+``after_turn`` takes the turn's ticket in its scope's lane (``lanes.py``) and the work
+waits for it before landing. Results are handed back in turn order.
 
 ``AsyncBackground`` runs the work as tasks on the caller's event loop; ``Background``, its
 twin for the synchronous ``Memory``, on one worker thread. Each returns a handle to wait
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from typing import Any
@@ -54,22 +57,16 @@ class AsyncTurnHandle:
 
 
 class AsyncBackground:
-    """Runs turn extractions as tasks, one after another."""
+    """Runs turn extractions as tasks on the caller's loop (``workers`` is the sync twin's
+    thread count; here the model-call bound alone limits them)."""
 
-    def __init__(self) -> None:
+    def __init__(self, workers: int = 1) -> None:
         self._tasks: list[asyncio.Task[Any]] = []  # started since the last wait, in turn order
 
-    def start(self, episodes: tuple[Episode, ...], work: Callable[[], Awaitable[Any]]) -> AsyncTurnHandle:
-        before = self._tasks[-1] if self._tasks else None
+    def start(self, episodes: tuple[Episode, ...], work: Callable[[], Coroutine[Any, Any, Any]]) -> AsyncTurnHandle:
         while len(self._tasks) >= _KEPT and self._tasks[0].done():
             self._tasks.pop(0)
-
-        async def in_turn() -> Any:
-            if before is not None:
-                await asyncio.wait([before])
-            return await work()
-
-        task = asyncio.get_running_loop().create_task(in_turn())
+        task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(work())
         self._tasks.append(task)
         return AsyncTurnHandle(episodes, task)
 
@@ -121,9 +118,11 @@ class TurnHandle:
 
 
 class Background:
-    """Runs turn extractions on one worker thread, one after another."""
+    """Runs turn extractions on up to ``workers`` threads (started in turn order, so a turn
+    waiting for the one before it never waits for one not yet started)."""
 
-    def __init__(self) -> None:
+    def __init__(self, workers: int = 1) -> None:
+        self._workers = workers
         self._pool: ThreadPoolExecutor | None = None
         self._futures: list[Future[Any]] = []  # started since the last wait, in turn order
         self._lock = threading.Lock()
@@ -131,7 +130,7 @@ class Background:
     def start(self, episodes: tuple[Episode, ...], work: Callable[[], Any]) -> TurnHandle:
         with self._lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-after-turn")
+                self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="graphmem-after-turn")
             while len(self._futures) >= _KEPT and self._futures[0].done():
                 self._futures.pop(0)
             future = self._pool.submit(work)
