@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import threading
+import time
 from typing import Any
 
+from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.language_models.fake_chat_models import FakeListChatModel, GenericFakeChatModel
 from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
 
 _ids = itertools.count()
 
@@ -55,3 +61,66 @@ class JsonChatModel(FakeListChatModel):
     def _call(self, *args: Any, **kwargs: Any) -> str:
         self.calls += 1
         return super()._call(*args, **kwargs)
+
+
+class PromptedChatModel(BaseChatModel):
+    """Answers each request from its prompt: ``answer(prompt)`` (the request's message
+    texts joined) returns ``(reply, delay_s)``, the reply an ``AIMessage`` (or an exception
+    to raise) given after ``delay_s`` seconds, so answers can arrive out of the order asked.
+    Records the requests (``prompts``) and the most in flight at once (``peak``); with
+    ``usage``, each reply reports ``usage_metadata`` of ``len(prompt) // 4`` input and
+    ``usage`` output tokens."""
+
+    answer: Any
+    usage: int | None = None
+    prompts: list[str] = Field(default_factory=list)
+    in_flight: int = 0
+    peak: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "prompted-fake"
+
+    def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any) -> Any:
+        return self
+
+    def _reply(self, messages: list[Any]) -> tuple[Any, float]:
+        prompt = "\n".join(str(m.content) for m in messages)
+        self.prompts.append(prompt)
+        reply, delay = self.answer(prompt)
+        if self.usage is not None and isinstance(reply, AIMessage):
+            reply = reply.model_copy(update={"usage_metadata": {
+                "input_tokens": len(prompt) // 4, "output_tokens": self.usage,
+                "total_tokens": len(prompt) // 4 + self.usage}})
+        return reply, delay
+
+    def _result(self, reply: Any) -> ChatResult:
+        if isinstance(reply, BaseException):
+            raise reply
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+    def _generate(self, messages: list[Any], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        reply, delay = self._reply(messages)
+        with _flight_lock:
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
+        try:
+            time.sleep(delay)
+        finally:
+            with _flight_lock:
+                self.in_flight -= 1
+        return self._result(reply)
+
+    async def _agenerate(self, messages: list[Any], stop: Any = None, run_manager: Any = None,
+                         **kwargs: Any) -> ChatResult:
+        reply, delay = self._reply(messages)
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        try:
+            await asyncio.sleep(delay)
+        finally:
+            self.in_flight -= 1
+        return self._result(reply)
+
+
+_flight_lock = threading.Lock()

@@ -83,23 +83,33 @@ class AsyncExtractionMixin(AsyncHost):
         results: list[_ingest.IngestResult] = []
         errors: list[str] = []
         try:
-            await ticket.turn()
             for n, part in enumerate(split):
                 try:
-                    extraction = await ahead.take(n)
+                    extraction: Extraction | None = await ahead.take(n)
                 except ModelError as exc:
-                    where = "" if len(split) == 1 else f"request {n + 1} of {len(split)}: "
-                    errors.append(where + str(exc))
-                    self._events.emit("extraction_failed", part.episode_ids, scope=scope, error=str(exc),
-                                      detail={"purpose": "ingest", "model_calls": len(tally)})
+                    extraction = None
+                    self._failed(errors, exc, n, split, scope, tally)
+                if n == 0:  # the first answer is in (the synchronous twin asks a lone request here)
+                    await ticket.turn()
+                if extraction is None:
                     continue
-                results.append(await self._extract(llm, extraction, part.msgs, part.episode_ids, scope, tz, now,
-                                                   tally, who))
+                try:
+                    results.append(await self._extract(llm, extraction, part.msgs, part.episode_ids, scope, tz, now,
+                                                       tally, who))
+                except ModelError as exc:  # the contradiction check's request
+                    self._failed(errors, exc, n, split, scope, tally)
         finally:
             await ahead.close()
             ticket.done()
         return _ingest.combined(results, episodes=tuple(stored), model_calls=len(tally), usage=tally.usage(),
                                 notes=tally.notes(), error="; ".join(errors) or None)
+
+    def _failed(self, errors: list[str], exc: ModelError, n: int, split: list[batches.Part], scope: str,
+                tally: Tally) -> None:
+        """Report a request whose model failed after its retries: in the result, as an event."""
+        errors.append(("" if len(split) == 1 else f"request {n + 1} of {len(split)}: ") + str(exc))
+        self._events.emit("extraction_failed", split[n].episode_ids, scope=scope, error=str(exc),
+                          detail={"purpose": "ingest", "model_calls": len(tally)})
 
     def _asking(self, llm: Any, part: batches.Part, scope: str, tally: Tally) -> Callable[[], Any]:
         async def ask() -> Extraction:
