@@ -65,8 +65,9 @@ class JsonChatModel(FakeListChatModel):
 
 class PromptedChatModel(BaseChatModel):
     """Answers each request from its prompt: ``answer(prompt)`` (the request's message
-    texts joined) returns ``(reply, delay_s)``, the reply an ``AIMessage`` (or an exception
-    to raise) given after ``delay_s`` seconds, so answers can arrive out of the order asked.
+    texts joined) returns ``(reply, delay)``, the reply an ``AIMessage`` (or an exception
+    to raise) given after ``delay`` seconds, or once ``delay`` (a ``threading.Event``) is
+    set, so answers can arrive out of the order asked.
     Records the requests (``prompts``) and the most in flight at once (``peak``); with
     ``usage``, each reply reports ``usage_metadata`` of ``len(prompt) // 4`` input and
     ``usage`` output tokens."""
@@ -84,7 +85,7 @@ class PromptedChatModel(BaseChatModel):
     def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any) -> Any:
         return self
 
-    def _reply(self, messages: list[Any]) -> tuple[Any, float]:
+    def _reply(self, messages: list[Any]) -> tuple[Any, Any]:
         prompt = "\n".join(str(m.content) for m in messages)
         self.prompts.append(prompt)
         reply, delay = self.answer(prompt)
@@ -105,7 +106,10 @@ class PromptedChatModel(BaseChatModel):
             self.in_flight += 1
             self.peak = max(self.peak, self.in_flight)
         try:
-            time.sleep(delay)
+            if isinstance(delay, threading.Event):
+                assert delay.wait(30), "the answer's event was never set"
+            else:
+                time.sleep(delay)
         finally:
             with _flight_lock:
                 self.in_flight -= 1
@@ -117,7 +121,10 @@ class PromptedChatModel(BaseChatModel):
         self.in_flight += 1
         self.peak = max(self.peak, self.in_flight)
         try:
-            await asyncio.sleep(delay)
+            if isinstance(delay, threading.Event):
+                assert await asyncio.to_thread(delay.wait, 30), "the answer's event was never set"
+            else:
+                await asyncio.sleep(delay)
         finally:
             self.in_flight -= 1
         return self._result(reply)

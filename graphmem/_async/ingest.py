@@ -11,6 +11,7 @@ from typing import Any
 
 from .._base import dates
 from .._base import scopes as _scopes
+from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Entity, Fact, Provenance
 from .._base.records import record_of
@@ -32,6 +33,10 @@ from .._memory.facts import AUTOMATIC
 from .executor import AsyncTx
 from .host import AsyncHost
 from .llm import check_llm
+
+CANDIDATES_PER_FACT = 10
+"""Stored facts weighed against each new one (``fact_candidates``): exact matches, then the
+most similar; the judge sees at most ``ingest_write.DOUBTS_PER_FACT`` of them."""
 
 
 class AsyncIngestMixin(AsyncHost):
@@ -191,11 +196,15 @@ class AsyncIngestMixin(AsyncHost):
         (``_ingest_write``). The rules decide alone where they can; the model is asked,
         in one call, about the doubtful pairs."""
         # an entity the write has yet to create has no stored facts to compare with
-        rows = [{"i": i, "subject": p["subject"], "embedding": p["embedding"]}
-                for i, (_, p) in enumerate(plans) if not isinstance(p["subject"], PendingEntity) and p["embedding"]]
+        rows = [{"i": i, "subject": p["subject"], "embedding": p["embedding"], "predicate": p["predicate"],
+                 "object": None if isinstance(p["object"], PendingEntity) else p["object"],
+                 "textKey": check.text_key(p["text"]), "flagged": bool(d.corrects or d.replaces)}
+                for i, (d, p) in enumerate(plans) if not isinstance(p["subject"], PendingEntity) and p["embedding"]]
         if not rows:
             return {}
-        found = await self._run.read("fact_candidates", tenant=self._core.tenant, chain=chain, rows=rows, now=now)
+        found = await self._run.read("fact_candidates", tenant=self._core.tenant, chain=chain, rows=rows, now=now,
+                                     floor=self._core.neo4j_similarity(self._learning.judge_threshold),
+                                     limit=CANDIDATES_PER_FACT)
         decisions, doubts = decide(found, plans, self._learning)
         if not doubts:
             return decisions

@@ -93,6 +93,12 @@ def retiring(decision: Decision | None, retirement: Retirement) -> Decision:
     return Retire((*(decision.retirements if decision else ()), retirement))
 
 
+DOUBTS_PER_FACT = 3
+"""The model judges a new fact against at most this many stored ones, the most similar (the
+candidates come most similar first): a contradiction is with what a statement is about,
+and every extra pair is prompt tokens."""
+
+
 def decide(candidates: Iterable[Mapping[str, Any]], plans: Sequence[tuple[FactDraft, Mapping[str, Any]]],
            learning: LearningSettings) -> tuple[dict[int, Decision], list[Doubt]]:
     """The decisions the rules settle alone, per planned fact, and the doubts to put to the
@@ -111,7 +117,7 @@ def decide(candidates: Iterable[Mapping[str, Any]], plans: Sequence[tuple[FactDr
             decisions[i] = outcome
         elif isinstance(outcome, Retirement):
             decisions[i] = retiring(decisions.get(i), outcome)
-        elif outcome is not None:
+        elif outcome is not None and sum(d.fact == i for d in doubts) < DOUBTS_PER_FACT:
             doubts.append(outcome)
     return decisions, doubts
 

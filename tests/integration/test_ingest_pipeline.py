@@ -5,6 +5,7 @@ tokens the model reports come back in the result, and a batch is split by tokens
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 from langchain_core.messages import AIMessage
@@ -23,14 +24,20 @@ def lives_in(city: str) -> AIMessage:
         "text": f"Ana lives in {city}", "messages": [1], "single_valued": True}])
 
 
-def moves(delays: dict[str, float]) -> PromptedChatModel:
-    """A model that answers "I live in <city>" after the delay given for the city."""
+def moves(cities: list[str], *, hold: bool = False) -> PromptedChatModel:
+    """A model that answers "I live in <city>" at once, or, with ``hold``, answers every
+    city but the last only once the last city's request has been asked: the answers then
+    arrive last-asked first."""
+    asked = threading.Event()
 
-    def answer(prompt: str) -> tuple[Any, float]:
+    def answer(prompt: str) -> tuple[Any, Any]:
         if "Messages:" not in prompt:
             return NOTHING_CONTRADICTS, 0.0
-        city = next(c for c in delays if f"I live in {c}" in prompt)
-        return lives_in(city), delays[city]
+        city = next(c for c in cities if f"I live in {c}" in prompt)
+        if city == cities[-1]:
+            asked.set()
+            return lives_in(city), 0.0
+        return lives_in(city), asked if hold else 0.0
 
     return PromptedChatModel(answer=answer)
 
@@ -43,7 +50,7 @@ async def test_concurrent_ingests_of_a_scope_land_in_call_order_whatever_order_t
         neo4j, schema, embedder, tenant):
     # the first session's answer comes last: landed in arrival order, the later move would
     # be written first and the earlier one would not be superseded by it
-    model = moves({"Paris": 0.8, "Berlin": 0.0})
+    model = moves(["Paris", "Berlin"], hold=True)
     async with AsyncMemory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as m:
         first, second = await asyncio.gather(
             m.ingest(said("Paris"), scope=SCOPE, llm=model, session_id="s1", occurred_at=utc(2024, 1, 1)),
@@ -58,13 +65,13 @@ async def test_concurrent_ingests_of_a_scope_land_in_call_order_whatever_order_t
 
 
 def test_after_turn_asks_for_turns_at_once_and_lands_them_in_turn_order(neo4j, schema, embedder, tenant):
-    model = moves({"Paris": 0.6, "Berlin": 0.3, "Rome": 0.0})
+    model = moves(["Paris", "Berlin", "Rome"], hold=True)
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as memory:
         for n, city in enumerate(["Paris", "Berlin", "Rome"]):
             memory.after_turn(said(city), scope=SCOPE, llm=model, session_id="chat", occurred_at=utc(2024, 1 + n, 1))
         turns = memory.await_extractions(timeout=60)
         assert [t.ok for t in turns] == [True] * 3
-        assert model.peak >= 2  # a later turn was asked before an earlier one had landed
+        assert model.peak == 3  # the later turns were asked before the first one had landed
         [paris], [berlin], [rome] = (t.extraction.facts for t in turns)
         assert [f.object for f in (paris, berlin, rome)] == ["Paris", "Berlin", "Rome"]
         assert turns[1].extraction.superseded == (paris.id,) and turns[2].extraction.superseded == (berlin.id,)
@@ -110,7 +117,7 @@ def test_a_rate_limited_request_waits_and_is_asked_again(neo4j, schema, embedder
 
 def test_the_tokens_the_model_reports_are_in_the_result(neo4j, schema, embedder, tenant):
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as memory:
-        model = moves({"Oslo": 0.0})
+        model = moves(["Oslo"])
         model.usage = 40
         result = memory.ingest(said("Oslo"), scope=SCOPE, llm=model)
         [prompt] = model.prompts
@@ -118,7 +125,7 @@ def test_the_tokens_the_model_reports_are_in_the_result(neo4j, schema, embedder,
         assert (result.usage.input_tokens, result.usage.output_tokens, result.usage.reported) == (len(prompt) // 4, 40, 1)
         assert result.usage.total_tokens == len(prompt) // 4 + 40
 
-        turn = memory.after_turn(said("Bergen"), scope="crm/turn", llm=moves({"Bergen": 0.0}), session_id="t")
+        turn = memory.after_turn(said("Bergen"), scope="crm/turn", llm=moves(["Bergen"]), session_id="t")
         silent = turn.result(timeout=60).extraction  # a model that reports no usage: zeros, and says so
         assert silent.model_calls == 1 and silent.usage.reported == 0 and silent.usage.total_tokens == 0
 
