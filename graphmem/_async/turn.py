@@ -41,7 +41,8 @@ class AsyncTurnMixin(AsyncHost):
 
         The messages are stored as episodes before this returns (``handle.episodes``), as
         ``ingest(..., llm=None)`` would. What is learned from them runs in the background,
-        one turn after another in the order given: with ``llm`` (any langchain-core chat
+        the model asked at once and what it extracted landed in the order the turns were
+        given (after every earlier turn of the scope): with ``llm`` (any langchain-core chat
         model), extraction of entities, facts and the profile of ``user_id`` (``ingest``'s
         rules); with ``learn_procedures`` and at least two tool calls in the turn (an AI
         message's ``tool_calls`` and their tool messages), a quarantined procedure induced

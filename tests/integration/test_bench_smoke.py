@@ -42,8 +42,12 @@ def test_write_benchmark_smoke(neo4j, schema, tmp_path, driver):
     assert done.returncode == 0, done.stderr[-2000:]
     table = (tmp_path / "write.md").read_text()
     assert "| 120 |" in table and "floor rows/s" in table
-    records, _, _ = driver.execute_query("MATCH (n:Floor) RETURN count(n) AS n")
+    assert "indexed floor rows/s" in table and "where remember_many's time goes" in table
+    assert "statement fact_create" in table and "validation (rows built in Python)" in table
+    records, _, _ = driver.execute_query("MATCH (n) WHERE n:Floor OR n:FloorIndexed RETURN count(n) AS n")
     assert records[0]["n"] == 0  # the benchmark cleans up after itself
+    records, _, _ = driver.execute_query("SHOW INDEXES YIELD name WHERE name STARTS WITH 'floor_' RETURN count(*) AS n")
+    assert records[0]["n"] == 0  # its indexes too
 
 
 def test_longmemeval_benchmark_smoke(neo4j, schema, tmp_path):
@@ -277,4 +281,40 @@ def test_offline_ingest_benchmark_smoke(neo4j, schema, tmp_path, driver):
     assert rows["episodes and speakers only"][1:2] == ["232"] and rows["with SpacyExtractor"][1:2] == ["232"]
     assert rows["episodes and speakers only"][5:] == ["0", "232"] and int(rows["with SpacyExtractor"][5]) > 100
     records, _, _ = driver.execute_query("MATCH (n:Memory) WHERE n.tenant STARTS WITH 'bench-ingest-' RETURN count(n) AS n")
+    assert records[0]["n"] == 0  # every run erased what it wrote
+
+
+def test_ingest_llm_benchmark_smoke(neo4j, schema, tmp_path, driver):
+    """A made-up two-session conversation in LoCoMo's format with observations: each way in
+    lands the observations as facts, one extraction request per batch, tokens counted."""
+    import json
+
+    talk = {"speaker_a": "Ana", "speaker_b": "Bo",
+            "session_1_date_time": "1:56 pm on 8 May, 2023", "session_2_date_time": "2:10 pm on 9 June, 2023",
+            "session_1": [{"speaker": "Ana", "dia_id": "D1:1", "text": "I just moved to Porto for a nursing job."},
+                          {"speaker": "Bo", "dia_id": "D1:2", "text": "Congrats! I still teach chemistry in Lyon."}],
+            "session_2": [{"speaker": "Ana", "dia_id": "D2:1", "text": "I adopted a cat called Miso."},
+                          {"speaker": "Bo", "dia_id": "D2:2", "text": "Lovely. I started running marathons."}]}
+    observation = {"session_1_observation": {"Ana": [["Ana moved to Porto for a nursing job.", "D1:1"]],
+                                             "Bo": [["Bo teaches chemistry in Lyon.", "D1:2"]]},
+                   "session_2_observation": {"Ana": [["Ana adopted a cat called Miso.", "D2:1"]],
+                                             "Bo": [["Bo runs marathons.", "D2:2"]]}}
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([{"sample_id": "tiny", "conversation": talk, "observation": observation, "qa": []}]))
+    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
+               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "ingest_llm.py"), "--data", str(data),
+                           "--latencies", "0.05", "--users", "3", "--warmup", "1"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    table = (tmp_path / "ingest-llm.md").read_text()
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines() if line.startswith("| 0.05 |")]
+    assert [r[1] for r in rows] == ["ingest per session, 1 conversation", "after_turn per turn, 1 conversation",
+                                    "ingest per session, 3 conversations at once"]
+    # messages, extraction requests per batch, facts landed, errors: every observation became a fact
+    assert [(r[2], r[7], r[10], r[11]) for r in rows] == [("4", "1.00", "4", "0"), ("4", "1.00", "4", "0"),
+                                                           ("12", "1.00", "12", "0")]
+    assert all(int(r[8]) > 50 and float(r[9]) > 5 for r in rows)  # prompt and completion tokens per message
+    assert "cl100k_base" in table and "graphiti#186" in table
+    records, _, _ = driver.execute_query("MATCH (n:Memory) WHERE n.tenant STARTS WITH 'bench-llm-' RETURN count(n) AS n")
     assert records[0]["n"] == 0  # every run erased what it wrote
