@@ -21,7 +21,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -333,10 +333,22 @@ def _export(memory: Any, args: argparse.Namespace) -> int:
 def _import(memory: Any, args: argparse.Namespace) -> int:
     text = read_text(args.file)
     lines: list[str] = []  # where each record came from, for errors
+    progress = Progress("import", sum(1 for line in text.splitlines() if line.strip()), "records")
+
+    def counted() -> Iterator[Any]:  # the records as the import takes them: its progress
+        for record in export_records(text, args.file, lines):
+            progress.advance(1)
+            yield record
+
     try:
-        counts = memory.import_records(export_records(text, args.file, lines), batch_size=args.batch_size)
+        counts = memory.import_records(counted(), batch_size=args.batch_size)
     except InvalidInputError as exc:
+        progress.close(summary=False)
         raise (located(exc, lines, "records", args.file) or exc) from exc
+    except BaseException:
+        progress.close(summary=False)
+        raise
+    progress.close()
     emit(args, counts, lambda: f"imported {counts['nodes']} memories, {counts['edges']} edges and "
                                f"{counts['scopes']} scopes into tenant {args.tenant!r}")
     return OK if counts["nodes"] else EMPTY

@@ -7,6 +7,7 @@ import argparse
 import json
 import re
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -258,10 +259,12 @@ def _message(item: Any, where: str) -> dict[str, Any]:
 
 class Progress:
     """Progress on standard error: a bar redrawn in place on a terminal (tqdm when it is
-    installed), nothing but the final summary otherwise."""
+    installed) with the rate so far, and, on a terminal or not, a closing line with how
+    many, how long and the rate (``ingest: 100,000 messages in 41.2 s, 2,427 messages/s``)."""
 
     def __init__(self, label: str, total: int, unit: str) -> None:
         self.label, self.total, self.unit, self.done = label, total, unit, 0
+        self.started = time.monotonic()
         self.live = sys.stderr.isatty()
         self.bar: Any = None
         if self.live:
@@ -272,17 +275,28 @@ class Progress:
             except ImportError:
                 self.bar = None
 
+    def rate(self) -> float:
+        """Items a second so far."""
+        return self.done / max(time.monotonic() - self.started, 1e-9)
+
     def advance(self, n: int) -> None:
         self.done += n
         if self.bar is not None:
             self.bar.update(n)
         elif self.live:
             filled = int(30 * self.done / max(self.total, 1))
-            sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total} {self.unit}")
+            sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] {self.done:,}/{self.total:,} "
+                             f"{self.unit}, {self.rate():,.0f}/s")
             sys.stderr.flush()
 
-    def close(self) -> None:
+    def close(self, summary: bool = True) -> None:
+        """End the bar; with ``summary``, say how many, how long and the rate."""
         if self.bar is not None:
             self.bar.close()
         elif self.live:
             sys.stderr.write("\n")
+        if not summary:
+            return
+        seconds = time.monotonic() - self.started
+        sys.stderr.write(f"{self.label}: {self.done:,} {self.unit} in {seconds:.1f} s, {self.rate():,.0f} {self.unit}/s\n")
+        sys.stderr.flush()

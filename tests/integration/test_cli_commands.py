@@ -6,6 +6,7 @@ that must give back the same graph."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 
 import networkx as nx
@@ -27,6 +28,8 @@ def test_ingest_then_read_back(cli, tmp_path, memory):
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["sessions"] == 2 and summary["messages"] == 3 and summary["episodes"] == 3
+    # how many, how long, the rate: on standard error, so --json's output stays one document
+    assert re.search(r"^ingest: 3 messages in [\d.]+ s, [\d,]+ messages/s$", done.stderr, re.M), done.stderr
     episodes = [n for n in memory.graph(scope=SCOPE) if memory.get(n).kind == "episode"]
     assert len(episodes) == 3
     assert {memory.get(e).session_id for e in episodes} == {"s1", "s2"}
@@ -140,6 +143,8 @@ def test_export_erase_import_gives_the_same_graph(cli, memory, tmp_path):
     imported = cli("import", str(first), "--batch-size", "3", "--json")
     assert imported.returncode == 0, imported.stderr
     assert json.loads(imported.stdout)["nodes"] == len(nodes)
+    lines_in = len(first.read_text().splitlines())
+    assert re.search(rf"^import: {lines_in:,} records in [\d.]+ s, [\d,]+ records/s$", imported.stderr, re.M)
     assert json.loads(imported.stdout)["edges"] == sum(edges.values())
     again = cli("import", str(first))  # the ids are taken now
     assert again.returncode == 4 and "already holds" in again.stderr
