@@ -106,7 +106,7 @@ class PromptedChatModel(BaseChatModel):
             self.in_flight += 1
             self.peak = max(self.peak, self.in_flight)
         try:
-            if isinstance(delay, threading.Event):
+            if hasattr(delay, "wait"):
                 assert delay.wait(30), "the answer's event was never set"
             else:
                 time.sleep(delay)
@@ -121,7 +121,7 @@ class PromptedChatModel(BaseChatModel):
         self.in_flight += 1
         self.peak = max(self.peak, self.in_flight)
         try:
-            if isinstance(delay, threading.Event):
+            if hasattr(delay, "wait"):
                 assert await asyncio.to_thread(delay.wait, 30), "the answer's event was never set"
             else:
                 await asyncio.sleep(delay)

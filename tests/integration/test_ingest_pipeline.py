@@ -5,6 +5,7 @@ tokens the model reports come back in the result, and a batch is split by tokens
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 from typing import Any
 
@@ -24,20 +25,35 @@ def lives_in(city: str) -> AIMessage:
         "text": f"Ana lives in {city}", "messages": [1], "single_valued": True}])
 
 
+class Gate:
+    """Holds one answer: ``wait`` marks the request as in flight (``started``), waits for
+    ``after`` (other gates' events), then marks it answered (``done``)."""
+
+    def __init__(self) -> None:
+        self.started, self.done, self.after = threading.Event(), threading.Event(), []
+
+    def wait(self, timeout: float) -> bool:
+        self.started.set()
+        ok = all(event.wait(timeout) for event in self.after)
+        self.done.set()
+        return ok
+
+
 def moves(cities: list[str], *, hold: bool = False) -> PromptedChatModel:
-    """A model that answers "I live in <city>" at once, or, with ``hold``, answers every
-    city but the last only once the last city's request has been asked: the answers then
-    arrive last-asked first."""
-    asked = threading.Event()
+    """A model that answers "I live in <city>" at once, or, with ``hold``, in the reverse of
+    the order of ``cities``, every request in flight together: the last city is answered once
+    every other one has been asked, and each other one once the city after it was answered."""
+    gates = {city: Gate() for city in cities}
+    if hold:
+        gates[cities[-1]].after = [gates[c].started for c in cities[:-1]]
+        for city, later in itertools.pairwise(cities):
+            gates[city].after = [gates[later].done]
 
     def answer(prompt: str) -> tuple[Any, Any]:
         if "Messages:" not in prompt:
             return NOTHING_CONTRADICTS, 0.0
         city = next(c for c in cities if f"I live in {c}" in prompt)
-        if city == cities[-1]:
-            asked.set()
-            return lives_in(city), 0.0
-        return lives_in(city), asked if hold else 0.0
+        return lives_in(city), gates[city] if hold else 0.0
 
     return PromptedChatModel(answer=answer)
 
