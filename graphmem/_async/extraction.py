@@ -65,12 +65,12 @@ class AsyncExtractionMixin(AsyncHost):
         who = {"user_id": stored[0].user_id, "agent_id": stored[0].agent_id, "session_id": session_id}
         ticket = self._lanes.ticket(scope)
         try:
-            return await self._extract_reported(llm, msgs, stored, scope, tz, self._core.now(), who, ticket)
+            return await self._extract_reported(llm, msgs, stored, scope, tz, who, ticket)
         finally:
             ticket.done()
 
     async def _extract_reported(self, llm: Any, msgs: list[dict[str, Any]], stored: list[Episode], scope: str,
-                                tz: Any, now: datetime, who: dict[str, Any], ticket: AsyncTicket) -> _ingest.IngestResult:
+                                tz: Any, who: dict[str, Any], ticket: AsyncTicket) -> _ingest.IngestResult:
         """The extraction of ``msgs`` (stored as ``stored``): one model request per part of
         at most ``extraction_batch_tokens`` (all asked at once), then, once ``ticket``'s
         turn has come (every earlier extraction of the scope landed), each part landed in
@@ -94,8 +94,9 @@ class AsyncExtractionMixin(AsyncHost):
                 if extraction is None:
                     continue
                 try:
-                    results.append(await self._extract(llm, extraction, part.msgs, part.episode_ids, scope, tz, now,
-                                                       tally, who))
+                    # transaction time is when the memory learns it: the landing, not the request
+                    results.append(await self._extract(llm, extraction, part.msgs, part.episode_ids, scope, tz,
+                                                       self._core.now(), tally, who))
                 except ModelError as exc:  # the contradiction check's request
                     self._failed(errors, exc, n, split, scope, tally)
         finally:

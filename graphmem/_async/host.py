@@ -83,7 +83,7 @@ class AsyncHost(Protocol):
                        scope: str, tz: Any, now: datetime, tally: Any, who: dict[str, Any]) -> _ingest.IngestResult: ...
 
     async def _extract_reported(self, llm: Any, msgs: list[dict[str, Any]], stored: list[Episode], scope: str,
-                                tz: Any, now: datetime, who: dict[str, Any],
+                                tz: Any, who: dict[str, Any],
                                 ticket: AsyncTicket) -> _ingest.IngestResult: ...
 
     async def _induce(self, calls: list[Any], episode_ids: list[str], *, scope: str, llm: Any, text: str | None,

@@ -67,12 +67,12 @@ class ExtractionMixin(Host):
         who = {"user_id": stored[0].user_id, "agent_id": stored[0].agent_id, "session_id": session_id}
         ticket = self._lanes.ticket(scope)
         try:
-            return self._extract_reported(llm, msgs, stored, scope, tz, self._core.now(), who, ticket)
+            return self._extract_reported(llm, msgs, stored, scope, tz, who, ticket)
         finally:
             ticket.done()
 
     def _extract_reported(self, llm: Any, msgs: list[dict[str, Any]], stored: list[Episode], scope: str,
-                                tz: Any, now: datetime, who: dict[str, Any], ticket: Ticket) -> _ingest.IngestResult:
+                                tz: Any, who: dict[str, Any], ticket: Ticket) -> _ingest.IngestResult:
         """The extraction of ``msgs`` (stored as ``stored``): one model request per part of
         at most ``extraction_batch_tokens`` (all asked at once), then, once ``ticket``'s
         turn has come (every earlier extraction of the scope landed), each part landed in
@@ -96,8 +96,9 @@ class ExtractionMixin(Host):
                 if extraction is None:
                     continue
                 try:
-                    results.append(self._extract(llm, extraction, part.msgs, part.episode_ids, scope, tz, now,
-                                                       tally, who))
+                    # transaction time is when the memory learns it: the landing, not the request
+                    results.append(self._extract(llm, extraction, part.msgs, part.episode_ids, scope, tz,
+                                                       self._core.now(), tally, who))
                 except ModelError as exc:  # the contradiction check's request
                     self._failed(errors, exc, n, split, scope, tally)
         finally:

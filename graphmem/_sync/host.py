@@ -85,7 +85,7 @@ class Host(Protocol):
                        scope: str, tz: Any, now: datetime, tally: Any, who: dict[str, Any]) -> _ingest.IngestResult: ...
 
     def _extract_reported(self, llm: Any, msgs: list[dict[str, Any]], stored: list[Episode], scope: str,
-                                tz: Any, now: datetime, who: dict[str, Any],
+                                tz: Any, who: dict[str, Any],
                                 ticket: Ticket) -> _ingest.IngestResult: ...
 
     def _induce(self, calls: list[Any], episode_ids: list[str], *, scope: str, llm: Any, text: str | None,

@@ -85,7 +85,7 @@ class IngestMixin(Host):
                 return _ingest.IngestResult(episodes=tuple(stored), entities_created=tuple(landed.created),
                                             entities_merged=tuple(landed.merged),
                                             notes=(_offline_note(self._core.extractor),))
-            result = self._extract_reported(llm, msgs, stored, path, dates.zone(timezone), self._core.now(),
+            result = self._extract_reported(llm, msgs, stored, path, dates.zone(timezone),
                                                   {"user_id": user_id, "agent_id": agent_id, "session_id": session_id},
                                                   ticket)
         finally:

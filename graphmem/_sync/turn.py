@@ -104,7 +104,7 @@ class TurnMixin(Host):
             msgs = [{"role": e.role, "content": e.text, "occurred_at": e.occurred_at, "id": e.id} for e in stored]
             try:
                 extraction = self._extract_reported(llm, msgs, list(stored), scope, dates.zone(timezone),
-                                                          self._core.now(), who, ticket)
+                                                          who, ticket)
                 if extraction.error is not None:  # a model failure: its event is out already
                     errors.append(f"extraction: {extraction.error}")
             except Exception as exc:  # the database or anything else: reported, never raised into the void
