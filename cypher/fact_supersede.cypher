@@ -14,11 +14,14 @@
 //     SUPERSEDES n.
 // Records of people (provenance user, manual, human-correction) are touched only by a new
 // record that is not automatic ($rows.explicit), and an automatic record never ends a
-// person's record either way. Returns the ids whose times changed.
+// person's record either way. Returns the ids whose times changed. The (tenant, subject,
+// predicate) index is named: on a fresh store's statistics the planner was seen taking the
+// (tenant, predicate) one, every fact of the predicate read per row (20x slower at 10,000).
 UNWIND $rows AS row
 MATCH (n:Fact {tenant: $tenant, id: row.id})
 CALL (n, row) {
   OPTIONAL MATCH (o:Fact {tenant: $tenant, subject: n.subject, predicate: n.predicate})
+  USING INDEX o:Fact(tenant, subject, predicate)
   WHERE o.id <> n.id AND NOT o.id IN $batchIds AND o.scope IN row.chain
     AND o.invalidatedAt IS NULL AND o.status = 'active' AND o.singleValued = true
     AND o.object <> n.object
