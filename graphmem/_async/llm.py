@@ -61,7 +61,7 @@ class AsyncLlmCaller:
         refusals = 0
         while len(errors) <= self.retries:
             self.calls += 1
-            tally.request(purpose)
+            tally.request()
             try:
                 async with self._slots:
                     out = await runnable.ainvoke(prompt, config=config)

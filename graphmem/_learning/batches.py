@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-CHARS_PER_TOKEN = 4
+from .._recall.context import CHARS_PER_TOKEN
+
 _FRAME = 16
 """Characters each message adds to the prompt besides its text ("12. user: ")."""
 

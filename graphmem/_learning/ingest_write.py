@@ -5,6 +5,7 @@ reads, the model's judgement of the doubtful pairs and the write are in ``_async
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -107,6 +108,7 @@ def decide(candidates: Iterable[Mapping[str, Any]], plans: Sequence[tuple[FactDr
     its other candidates no longer matter."""
     decisions: dict[int, Decision] = {}
     doubts: list[Doubt] = []
+    asked: Counter[int] = Counter()  # doubts per planned fact
     for old in candidates:
         i = old["i"]
         if isinstance(decisions.get(i), Skip):
@@ -117,8 +119,9 @@ def decide(candidates: Iterable[Mapping[str, Any]], plans: Sequence[tuple[FactDr
             decisions[i] = outcome
         elif isinstance(outcome, Retirement):
             decisions[i] = retiring(decisions.get(i), outcome)
-        elif outcome is not None and sum(d.fact == i for d in doubts) < DOUBTS_PER_FACT:
+        elif outcome is not None and asked[i] < DOUBTS_PER_FACT:
             doubts.append(outcome)
+            asked[i] += 1
     return decisions, doubts
 
 

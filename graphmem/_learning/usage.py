@@ -39,11 +39,10 @@ class TokenUsage(BaseModel):
 
 @dataclass
 class Tally:
-    """One graphmem call's model requests: one purpose per request (retries included, as
-    each is billed), the tokens reported, and the rate-limit refusals with the seconds
+    """One graphmem call's model requests (retries included, as each is billed), the tokens reported, and the rate-limit refusals with the seconds
     waited for them. Requests of one call may run on several threads: updates are locked."""
 
-    purposes: list[str] = field(default_factory=list)
+    requests: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     reported: int = 0
@@ -52,11 +51,11 @@ class Tally:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __len__(self) -> int:
-        return len(self.purposes)
+        return self.requests
 
-    def request(self, purpose: str) -> None:
+    def request(self) -> None:
         with self._lock:
-            self.purposes.append(purpose)
+            self.requests += 1
 
     def usage_of(self, message: Any) -> None:
         """Add the usage a model's reply reports (nothing when it reports none)."""

@@ -18,9 +18,13 @@ _SECTION_OF = {"fact": "facts", "insight": "insights", "procedure": "procedures"
                "summary": "summaries"}
 
 
+CHARS_PER_TOKEN = 4
+"""The model-independent token estimate's rule: one token per four characters."""
+
+
 def estimate_tokens(text: str) -> int:
     """A model-independent token estimate: one token per four characters, rounded up."""
-    return max(1, math.ceil(len(text) / 4))
+    return max(1, math.ceil(len(text) / CHARS_PER_TOKEN))
 
 
 def _validity(record: Record) -> str:

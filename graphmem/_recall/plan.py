@@ -290,7 +290,7 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "roleTypes": _padded(seeds.roles(query)),
         "seedLimit": SEED_LIMIT,
         "walkLimit": settings.walk_limit,
-        "poolLimit": max(POOL_LEAST, semantic_fetch(k)),
+        "poolLimit": max(SEARCH_LEAST, semantic_fetch(k)),  # all the vector search returns within the tenant
         "graphFetch": semantic_fetch(k),
         "rrfK": settings.rrf_k,
         "expandFrom": settings.expand_from,
@@ -298,10 +298,6 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "mentionLimit": settings.expand_mentions,
     }
 
-
-POOL_LEAST = 50
-"""The semantic side's found records kept for the graph side, at least (the vector search within the
-tenant asks for at least ``SEARCH_LEAST``, 50, on Neo4j 2026)."""
 
 SEED_LIMIT = 50
 """The most entities a question's names look up (its names' entities in the visible scopes)."""

@@ -81,7 +81,8 @@ class ExtractionMixin(Host):
         the other parts land. The ticket is done when the last part has landed."""
         tally = Tally()
         split = batches.parts(msgs, [e.id for e in stored], self._learning.extraction_batch_tokens)
-        ahead = Ahead([self._asking(llm, part, scope, tally) for part in split])
+        known = self._known_entities(scope)  # once for the call's requests
+        ahead = Ahead([self._asking(llm, part, known, tally) for part in split])
         results: list[_ingest.IngestResult] = []
         errors: list[str] = []
         try:
@@ -114,17 +115,20 @@ class ExtractionMixin(Host):
         self._events.emit("extraction_failed", split[n].episode_ids, scope=scope, error=str(exc),
                           detail={"purpose": "ingest", "model_calls": len(tally)})
 
-    def _asking(self, llm: Any, part: batches.Part, scope: str, tally: Tally) -> Callable[[], Any]:
+    def _asking(self, llm: Any, part: batches.Part, known: str, tally: Tally) -> Callable[[], Any]:
         def ask() -> Extraction:
-            return self._ask_extraction(llm, part.msgs, scope, tally)
+            return self._ask_extraction(llm, part.msgs, known, tally)
         return ask
 
-    def _ask_extraction(self, llm: Any, msgs: list[dict[str, Any]], scope: str, tally: Tally) -> Extraction:
-        """The model's extraction of ``msgs``, told the entities already known in the scope."""
+    def _known_entities(self, scope: str) -> str:
+        """The prompt's list of the entities already known in the scope."""
         known = self._run.read("entity_known", tenant=self._core.tenant, chain=_scopes.chain(scope),
                                      limit=_KNOWN_ENTITIES)
-        prompt = "Known entities:\n" + ("\n".join(
-            f"- {k['name']} ({k['type']}{'; also ' + ', '.join(k['aliases']) if k['aliases'] else ''})" for k in known
-        ) or "(none)") + "\n\nMessages:\n" + messages_block([(m["role"], m["content"]) for m in msgs])
+        return "\n".join(f"- {k['name']} ({k['type']}{'; also ' + ', '.join(k['aliases']) if k['aliases'] else ''})"
+                         for k in known) or "(none)"
+
+    def _ask_extraction(self, llm: Any, msgs: list[dict[str, Any]], known: str, tally: Tally) -> Extraction:
+        """The model's extraction of ``msgs``, told the entities ``known`` in the scope."""
+        prompt = "Known entities:\n" + known + "\n\nMessages:\n" + messages_block([(m["role"], m["content"]) for m in msgs])
         return self._llm.ask(llm, Extraction, [("system", EXTRACT_SYSTEM), ("human", prompt)],
                                    purpose="ingest", tally=tally)

@@ -64,7 +64,7 @@ class LlmCaller:
         refusals = 0
         while len(errors) <= self.retries:
             self.calls += 1
-            tally.request(purpose)
+            tally.request()
             try:
                 with self._slots:
                     out = runnable.invoke(prompt, config=config)

@@ -89,7 +89,7 @@ def test_a_tally_sums_what_replies_report_and_ignores_what_they_do_not():
     reply = AIMessage(content="", usage_metadata={"input_tokens": 120, "output_tokens": 30, "total_tokens": 150})
     collector.on_llm_end(LLMResult(generations=[[ChatGeneration(message=reply)]]))
     collector.on_llm_end(LLMResult(generations=[[ChatGeneration(message=AIMessage(content="no usage"))]]))
-    tally.request("ingest")
+    tally.request()
     tally.refused(2.5)
     assert tally.usage() == TokenUsage(input_tokens=120, output_tokens=30, reported=1)
     assert tally.usage().total_tokens == 150 and len(tally) == 1
