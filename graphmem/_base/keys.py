@@ -23,8 +23,7 @@ def query(keys: Iterable[str], tenant: str, chain: Sequence[str]) -> str | None:
     if not wanted:
         return None
     names = " ".join(f"nameKey:{_quoted(k)} aliasKeys:{_quoted(k)}" for k in wanted)
-    where = " ".join(scopes.lexical_key(tenant, path) for path in chain)
-    return f"+lexKey:({where}) +({names})"
+    return f"+({_scopes(tenant, chain)}) +({names})"
 
 
 def prefix_query(key: str, tenant: str, chain: Sequence[str]) -> str | None:
@@ -32,5 +31,11 @@ def prefix_query(key: str, tenant: str, chain: Sequence[str]) -> str | None:
     ``key`` (a short name: letters and digits only, else None, so nothing needs escaping)."""
     if not key or not key.isalnum():
         return None
-    where = " ".join(scopes.lexical_key(tenant, path) for path in chain)
-    return f"+lexKey:({where}) +nameKey:{key}*"
+    return f"+({_scopes(tenant, chain)}) +nameKey:{key}*"
+
+
+def _scopes(tenant: str, chain: Sequence[str]) -> str:
+    """One ``lexKey:`` clause per scope of ``chain``. Each names its field: the keyword
+    analyzer reads a grouped ``lexKey:(k1 k2)`` as the single token "k1 k2", which no
+    entity has, so a chain of two scopes or more would match nothing."""
+    return " ".join(f"lexKey:{scopes.lexical_key(tenant, path)}" for path in chain)

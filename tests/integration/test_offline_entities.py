@@ -178,3 +178,25 @@ def test_the_turns_and_the_names_they_give_are_embedded_in_one_call(neo4j, schem
                           scope=SCOPE, llm=None)
         # one call: the turn, and the names of Samira and what it names (Tariq, Glasgow)
         assert counting.calls == [1 + len(result.entities_created)] and len(result.entities_created) >= 2
+
+
+def test_names_resolve_and_seed_recall_through_a_nested_scope(memory, driver):
+    """Two levels down, the ancestors' entities are visible: a turn naming one links to it
+    (no second entity of that name), a speaker's short form said in a later batch resolves
+    to the stored speaker, and a question asked there is seeded by the name."""
+    deep = "family/cousins/nora"
+    tariq = memory.upsert_entity("Tariq", type="person", scope="family")
+    memory.ingest([{"role": "user", "name": "Samira Haddad", "content": "Tariq called me from Glasgow"}],
+                  scope=deep, llm=None)
+    memory.ingest([{"role": "user", "name": "Nora", "content": "Sam is coming to the wedding too"}],
+                  scope=deep, llm=None)
+    rows = driver.execute_query("MATCH (m:Episode {tenant: $t})-[:MENTIONS]->(e:Entity) RETURN m.text AS text, "
+                                "e.id AS id, e.name AS name", {"t": memory.tenant}).records
+    named: dict[str, set[tuple[str, str]]] = {}
+    for r in rows:
+        named.setdefault(r["text"], set()).add((r["id"], r["name"]))
+    assert (tariq.id, "Tariq") in named["Tariq called me from Glasgow"]
+    assert "Samira Haddad" in {name for _, name in named["Sam is coming to the wedding too"]}
+    assert count(driver, "MATCH (e:Entity {tenant: $t, nameKey: 'tariq'}) RETURN count(e) AS n", memory.tenant) == 1
+    found = memory.recall("Tariq", scope=deep, min_relevance=-1.0)
+    assert any(r.record.text == "Tariq called me from Glasgow" and r.parts.entity > 0 for r in found)
