@@ -60,6 +60,7 @@ from ._base.models import (
     Supersession,
 )
 from ._base.ner import DEFAULT_EXTRACTOR, EntityExtractor, Mention, SpacyExtractor
+from ._base.observe import Observability
 from ._base.onnx import OnnxEmbedder
 from ._base.public import publish as _publish
 from ._base.settings import Settings
@@ -136,6 +137,7 @@ __all__ = [
     "NotFoundError",
     "Note",
     "NoteEdit",
+    "Observability",
     "OnnxEmbedder",
     "Procedure",
     "Profile",

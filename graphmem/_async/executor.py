@@ -41,6 +41,8 @@ from neo4j.exceptions import (
 from .._base import templates
 from .._base.errors import translated_errors
 from .._base.events import Emitter, Pending, pending
+from .._base.observe import OFF, Observability, note
+from .._base.props import CREATES, created_by
 from .._base.records import row
 from .._base.retry import async_pause
 
@@ -87,14 +89,28 @@ async def _in_transaction(execute: Callable[..., Awaitable[Any]], fn: Callable[.
     raise error
 
 
+def _remembered(created: dict[str, list[str]]) -> list[Pending]:
+    """The ``remembered`` event of a transaction that created ``created`` (none if nothing)."""
+    ids = [i for kind in created.values() for i in kind]
+    if not ids:
+        return []
+    return [{"kind": "remembered", "ids": tuple(dict.fromkeys(ids)),
+             "detail": {"kinds": {kind: len(made) for kind, made in created.items() if made}}}]
+
+
 class AsyncTx:
     """One open transaction; ``run`` executes a template inside it, ``emit`` notes an
     event to publish if (and once) it commits."""
 
-    def __init__(self, tx: AsyncManagedTransaction, tracer: Tracer | None) -> None:
+    def __init__(self, tx: AsyncManagedTransaction, tracer: Tracer | None, observe: Observability = OFF,
+                 where: tuple[str | None, tuple[str, int] | None] = (None, None)) -> None:
         self._tx = tx
         self._tracer = tracer
+        self._observe = observe
+        self._where = where
         self.events: list[Pending] = []
+        self.created: dict[str, list[str]] = {}
+        """The memories this transaction created, by kind (one ``remembered`` event at commit)."""
 
     def emit(self, kind: str, ids: Any = (), **fields: Any) -> None:
         event = pending(kind, ids, **fields)
@@ -104,11 +120,17 @@ class AsyncTx:
     async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
         template = templates.get(name)
         template.check(params)
-        started = time.perf_counter()
-        result = await self._tx.run(template.text, params)
-        rows = [row(record) async for record in result]
-        if self._tracer is not None:
-            self._tracer(name, params, time.perf_counter() - started)
+        with self._observe.query(name, *self._where) as span:
+            started = time.perf_counter()
+            result = await self._tx.run(template.text, params)
+            rows = [row(record) async for record in result]
+            if self._tracer is not None:
+                self._tracer(name, params, time.perf_counter() - started)
+            if span is not None:
+                span.set_attribute("db.response.returned_rows", len(rows))
+        if name in CREATES:
+            for kind, rid in created_by(name, params):
+                self.created.setdefault(kind, []).append(rid)
         return rows
 
 
@@ -126,8 +148,12 @@ class AsyncExecutor:
         connection_timeout: float = 5.0,
         max_retry_time: float = 30.0,
         conflict_retries: int = 2,
+        observe: Observability = OFF,
+        server: tuple[str, int] | None = None,
     ) -> None:
         self.driver = driver
+        self.observe = observe
+        self.where = (database, server)
         self.database = database
         self.tracer = tracer
         self.user = user
@@ -161,11 +187,13 @@ class AsyncExecutor:
                     if not write or conflicts >= self.conflict_retries:
                         raise
                     conflicts += 1
+                    note("graphmem.retry", **{"error.type": "ConstraintError"})
                     continue  # at once: the winner has committed, its record is there to read
                 except ConnectionAcquisitionTimeoutError:
                     if starved:
                         raise
                     starved = True
+                    note("graphmem.retry", **{"error.type": "ConnectionAcquisitionTimeoutError"})
                     continue  # its whole budget went on the wait: one fresh try, at once
                 except (ServiceUnavailable, SessionExpired) as exc:
                     failure: Exception = exc
@@ -176,6 +204,7 @@ class AsyncExecutor:
                     failure, budget = exc, self.max_retry_time
                 if time.monotonic() - started + delay > budget:
                     raise failure
+                note("graphmem.retry", **{"error.type": type(failure).__name__, "graphmem.delay": delay})
                 await async_pause(delay)
                 delay = min(delay * 2, _MAX_DELAY)
 
@@ -195,14 +224,16 @@ class AsyncExecutor:
 
         async def unit(tx: AsyncManagedTransaction) -> T:
             nonlocal last
-            last = AsyncTx(tx, self.tracer)
+            last = AsyncTx(tx, self.tracer, self.observe, self.where)
             return await work(last)
 
         async def attempt() -> T:
             async with self._session() as session:
                 out = await _in_transaction(session.execute_write, unit)
-            if self.events is not None and last is not None and last.events:  # committed: its events happened
-                self.events.publish(last.events)
+            if self.events is not None and last is not None:  # committed: its events happened
+                events = [*_remembered(last.created), *last.events]
+                if events:
+                    self.events.publish(events)
             return out
 
         return await self._retrying(attempt, write=True)
@@ -224,17 +255,20 @@ class AsyncExecutor:
 
         async def attempt() -> list[dict[str, Any]]:
             async with self._session(reading=reading) as session:
-                started = time.perf_counter()
-                result = await session.run(template.text, params)
-                rows = [row(record) async for record in result]
-                if self.tracer is not None:
-                    self.tracer(name, params, time.perf_counter() - started)
+                with self.observe.query(name, *self.where) as span:
+                    started = time.perf_counter()
+                    result = await session.run(template.text, params)
+                    rows = [row(record) async for record in result]
+                    if self.tracer is not None:
+                        self.tracer(name, params, time.perf_counter() - started)
+                    if span is not None:
+                        span.set_attribute("db.response.returned_rows", len(rows))
                 return rows
 
         return await self._retrying(attempt, write=False)
 
     async def _one(self, tx: AsyncManagedTransaction, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        return await AsyncTx(tx, self.tracer).run(name, **params)
+        return await AsyncTx(tx, self.tracer, self.observe, self.where).run(name, **params)
 
     async def verify(self) -> None:
         async def attempt() -> None:

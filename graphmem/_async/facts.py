@@ -246,6 +246,7 @@ class AsyncFactsMixin(AsyncHost):
                     threshold=self._core.neo4j_similarity(), now=now)]
             await self._after_invalidation(tx, invalidated, invalidated, now)
             tx.emit("invalidated", invalidated, reason="corrected", scope=old.scope)
+            tx.emit("corrected", [new_id, fact_id], scope=old.scope, detail={"invalidated": len(invalidated)})
             await self._supersede(tx, [row], now)
             fresh = await tx.run("memory_existing", tenant=tenant, ids=[new_id])
             return record_of(Fact, fresh[0]["node"])

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from .._base.events import Emitter
 from .._base.models import Entity, Episode, Fact, Note, Procedure, Record, Summary
+from .._base.observe import Observability
 from .._base.vectors import Vector
 from .._learning import ingest as _ingest
 from .._learning.settings import LearningSettings
@@ -30,6 +31,7 @@ class AsyncHost(Protocol):
     _llm: AsyncLlmCaller
     _recall_settings: RecallSettings
     _events: Emitter
+    _observe: Observability
     _background: AsyncBackground
     _lanes: AsyncLanes
 

@@ -4,6 +4,7 @@ resolution and scoped contradiction handling (contract §2-§7).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -14,6 +15,7 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Entity, Fact, Provenance
+from .._base.observe import annotate
 from .._base.records import record_of
 from .._learning import ingest as _ingest
 from .._learning import profile
@@ -71,6 +73,7 @@ class AsyncIngestMixin(AsyncHost):
         alias like the model's (docs/ingest.md#offline-entities). With ``user_id``, what the user
         says about themself fills their profile (``profile()``) by the same call, with
         provenance ``extraction``: a value a person gave is never replaced."""
+        started = time.perf_counter()
         check_llm(llm, allow_none=True)
         path = _scopes.check_path(scope)
         # this call's place among the scope's extractions, taken before anything waits
@@ -80,9 +83,9 @@ class AsyncIngestMixin(AsyncHost):
                 messages, scope=path, session_id=session_id, occurred_at=occurred_at, timezone=timezone,
                 user_id=user_id, agent_id=agent_id, extract=llm is None)
             if llm is None or ticket is None:
-                return _ingest.IngestResult(episodes=tuple(stored), entities_created=tuple(landed.created),
-                                            entities_merged=tuple(landed.merged),
-                                            notes=(_offline_note(self._core.extractor),))
+                return self._ingested(_ingest.IngestResult(
+                    episodes=tuple(stored), entities_created=tuple(landed.created), entities_merged=tuple(landed.merged),
+                    notes=(_offline_note(self._core.extractor),)), path, len(msgs), started)
             result = await self._extract_reported(llm, msgs, stored, path, dates.zone(timezone),
                                                   {"user_id": user_id, "agent_id": agent_id, "session_id": session_id},
                                                   ticket)
@@ -90,8 +93,19 @@ class AsyncIngestMixin(AsyncHost):
             if ticket is not None:
                 ticket.done()
         # the speakers' entities, written with the episodes, beside the model's
-        return result.model_copy(update={"entities_created": (*landed.created, *result.entities_created),
-                                         "entities_merged": (*landed.merged, *result.entities_merged)})
+        return self._ingested(result.model_copy(update={
+            "entities_created": (*landed.created, *result.entities_created),
+            "entities_merged": (*landed.merged, *result.entities_merged)}), path, len(msgs), started)
+
+    def _ingested(self, result: _ingest.IngestResult, scope: str, messages: int, started: float) -> _ingest.IngestResult:
+        """``result``, told: the ``ingested`` event, and the counts on the call's span."""
+        counts = {"messages": messages, "episodes": len(result.episodes), "facts": len(result.facts),
+                  "entities": len(result.entities_created), "model_requests": result.model_calls,
+                  "input_tokens": result.usage.input_tokens, "output_tokens": result.usage.output_tokens}
+        annotate(**counts, extraction_failed=result.error is not None)
+        self._events.emit("ingested", [e.id for e in result.episodes], scope=scope,
+                          seconds=time.perf_counter() - started, detail=counts)
+        return result
 
     async def _extract(self, llm: Any, extraction: Extraction, msgs: list[dict[str, Any]], episode_ids: list[str],
                        scope: str, tz: Any, now: datetime, tally: Tally, who: dict[str, Any]) -> _ingest.IngestResult:

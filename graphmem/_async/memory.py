@@ -15,7 +15,10 @@ from neo4j import AsyncDriver, AsyncGraphDatabase
 from .._base.errors import ConfigurationError
 from .._base.events import Emitter, Hook, check_hook
 from .._base.ner import DEFAULT_EXTRACTOR
-from .._base.settings import Settings
+from .._base.observe import Observability
+from .._base.settings import Settings, server_of
+from .._base.traced import default as default_observability
+from .._base.traced import instrument
 from .._learning.settings import LearningSettings
 from .._memory.core import DEFAULT_EMBEDDER, Core
 from .._recall.plan import RecallSettings
@@ -47,6 +50,7 @@ from .transfer import AsyncTransferMixin
 from .turn import AsyncTurnMixin
 
 
+@instrument("graphmem")
 class AsyncMemory(
     AsyncFactsMixin,
     AsyncEntitiesMixin,
@@ -88,8 +92,12 @@ class AsyncMemory(
     model calls; ``driver`` is an existing driver to use instead of opening one (see
     ``from_driver``); ``on_event(event)`` is called with a ``MemoryEvent`` after each
     committed invalidation, supersession, prune, demotion, summary and background
-    extraction (done or failed). Use it as a context manager, or call ``close()``, which
-    first lets ``after_turn`` extractions finish.
+    extraction (done or failed), and after every write and recall (``remembered``,
+    ``recalled``, ``ingested``, ``corrected``, ``forgotten``, ``erased``); ``observability``
+    says where OpenTelemetry spans and metrics go and whether they may hold content (an
+    ``Observability``; default: the application's global providers, no content; nothing
+    is recorded without ``opentelemetry-api``, docs/observability.md). Use it as a context
+    manager, or call ``close()``, which first lets ``after_turn`` extractions finish.
     """
 
     def __init__(
@@ -109,21 +117,26 @@ class AsyncMemory(
         driver: AsyncDriver | None = None,
         on_event: Hook | None = None,
         entity_extractor: Any = DEFAULT_EXTRACTOR,
+        observability: Observability | None = None,
     ) -> None:
         hook = check_hook(on_event)
+        if observability is not None and not isinstance(observability, Observability):
+            raise ConfigurationError(f"observability must be a graphmem.Observability, got {type(observability).__name__}")
+        self._observe = observability or default_observability()
         self._core = Core(
             tenant=tenant, embedder=embedder, clock=clock,
             single_valued_predicates=single_valued_predicates,
-            contradiction_threshold=contradiction_threshold, extractor=entity_extractor,
+            contradiction_threshold=contradiction_threshold, extractor=entity_extractor, observe=self._observe,
         )
         self._recall_settings = recall_settings or RecallSettings()
         self._learning = learning or LearningSettings()
         self._llm = AsyncLlmCaller(retries=self._learning.model_retries,
                                    concurrency=self._learning.max_concurrent_model_calls,
                                    rate_limit_retries=self._learning.rate_limit_retries,
-                                   backoff=self._learning.rate_limit_backoff)
+                                   backoff=self._learning.rate_limit_backoff, observe=self._observe)
         owns = driver is None
         limits: dict[str, Any] = {}
+        server = None
         if driver is None:
             try:
                 settings = Settings(uri=uri) if uri else Settings()
@@ -135,8 +148,10 @@ class AsyncMemory(
             driver = AsyncGraphDatabase.driver(settings.uri, auth=auth, connection_timeout=settings.connection_timeout)
             limits = {"user": auth[0], "connection_timeout": settings.connection_timeout,
                       "max_retry_time": settings.max_retry_time}
-        self._run = AsyncExecutor(driver, database=database, tracer=tracer, owns_driver=owns, **limits)
-        self._events = Emitter(hook, tenant=self._core.tenant, clock=self._core.now)
+            server = server_of(settings.uri)
+        self._run = AsyncExecutor(driver, database=database, tracer=tracer, owns_driver=owns, observe=self._observe,
+                                  server=server, **limits)
+        self._events = Emitter(hook, tenant=self._core.tenant, clock=self._core.now, observe=self._observe)
         self._run.events = self._events
         self._background = AsyncBackground(workers=self._learning.max_concurrent_model_calls)
         self._lanes = AsyncLanes()

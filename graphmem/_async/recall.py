@@ -4,6 +4,7 @@ from them (contract §8). ``graphmem/_sync/recall.py`` is generated from this fi
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
@@ -12,9 +13,10 @@ from .._base import dialect, scopes
 from .._base import validate as check
 from .._base.embeddings import bag_of_words
 from .._base.errors import GraphMemError
+from .._base.observe import annotate, recording
 from .._memory.core import put_bounded
 from .._recall import context as _context
-from .._recall import fulltext, fusion, plan
+from .._recall import fulltext, fusion, plan, report
 from .host import AsyncHost
 from .schema import forget_index, refused_vector, repair_vectors
 
@@ -53,6 +55,7 @@ class AsyncRecallMixin(AsyncHost):
         keeps some kinds only (``fact``, ``episode``, ``entity``, ``insight``,
         ``procedure``); ``max_sensitivity`` leaves out anything more sensitive;
         ``include_invalidated`` brings back records no longer believed."""
+        started = time.perf_counter()
         text = check.text(query, "query")
         scope = scopes.check_path(scope)
         k = plan.check_k(k)
@@ -71,6 +74,7 @@ class AsyncRecallMixin(AsyncHost):
         if vector is not None and await self._filtered_index():
             args.update(cypher25=True, spread=self._core.spreads.get(chain, 1.0))
         rows = await self._recall_rows(args)
+        asked = 1
         if args.get("cypher25") and (spread := plan.spread_of(rows)) is not None:
             put_bounded(self._core.spreads, chain, spread, plan.SPREADS_KEPT)
             args["spread"] = spread  # a retry asks with what this answer found
@@ -83,10 +87,18 @@ class AsyncRecallMixin(AsyncHost):
                 break
             retry.update(more)
             rows = await self._recall_rows({**args, **retry})
+            asked += 1
         settings = plan.for_embedder(self._recall_settings, bag_of_words(self._core.embedder),
                                         named=bool(fulltext.names(text)))
-        return fusion.score(rows, now=self._core.now(), settings=settings, k=k, min_relevance=floor,
-                             stick=await self._yardstick(vector), question=text)
+        results = fusion.score(rows, now=self._core.now(), settings=settings, k=k, min_relevance=floor,
+                               stick=await self._yardstick(vector), question=text)
+        if recording():
+            annotate(**report.attributes(rows, results, asked))
+        if self._events.listening:
+            self._events.emit("recalled", [r.record.id for r in results], scope=scope,
+                              seconds=time.perf_counter() - started,
+                              detail={"k": k, "returned": len(results), "candidates": report.candidates(rows)})
+        return results
 
     async def _recall_rows(self, args: dict[str, Any]) -> list[dict[str, Any]]:
         """Run the recall template (its Cypher 25 version with ``cypher25``) with the

@@ -63,6 +63,7 @@ class AsyncRecordsMixin(AsyncHost):
             ids = [r["id"] for r in await tx.run("memory_forget", tenant=tenant, chain=chain, now=now, **params)]
             await self._after_invalidation(tx, ids, ids, now)
             tx.emit("invalidated", ids, reason="forgotten", scope=chain[-1])
+            tx.emit("forgotten", ids, scope=chain[-1])
             return len(ids)
 
         return await self._run.write(work)
@@ -107,4 +108,7 @@ class AsyncRecordsMixin(AsyncHost):
             report += done
         # scopes left empty go too: a path can carry a person's name
         pruned = await self._run.write_one("scope_prune", tenant=tenant)
-        return report + EraseReport(scope=int(pruned[0]["pruned"]) if pruned else 0)
+        report += EraseReport(scope=int(pruned[0]["pruned"]) if pruned else 0)
+        self._events.emit("erased", scope=params["scope"], detail={
+            "total": report.total, **{kind: n for kind, n in report.model_dump().items() if n}})
+        return report

@@ -74,6 +74,7 @@ class AsyncSessionsMixin(AsyncHost):
                                                   chain=chain, now=now)]
             await self._after_invalidation(tx, ids, ids, now)
             tx.emit("invalidated", ids, reason="forgotten", scope=chain[-1])
+            tx.emit("forgotten", ids, scope=chain[-1], detail={"session": True})
             return len(ids)
 
         return await self._run.write(work)

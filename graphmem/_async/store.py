@@ -99,6 +99,7 @@ class AsyncStoreMixin(AsyncHost):
                 gone = [r["id"] for r in await tx.run("store_forget", tenant=tenant, rows=deletes, now=now)]
                 await self._after_invalidation(tx, gone, gone, now)
                 tx.emit("invalidated", gone, reason="forgotten")
+                tx.emit("forgotten", gone)
             return results
 
         if writes:

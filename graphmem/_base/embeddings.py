@@ -12,6 +12,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 
 from .errors import ConfigurationError, GraphMemError, InvalidInputError, ModelError
+from .observe import OFF, Observability, model_name
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -106,12 +107,15 @@ _EMBEDDER_METHODS = ("embed_documents", "embed_query", "aembed_documents", "aemb
 class CheckedEmbedder(Embeddings):
     """Wraps a caller's embedder so that whatever it raises comes out as a ``ModelError``
     naming it (``purpose`` is ``"embedder <class name>"``), from the original error;
-    graphmem's own errors pass through. Other attributes (``dimensions``...) are the
+    graphmem's own errors pass through. Each call is a span (``embeddings <model>``, the
+    GenAI conventions) of ``observe``. Other attributes (``dimensions``...) are the
     wrapped embedder's."""
 
-    def __init__(self, embedder: Embeddings) -> None:
+    def __init__(self, embedder: Embeddings, observe: Observability = OFF) -> None:
         self.wrapped = embedder
+        self.observe = observe
         self.label = f"embedder {type(embedder).__name__}"
+        self.model = model_name(embedder)
 
     def __getattr__(self, name: str) -> Any:  # only called for names not found here
         return getattr(self.wrapped, name)
@@ -119,37 +123,59 @@ class CheckedEmbedder(Embeddings):
     def _failed(self, exc: Exception) -> ModelError:
         return ModelError(self.label, [f"{type(exc).__name__}: {exc}"])
 
+    def _span(self, texts: int) -> Any:
+        return self.observe.span(f"embeddings {self.model}", {
+            "gen_ai.operation.name": "embeddings", "gen_ai.request.model": self.model,
+            "graphmem.texts": texts}, client=True)
+
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        try:
-            return self.wrapped.embed_documents(texts)
-        except GraphMemError:
-            raise
-        except Exception as exc:
-            raise self._failed(exc) from exc
+        with self._span(len(texts)) as span:
+            try:
+                out = self.wrapped.embed_documents(texts)
+            except GraphMemError:
+                raise
+            except Exception as exc:
+                raise self._failed(exc) from exc
+            _dimension(span, out[0] if out else None)
+            return out
 
     def embed_query(self, text: str) -> list[float]:
-        try:
-            return self.wrapped.embed_query(text)
-        except GraphMemError:
-            raise
-        except Exception as exc:
-            raise self._failed(exc) from exc
+        with self._span(1) as span:
+            try:
+                out = self.wrapped.embed_query(text)
+            except GraphMemError:
+                raise
+            except Exception as exc:
+                raise self._failed(exc) from exc
+            _dimension(span, out)
+            return out
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-        try:
-            return await self.wrapped.aembed_documents(texts)
-        except GraphMemError:
-            raise
-        except Exception as exc:
-            raise self._failed(exc) from exc
+        with self._span(len(texts)) as span:
+            try:
+                out = await self.wrapped.aembed_documents(texts)
+            except GraphMemError:
+                raise
+            except Exception as exc:
+                raise self._failed(exc) from exc
+            _dimension(span, out[0] if out else None)
+            return out
 
     async def aembed_query(self, text: str) -> list[float]:
-        try:
-            return await self.wrapped.aembed_query(text)
-        except GraphMemError:
-            raise
-        except Exception as exc:
-            raise self._failed(exc) from exc
+        with self._span(1) as span:
+            try:
+                out = await self.wrapped.aembed_query(text)
+            except GraphMemError:
+                raise
+            except Exception as exc:
+                raise self._failed(exc) from exc
+            _dimension(span, out)
+            return out
+
+
+def _dimension(span: Any, vector: Any) -> None:
+    if span.is_recording() and isinstance(vector, (list, tuple)):
+        span.set_attribute("gen_ai.embeddings.dimension.count", len(vector))
 
 
 def bag_of_words(embedder: Any) -> bool:
@@ -158,19 +184,21 @@ def bag_of_words(embedder: Any) -> bool:
     return bool(getattr(embedder, "bag_of_words", False))
 
 
-def check_embedder(embedder: Any) -> CheckedEmbedder | None:
+def check_embedder(embedder: Any, observe: Observability = OFF) -> CheckedEmbedder | None:
     """``embedder`` ready for graphmem: None stays None (lexical recall only); anything
     else must be a langchain-core ``Embeddings`` (or offer its four methods), else a
     ``ConfigurationError`` at construction rather than an ``AttributeError`` at the first
     write. The result turns the embedder's own failures into ``ModelError``."""
-    if embedder is None or isinstance(embedder, CheckedEmbedder):
+    if embedder is None or (isinstance(embedder, CheckedEmbedder) and embedder.observe is observe):
         return embedder
+    if isinstance(embedder, CheckedEmbedder):
+        return CheckedEmbedder(embedder.wrapped, observe)
     missing = [m for m in _EMBEDDER_METHODS if not callable(getattr(embedder, m, None))]
     if not isinstance(embedder, Embeddings) and missing:
         raise ConfigurationError(
             f"embedder must be a langchain-core Embeddings (e.g. graphmem.WordLlamaEmbedder()), got "
             f"{type(embedder).__name__}, which lacks {', '.join(missing)}")
-    return CheckedEmbedder(embedder)
+    return CheckedEmbedder(embedder, observe)
 
 
 EMBEDDERS = ("wordllama", "hashing", "none")

@@ -15,10 +15,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import InvalidInputError
+from .observe import OFF, Observability
 
 logger = logging.getLogger("graphmem")
 
-EventKind = Literal["extraction_done", "extraction_failed", "invalidated", "superseded", "pruned",
+EventKind = Literal["remembered", "recalled", "ingested", "corrected", "forgotten", "erased",
+                    "extraction_done", "extraction_failed", "invalidated", "superseded", "pruned",
                     "demoted", "summary_created"]
 _FAILURES = {"extraction_failed"}
 
@@ -26,7 +28,25 @@ _FAILURES = {"extraction_failed"}
 class MemoryEvent(BaseModel):
     """One thing the memory did, published after it was committed.
 
-    ``kind`` is one of:
+    ``kind`` is one of these, for every write and recall (no text in any of them):
+
+    - ``remembered``: a write created memories; ``ids`` are the new records, and
+      ``detail["kinds"]`` counts them by kind (``{"fact": 2, "episode": 1}``); one event per
+      committed transaction, whatever call made it;
+    - ``recalled``: a recall answered; ``ids`` are the records returned, best first;
+      ``detail`` holds ``k``, ``returned`` and ``candidates`` (how many each side brought:
+      ``semantic``, ``lexical``, ``graph``, ``entity``); ``seconds`` is how long it took;
+    - ``ingested``: ``ingest`` stored a conversation; ``ids`` are its episodes; ``detail``
+      counts ``messages``, ``facts``, ``entities`` and ``model_requests``, and the tokens
+      the model reported (``input_tokens``, ``output_tokens``); ``seconds`` as above;
+    - ``corrected``: ``correct`` replaced a fact; ``ids`` are the correction, then the
+      fact it corrected; ``detail["invalidated"]`` counts what it retired;
+    - ``forgotten``: ``forget`` (or a store's delete) retired records at a caller's
+      request; ``ids`` are those records (each also has its ``invalidated`` event);
+    - ``erased``: ``erase`` deleted a person's or a scope's records for good; ``detail``
+      counts what went (no ids: they are gone);
+
+    and these, for what the memory decides itself:
 
     - ``extraction_done``: a background extraction (``after_turn``) finished; ``detail``
       counts what it wrote;
@@ -54,6 +74,8 @@ class MemoryEvent(BaseModel):
     reason: str | None = None
     error: str | None = None
     detail: dict[str, Any] = Field(default_factory=dict)
+    seconds: float | None = None
+    """How long the call took (``recalled``, ``ingested``), else None."""
 
 
 Hook = Callable[[MemoryEvent], Any]
@@ -70,7 +92,7 @@ def pending(kind: str, ids: Iterable[str] = (), **fields: Any) -> Pending | None
     """An event to publish later, or None when it concerns nothing (an empty id list of a
     kind that is about records)."""
     ids = tuple(dict.fromkeys(ids))
-    if not ids and kind in ("invalidated", "superseded", "pruned", "demoted"):
+    if not ids and kind in ("invalidated", "superseded", "pruned", "demoted", "forgotten", "remembered"):
         return None
     return {"kind": kind, "ids": ids, **fields}
 
@@ -78,13 +100,24 @@ def pending(kind: str, ids: Iterable[str] = (), **fields: Any) -> Pending | None
 class Emitter:
     """Delivers events to the hook (if any) and the ``graphmem`` logger."""
 
-    def __init__(self, hook: Hook | None, *, tenant: str, clock: Callable[[], datetime]) -> None:
+    def __init__(self, hook: Hook | None, *, tenant: str, clock: Callable[[], datetime],
+                 observe: Observability = OFF) -> None:
         self.hook = hook
         self._tenant = tenant
         self._clock = clock
+        self._observe = observe
+
+    @property
+    def listening(self) -> bool:
+        """Whether an event would reach anyone (a hook, or the logger at DEBUG): events that
+        carry only news (``recalled``) are not even built otherwise."""
+        return self.hook is not None or logger.isEnabledFor(logging.DEBUG)
 
     def publish(self, events: Iterable[Pending]) -> None:
         for fields in events:
+            self._observe.event(fields["kind"], fields.get("ids", ()), fields.get("reason"), fields.get("detail") or {})
+            if not self.listening and fields["kind"] not in _FAILURES:
+                continue  # nobody to tell
             try:
                 event = MemoryEvent(tenant=self._tenant, at=self._clock(), **fields)
             except Exception:  # a malformed event must not fail a write that has committed

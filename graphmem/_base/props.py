@@ -87,3 +87,20 @@ def expect_record(node: Mapping[str, Any], kind: str, props: Mapping[str, Any], 
 def stored(props: Mapping[str, Any], *, tenant: str, kind: str, now: Any) -> Props:
     """The node map a template would return for a record just written with ``props``."""
     return {**props, "tenant": tenant, "kind": kind, "createdAt": now, "embedding": None}
+
+
+CREATES = {"fact_create": "fact", "episode_create": "episode", "entity_create": "entity",
+           "insight_create": "insight", "procedure_create": "procedure", "note_create": "note",
+           "decision_create": "decision", "correction_create": "correction", "summary_create": "summary",
+           "import_nodes": None}
+"""The write templates that create memories, and the kind each creates (``import_nodes``:
+each row's own); their parameters carry the new ids (``props.id``, or ``rows[].props.id``)."""
+
+
+def created_by(template: str, params: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(kind, id) of each memory a run of the create ``template`` with ``params`` wrote."""
+    kind = CREATES[template]
+    rows = params.get("rows")
+    if rows is None:
+        return [(str(kind), params["props"]["id"])]
+    return [(kind or row["kind"], row["props"]["id"]) for row in rows if (kind or row.get("kind")) != "chunk"]

@@ -54,3 +54,16 @@ class Settings(BaseSettings):
     def _empty_database_is_default(cls, value: str | None) -> str | None:
         return value or None
 
+
+
+def server_of(uri: str) -> tuple[str, int] | None:
+    """(host, port) of a Neo4j URI, for the spans of the queries sent there (7687 when the
+    URI gives no port); None when it cannot be read."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(uri)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return None
+    return (host, port or 7687) if host else None

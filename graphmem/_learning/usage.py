@@ -67,6 +67,13 @@ class Tally:
             self.output_tokens += _count(usage.get("output_tokens"))
             self.reported += 1
 
+    def merge(self, other: Tally) -> None:
+        """Add the tokens ``other`` collected (one request's) to these."""
+        with self._lock:
+            self.input_tokens += other.input_tokens
+            self.output_tokens += other.output_tokens
+            self.reported += other.reported
+
     def refused(self, seconds: float) -> None:
         with self._lock:
             self.rate_limited += 1

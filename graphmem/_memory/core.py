@@ -13,6 +13,7 @@ from .._base import validate as check
 from .._base.embeddings import check_embedder
 from .._base.errors import InvalidInputError
 from .._base.ner import resolve_extractor
+from .._base.observe import OFF, Observability
 from .facts import DEFAULT_RULE, SingleValued
 
 
@@ -69,9 +70,10 @@ class Core:
         single_valued_predicates: Iterable[str] | None,
         contradiction_threshold: float,
         extractor: Any = None,
+        observe: Observability = OFF,
     ) -> None:
         self.tenant: str = check.identifier(tenant, "tenant")
-        self.embedder = check_embedder(resolve_embedder(embedder))
+        self.embedder = check_embedder(resolve_embedder(embedder), observe)
         self.extractor: Any = resolve_extractor(extractor)
         """What finds entities in messages without a model (``_base/ner.py``), or None."""
         self._clock = clock or utc_now

@@ -43,6 +43,8 @@ from neo4j.exceptions import (
 from .._base import templates
 from .._base.errors import translated_errors
 from .._base.events import Emitter, Pending, pending
+from .._base.observe import OFF, Observability, note
+from .._base.props import CREATES, created_by
 from .._base.records import row
 from .._base.retry import pause
 
@@ -89,14 +91,28 @@ def _in_transaction(execute: Callable[..., Any], fn: Callable[..., T], *args: An
     raise error
 
 
+def _remembered(created: dict[str, list[str]]) -> list[Pending]:
+    """The ``remembered`` event of a transaction that created ``created`` (none if nothing)."""
+    ids = [i for kind in created.values() for i in kind]
+    if not ids:
+        return []
+    return [{"kind": "remembered", "ids": tuple(dict.fromkeys(ids)),
+             "detail": {"kinds": {kind: len(made) for kind, made in created.items() if made}}}]
+
+
 class Tx:
     """One open transaction; ``run`` executes a template inside it, ``emit`` notes an
     event to publish if (and once) it commits."""
 
-    def __init__(self, tx: ManagedTransaction, tracer: Tracer | None) -> None:
+    def __init__(self, tx: ManagedTransaction, tracer: Tracer | None, observe: Observability = OFF,
+                 where: tuple[str | None, tuple[str, int] | None] = (None, None)) -> None:
         self._tx = tx
         self._tracer = tracer
+        self._observe = observe
+        self._where = where
         self.events: list[Pending] = []
+        self.created: dict[str, list[str]] = {}
+        """The memories this transaction created, by kind (one ``remembered`` event at commit)."""
 
     def emit(self, kind: str, ids: Any = (), **fields: Any) -> None:
         event = pending(kind, ids, **fields)
@@ -106,11 +122,17 @@ class Tx:
     def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
         template = templates.get(name)
         template.check(params)
-        started = time.perf_counter()
-        result = self._tx.run(template.text, params)
-        rows = [row(record) for record in result]
-        if self._tracer is not None:
-            self._tracer(name, params, time.perf_counter() - started)
+        with self._observe.query(name, *self._where) as span:
+            started = time.perf_counter()
+            result = self._tx.run(template.text, params)
+            rows = [row(record) for record in result]
+            if self._tracer is not None:
+                self._tracer(name, params, time.perf_counter() - started)
+            if span is not None:
+                span.set_attribute("db.response.returned_rows", len(rows))
+        if name in CREATES:
+            for kind, rid in created_by(name, params):
+                self.created.setdefault(kind, []).append(rid)
         return rows
 
 
@@ -128,8 +150,12 @@ class Executor:
         connection_timeout: float = 5.0,
         max_retry_time: float = 30.0,
         conflict_retries: int = 2,
+        observe: Observability = OFF,
+        server: tuple[str, int] | None = None,
     ) -> None:
         self.driver = driver
+        self.observe = observe
+        self.where = (database, server)
         self.database = database
         self.tracer = tracer
         self.user = user
@@ -163,11 +189,13 @@ class Executor:
                     if not write or conflicts >= self.conflict_retries:
                         raise
                     conflicts += 1
+                    note("graphmem.retry", **{"error.type": "ConstraintError"})
                     continue  # at once: the winner has committed, its record is there to read
                 except ConnectionAcquisitionTimeoutError:
                     if starved:
                         raise
                     starved = True
+                    note("graphmem.retry", **{"error.type": "ConnectionAcquisitionTimeoutError"})
                     continue  # its whole budget went on the wait: one fresh try, at once
                 except (ServiceUnavailable, SessionExpired) as exc:
                     failure: Exception = exc
@@ -178,6 +206,7 @@ class Executor:
                     failure, budget = exc, self.max_retry_time
                 if time.monotonic() - started + delay > budget:
                     raise failure
+                note("graphmem.retry", **{"error.type": type(failure).__name__, "graphmem.delay": delay})
                 pause(delay)
                 delay = min(delay * 2, _MAX_DELAY)
 
@@ -197,14 +226,16 @@ class Executor:
 
         def unit(tx: ManagedTransaction) -> T:
             nonlocal last
-            last = Tx(tx, self.tracer)
+            last = Tx(tx, self.tracer, self.observe, self.where)
             return work(last)
 
         def attempt() -> T:
             with self._session() as session:
                 out = _in_transaction(session.execute_write, unit)
-            if self.events is not None and last is not None and last.events:  # committed: its events happened
-                self.events.publish(last.events)
+            if self.events is not None and last is not None:  # committed: its events happened
+                events = [*_remembered(last.created), *last.events]
+                if events:
+                    self.events.publish(events)
             return out
 
         return self._retrying(attempt, write=True)
@@ -226,17 +257,20 @@ class Executor:
 
         def attempt() -> list[dict[str, Any]]:
             with self._session(reading=reading) as session:
-                started = time.perf_counter()
-                result = session.run(template.text, params)
-                rows = [row(record) for record in result]
-                if self.tracer is not None:
-                    self.tracer(name, params, time.perf_counter() - started)
+                with self.observe.query(name, *self.where) as span:
+                    started = time.perf_counter()
+                    result = session.run(template.text, params)
+                    rows = [row(record) for record in result]
+                    if self.tracer is not None:
+                        self.tracer(name, params, time.perf_counter() - started)
+                    if span is not None:
+                        span.set_attribute("db.response.returned_rows", len(rows))
                 return rows
 
         return self._retrying(attempt, write=False)
 
     def _one(self, tx: ManagedTransaction, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        return Tx(tx, self.tracer).run(name, **params)
+        return Tx(tx, self.tracer, self.observe, self.where).run(name, **params)
 
     def verify(self) -> None:
         def attempt() -> None:

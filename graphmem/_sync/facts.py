@@ -248,6 +248,7 @@ class FactsMixin(Host):
                     threshold=self._core.neo4j_similarity(), now=now)]
             self._after_invalidation(tx, invalidated, invalidated, now)
             tx.emit("invalidated", invalidated, reason="corrected", scope=old.scope)
+            tx.emit("corrected", [new_id, fact_id], scope=old.scope, detail={"invalidated": len(invalidated)})
             self._supersede(tx, [row], now)
             fresh = tx.run("memory_existing", tenant=tenant, ids=[new_id])
             return record_of(Fact, fresh[0]["node"])

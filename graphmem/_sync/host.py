@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from .._base.events import Emitter
 from .._base.models import Entity, Episode, Fact, Note, Procedure, Record, Summary
+from .._base.observe import Observability
 from .._base.vectors import Vector
 from .._learning import ingest as _ingest
 from .._learning.settings import LearningSettings
@@ -32,6 +33,7 @@ class Host(Protocol):
     _llm: LlmCaller
     _recall_settings: RecallSettings
     _events: Emitter
+    _observe: Observability
     _background: Background
     _lanes: Lanes
 

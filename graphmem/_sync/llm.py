@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from .._base.errors import InvalidInputError, ModelError
+from .._base.observe import OFF, Observability, model_name
 from .._learning.prompts import json_instructions
 from .._learning.ratelimit import is_rate_limit, wait_for
 from .._learning.usage import Tally, UsageCollector
@@ -37,13 +38,14 @@ class LlmCaller:
     ``concurrency`` are in flight."""
 
     def __init__(self, *, retries: int = 2, concurrency: int = 4, rate_limit_retries: int = 8,
-                 backoff: float = 1.0) -> None:
+                 backoff: float = 1.0, observe: Observability = OFF) -> None:
         if not isinstance(retries, int) or retries < 0:
             raise ValueError("retries must be a non-negative integer")
         self.retries = retries
         self.rate_limit_retries = rate_limit_retries
         self.backoff = backoff
         self.calls = 0
+        self.observe = observe
         self._slots = threading.Semaphore(concurrency)
 
     def ask(
@@ -59,28 +61,45 @@ class LlmCaller:
         runnable, structured = _runnable(llm, schema)
         prompt = messages if structured else _with_json_instructions(messages, schema)
         tally = Tally() if tally is None else tally
-        config = {"callbacks": [UsageCollector(tally)]}
+        model = model_name(llm)
         errors: list[str] = []
         refusals = 0
         while len(errors) <= self.retries:
             self.calls += 1
             tally.request()
-            try:
-                with self._slots:
-                    out = runnable.invoke(prompt, config=config)
-                parsed = out if isinstance(out, schema) else schema.model_validate(out)
-                if check is not None:
-                    check(parsed)
-                return parsed
-            except Exception as exc:
-                if is_rate_limit(exc) and refusals < self.rate_limit_retries:
-                    seconds = wait_for(exc, refusals, self.backoff)
-                    refusals += 1
-                    tally.refused(seconds)
-                    time.sleep(seconds)
-                    continue
-                errors.append(f"{type(exc).__name__}: {_short(exc)}")
+            one = Tally()  # this request's tokens, for its span
+            with self.observe.span(f"chat {model}", {"gen_ai.operation.name": "chat", "gen_ai.request.model": model,
+                                                     "graphmem.purpose": purpose}, client=True) as span:
+                try:
+                    try:
+                        with self._slots:
+                            out = runnable.invoke(prompt, config={"callbacks": [UsageCollector(one)]})
+                    finally:
+                        tally.merge(one)
+                        _usage(self.observe, span, purpose, model, one)
+                    parsed = out if isinstance(out, schema) else schema.model_validate(out)
+                    if check is not None:
+                        check(parsed)
+                    return parsed
+                except Exception as exc:
+                    self.observe.failed(span, exc)
+                    if is_rate_limit(exc) and refusals < self.rate_limit_retries:
+                        seconds = wait_for(exc, refusals, self.backoff)
+                        refusals += 1
+                        tally.refused(seconds)
+                        span.set_attribute("graphmem.rate_limit.wait", seconds)
+                        time.sleep(seconds)
+                        continue
+                    errors.append(f"{type(exc).__name__}: {_short(exc)}")
         raise ModelError(purpose, errors)
+
+
+def _usage(observe: Observability, span: Any, purpose: str, model: str, one: Tally) -> None:
+    """The tokens one request's reply reported, on its span and in the metrics."""
+    if span.is_recording() and one.reported:
+        span.set_attributes({"gen_ai.usage.input_tokens": one.input_tokens,
+                             "gen_ai.usage.output_tokens": one.output_tokens})
+    observe.model_request(purpose, model, one.input_tokens, one.output_tokens)
 
 
 def check_llm(llm: Any, *, allow_none: bool = False) -> None:

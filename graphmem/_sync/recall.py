@@ -6,6 +6,7 @@ from them (contract §8). This file is generated from ``graphmem/_async/recall.p
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
@@ -14,9 +15,10 @@ from .._base import dialect, scopes
 from .._base import validate as check
 from .._base.embeddings import bag_of_words
 from .._base.errors import GraphMemError
+from .._base.observe import annotate, recording
 from .._memory.core import put_bounded
 from .._recall import context as _context
-from .._recall import fulltext, fusion, plan
+from .._recall import fulltext, fusion, plan, report
 from .host import Host
 from .schema import forget_index, refused_vector, repair_vectors
 
@@ -55,6 +57,7 @@ class RecallMixin(Host):
         keeps some kinds only (``fact``, ``episode``, ``entity``, ``insight``,
         ``procedure``); ``max_sensitivity`` leaves out anything more sensitive;
         ``include_invalidated`` brings back records no longer believed."""
+        started = time.perf_counter()
         text = check.text(query, "query")
         scope = scopes.check_path(scope)
         k = plan.check_k(k)
@@ -73,6 +76,7 @@ class RecallMixin(Host):
         if vector is not None and self._filtered_index():
             args.update(cypher25=True, spread=self._core.spreads.get(chain, 1.0))
         rows = self._recall_rows(args)
+        asked = 1
         if args.get("cypher25") and (spread := plan.spread_of(rows)) is not None:
             put_bounded(self._core.spreads, chain, spread, plan.SPREADS_KEPT)
             args["spread"] = spread  # a retry asks with what this answer found
@@ -85,10 +89,18 @@ class RecallMixin(Host):
                 break
             retry.update(more)
             rows = self._recall_rows({**args, **retry})
+            asked += 1
         settings = plan.for_embedder(self._recall_settings, bag_of_words(self._core.embedder),
                                         named=bool(fulltext.names(text)))
-        return fusion.score(rows, now=self._core.now(), settings=settings, k=k, min_relevance=floor,
-                             stick=self._yardstick(vector), question=text)
+        results = fusion.score(rows, now=self._core.now(), settings=settings, k=k, min_relevance=floor,
+                               stick=self._yardstick(vector), question=text)
+        if recording():
+            annotate(**report.attributes(rows, results, asked))
+        if self._events.listening:
+            self._events.emit("recalled", [r.record.id for r in results], scope=scope,
+                              seconds=time.perf_counter() - started,
+                              detail={"k": k, "returned": len(results), "candidates": report.candidates(rows)})
+        return results
 
     def _recall_rows(self, args: dict[str, Any]) -> list[dict[str, Any]]:
         """Run the recall template (its Cypher 25 version with ``cypher25``) with the

@@ -65,6 +65,7 @@ class RecordsMixin(Host):
             ids = [r["id"] for r in tx.run("memory_forget", tenant=tenant, chain=chain, now=now, **params)]
             self._after_invalidation(tx, ids, ids, now)
             tx.emit("invalidated", ids, reason="forgotten", scope=chain[-1])
+            tx.emit("forgotten", ids, scope=chain[-1])
             return len(ids)
 
         return self._run.write(work)
@@ -109,4 +110,7 @@ class RecordsMixin(Host):
             report += done
         # scopes left empty go too: a path can carry a person's name
         pruned = self._run.write_one("scope_prune", tenant=tenant)
-        return report + EraseReport(scope=int(pruned[0]["pruned"]) if pruned else 0)
+        report += EraseReport(scope=int(pruned[0]["pruned"]) if pruned else 0)
+        self._events.emit("erased", scope=params["scope"], detail={
+            "total": report.total, **{kind: n for kind, n in report.model_dump().items() if n}})
+        return report

@@ -76,6 +76,7 @@ class SessionsMixin(Host):
                                                   chain=chain, now=now)]
             self._after_invalidation(tx, ids, ids, now)
             tx.emit("invalidated", ids, reason="forgotten", scope=chain[-1])
+            tx.emit("forgotten", ids, scope=chain[-1], detail={"session": True})
             return len(ids)
 
         return self._run.write(work)

@@ -101,6 +101,7 @@ class StoreMixin(Host):
                 gone = [r["id"] for r in tx.run("store_forget", tenant=tenant, rows=deletes, now=now)]
                 self._after_invalidation(tx, gone, gone, now)
                 tx.emit("invalidated", gone, reason="forgotten")
+                tx.emit("forgotten", gone)
             return results
 
         if writes:

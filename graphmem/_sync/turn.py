@@ -74,7 +74,12 @@ class TurnMixin(Host):
 
             def work() -> turn.TurnResult:
                 try:
-                    return self._learn_from_turn(llm, stored, calls, path, timezone, who, ticket)
+                    with self._observe.span("graphmem.after_turn.background", {
+                            "graphmem.tenant": self._core.tenant, "graphmem.scope.depth": path.count("/") + 1,
+                            "graphmem.episodes": len(stored), "graphmem.tool_calls": len(calls)}) as span:
+                        result = self._learn_from_turn(llm, stored, calls, path, timezone, who, ticket)
+                        span.set_attribute("graphmem.ok", result.ok)
+                        return result
                 finally:
                     ticket.done()
 

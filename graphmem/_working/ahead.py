@@ -9,6 +9,7 @@ are written by hand, like ``background.py``: the rest of ``graphmem/_sync`` is g
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Generic, TypeVar
@@ -48,7 +49,8 @@ class Ahead(Generic[T]):
         if len(self._jobs) > 1:
             self._pool = ThreadPoolExecutor(max_workers=min(MAX_THREADS, len(self._jobs)),
                                             thread_name_prefix="graphmem-extract")
-            self._futures = [self._pool.submit(job) for job in self._jobs]
+            # each job in a copy of the caller's context: its spans belong to the caller's trace
+            self._futures = [self._pool.submit(contextvars.copy_context().run, job) for job in self._jobs]
 
     def take(self, i: int) -> T:
         if self._pool is None:

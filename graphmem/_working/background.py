@@ -15,6 +15,7 @@ events), so a handle's ``result`` is the turn's ``TurnResult`` or an
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -66,7 +67,7 @@ class AsyncBackground:
     def start(self, episodes: tuple[Episode, ...], work: Callable[[], Coroutine[Any, Any, Any]]) -> AsyncTurnHandle:
         while len(self._tasks) >= _KEPT and self._tasks[0].done():
             self._tasks.pop(0)
-        task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(work())
+        task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(work())  # with a copy of the context
         self._tasks.append(task)
         return AsyncTurnHandle(episodes, task)
 
@@ -133,7 +134,7 @@ class Background:
                 self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="graphmem-after-turn")
             while len(self._futures) >= _KEPT and self._futures[0].done():
                 self._futures.pop(0)
-            future = self._pool.submit(work)
+            future = self._pool.submit(contextvars.copy_context().run, work)  # the turn's trace goes along
             self._futures.append(future)
         return TurnHandle(episodes, future)
 

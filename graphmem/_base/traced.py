@@ -1,0 +1,164 @@
+"""Every public call of ``Memory``, ``AsyncMemory`` and the integrations as a span
+(``graphmem.recall``, ``graphmem.langgraph.batch``...) and as a sample of the
+``graphmem.operation.duration`` histogram: ``instrument`` wraps a class's public methods
+once, when the class is defined (``traced`` wraps one function).
+
+A call's span says what an operator needs and nothing a user said: the tenant, how deep
+the scope is, ``k``, ``kinds``, how many messages; the question, the scope's path and the
+user, agent and session ids only with ``Observability(record_content=True)``. Without
+OpenTelemetry a wrapped call costs one attribute read and one test."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import time
+from collections.abc import Callable, Mapping, Sized
+from typing import Any, TypeVar
+
+from .observe import OFF, Observability
+
+C = TypeVar("C", bound=type)
+_SHOWN = ("scope", "k", "kinds", "messages", "items", "records")
+_CONTENT = ("query", "user_id", "agent_id", "session_id")
+_default: Observability | None = None
+
+
+def default() -> Observability:
+    """The observability of parts built without one: the global OpenTelemetry providers."""
+    global _default
+    if _default is None:
+        _default = Observability()
+    return _default
+
+
+def observer(owner: Any) -> Observability:
+    """The ``Observability`` of a memory object, or of the memory an integration holds."""
+    found = getattr(owner, "_observe", None)
+    if found is None:
+        found = getattr(getattr(owner, "memory", None), "_observe", None)
+    return found if isinstance(found, Observability) else default()
+
+
+def tenant_of(owner: Any) -> str | None:
+    core = getattr(owner, "_core", None) or getattr(getattr(owner, "memory", None), "_core", None)
+    return getattr(core, "tenant", None)
+
+
+class _Arguments:
+    """Where a function takes the arguments a span shows (by name, or by position)."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        params = list(inspect.signature(fn).parameters.values())[1:]  # after self
+        self.positions: dict[str, int] = {}
+        for i, p in enumerate(params):
+            if p.name in _SHOWN + _CONTENT and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                self.positions[p.name] = i
+        self.names = {p.name for p in params} & set(_SHOWN + _CONTENT)
+
+    def of(self, args: tuple[Any, ...], kwargs: Mapping[str, Any], content: bool) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name in self.names:
+            if name in kwargs:
+                value = kwargs[name]
+            elif (i := self.positions.get(name)) is not None and i < len(args):
+                value = args[i]
+            else:
+                continue
+            out.update(_shown(name, value, content))
+        return out
+
+
+def _shown(name: str, value: Any, content: bool) -> dict[str, Any]:
+    """The span attributes one argument gives (none for a value of an unexpected type)."""
+    if name == "scope" and isinstance(value, str):
+        shown: dict[str, Any] = {"graphmem.scope.depth": value.count("/") + 1}
+        if content:
+            shown["graphmem.scope"] = value
+        return shown
+    if name == "k" and isinstance(value, int) and not isinstance(value, bool):
+        return {"graphmem.k": value}
+    if name == "kinds" and isinstance(value, (list, tuple, set, frozenset)):
+        return {"graphmem.kinds": sorted(str(v) for v in value)}
+    if name in ("messages", "items", "records") and isinstance(value, Sized) and not isinstance(value, (str, bytes)):
+        return {f"graphmem.{name}": len(value)}
+    if content and name in _CONTENT and isinstance(value, str):
+        return {f"graphmem.{name}": value}
+    return {}
+
+
+def _begin(obs: Observability, operation: str, owner: Any, spec: _Arguments, args: tuple[Any, ...],
+           kwargs: Mapping[str, Any]) -> tuple[Any, float]:
+    attributes = spec.of(args, kwargs, obs.record_content)
+    tenant = tenant_of(owner)
+    if tenant is not None:
+        attributes["graphmem.tenant"] = tenant
+    return obs.span(operation, attributes), time.perf_counter()
+
+
+def traced(operation: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` (a method, sync or async) run inside a span ``operation``, timed."""
+    spec = _Arguments(fn)
+
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def acall(self: Any, *args: Any, **kwargs: Any) -> Any:
+            obs = observer(self)
+            if not obs.on:
+                return await fn(self, *args, **kwargs)
+            span, started = _begin(obs, operation, self, spec, args, kwargs)
+            error = None
+            try:
+                with span:
+                    return await fn(self, *args, **kwargs)
+            except BaseException as exc:
+                error = type(exc).__name__
+                raise
+            finally:
+                obs.called(operation, time.perf_counter() - started, error)
+
+        acall.__graphmem_traced__ = True  # type: ignore[attr-defined]
+        return acall
+
+    @functools.wraps(fn)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        obs = observer(self)
+        if not obs.on:
+            return fn(self, *args, **kwargs)
+        span, started = _begin(obs, operation, self, spec, args, kwargs)
+        error = None
+        try:
+            with span:
+                return fn(self, *args, **kwargs)
+        except BaseException as exc:
+            error = type(exc).__name__
+            raise
+        finally:
+            obs.called(operation, time.perf_counter() - started, error)
+
+    call.__graphmem_traced__ = True  # type: ignore[attr-defined]
+    return call
+
+
+def instrument(prefix: str) -> Callable[[C], C]:
+    """A class decorator: every public method graphmem defines for the class (its own or a
+    mixin's; not those it inherits from langchain or langgraph) becomes ``traced`` as
+    ``<prefix>.<name>``. Properties, static and class methods and generators are left as
+    they are."""
+
+    def wrap(cls: C) -> C:
+        for name in dir(cls):
+            if name.startswith("_"):
+                continue
+            raw = inspect.getattr_static(cls, name)
+            if (not inspect.isfunction(raw) or not raw.__module__.startswith("graphmem.")
+                    or getattr(raw, "__graphmem_traced__", False)
+                    or inspect.isasyncgenfunction(raw) or inspect.isgeneratorfunction(raw)):
+                continue
+            setattr(cls, name, traced(f"{prefix}.{name}", raw))
+        return cls
+
+    return wrap
+
+
+__all__ = ["OFF", "default", "instrument", "observer", "traced"]

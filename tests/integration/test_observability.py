@@ -1,0 +1,239 @@
+"""OpenTelemetry on a real Neo4j (issue 42), read back through the SDK's in-memory
+exporters: the span tree of recall, remember, ingest with a recorded model (its tokens on
+the model's span), after_turn's background work in the turn's trace, an error's span, the
+metrics; and no memory text, question or user id in any attribute unless asked for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
+
+from graphmem import InvalidInputError, Memory, Observability
+from tests.fakes import PromptedChatModel, extraction, tool_answer
+
+SCOPE = "acme/support"
+SECRET = "Zanzibar"  # a word of every text, question and id these tests give: never in telemetry by default
+USER = f"user-{SECRET.lower()}"
+
+
+class Telemetry:
+    """An SDK tracer and meter provider with in-memory exporters."""
+
+    def __init__(self) -> None:
+        self.exporter = InMemorySpanExporter()
+        self.tracer_provider = TracerProvider()
+        self.tracer_provider.add_span_processor(SimpleSpanProcessor(self.exporter))
+        self.reader = InMemoryMetricReader()
+        self.meter_provider = MeterProvider(metric_readers=[self.reader])
+
+    def observability(self, **kwargs: Any) -> Observability:
+        return Observability(tracer_provider=self.tracer_provider, meter_provider=self.meter_provider, **kwargs)
+
+    def spans(self) -> list[ReadableSpan]:
+        return sorted(self.exporter.get_finished_spans(), key=lambda s: s.start_time or 0)
+
+    def named(self, name: str) -> list[ReadableSpan]:
+        return [s for s in self.spans() if s.name == name]
+
+    def children(self, parent: ReadableSpan) -> list[ReadableSpan]:
+        return [s for s in self.spans() if s.parent is not None and s.parent.span_id == parent.context.span_id]
+
+    def metrics(self) -> dict[str, list[Any]]:
+        out: dict[str, list[Any]] = {}
+        data = self.reader.get_metrics_data()
+        for resource in data.resource_metrics if data else ():
+            for scope in resource.scope_metrics:
+                for metric in scope.metrics:
+                    out.setdefault(metric.name, []).extend(metric.data.data_points)
+        return out
+
+    def total(self, metric: str, **labels: Any) -> float:
+        return sum(getattr(p, "value", None) if hasattr(p, "value") else p.count
+                   for p in self.metrics().get(metric, []) if labels.items() <= dict(p.attributes).items())
+
+
+@pytest.fixture
+def otel():
+    return Telemetry()
+
+
+@pytest.fixture
+def observed(neo4j, schema, embedder, tenant, otel):
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                observability=otel.observability()) as memory:
+        yield memory
+
+
+def model(usage: int = 9) -> PromptedChatModel:
+    """A recorded extraction model that reports its tokens (input: prompt length / 4)."""
+
+    def answer(prompt: str) -> tuple[Any, float]:
+        if "Messages:" not in prompt:
+            return tool_answer("Judgement", {"verdicts": []}), 0.0
+        return extraction(entities=[{"name": "Ana", "type": "person", "aliases": []}], facts=[{
+            "subject": "Ana", "predicate": "lives_in", "object": SECRET, "object_is_entity": False,
+            "text": f"Ana lives in {SECRET}", "messages": [1], "single_valued": True}]), 0.0
+
+    return PromptedChatModel(answer=answer, usage=usage)
+
+
+def test_a_recall_is_a_span_with_its_embedding_and_its_statement(observed, otel):
+    observed.remember(f"Ana moved to {SECRET} in May", scope=SCOPE)
+    observed.remember("Ana has two cats", scope=SCOPE)
+    otel.exporter.clear()
+    found = observed.recall(f"Where did Ana move, {SECRET}?", scope=SCOPE, k=5, kinds=["fact"])
+    [recall] = otel.named("graphmem.recall")
+    attributes = dict(recall.attributes or {})
+    assert attributes["graphmem.tenant"] == observed.tenant and attributes["graphmem.scope.depth"] == 2
+    assert attributes["graphmem.k"] == 5 and attributes["graphmem.kinds"] == ("fact",)
+    assert attributes["graphmem.returned"] == len(found) >= 1
+    assert attributes["graphmem.candidates.semantic"] >= 1 and attributes["graphmem.candidates.lexical"] >= 1
+    assert {"semantic", "lexical"} <= set(attributes["graphmem.signals"])
+    kids = {s.name: s for s in otel.children(recall)}
+    embedding = next(s for name, s in kids.items() if name.startswith("embeddings "))
+    assert embedding.attributes["gen_ai.operation.name"] == "embeddings"
+    assert embedding.attributes["gen_ai.embeddings.dimension.count"] == observed._core.embedder.dimensions
+    statement = next(s for name, s in kids.items() if name.startswith("recall"))
+    assert statement.attributes["db.system.name"] == "neo4j"
+    assert statement.attributes["db.operation.name"] == statement.name
+    assert statement.attributes["db.response.returned_rows"] >= 1
+    assert statement.attributes["server.address"] == "127.0.0.1"
+    assert otel.total("graphmem.operation.duration", **{"graphmem.operation": "graphmem.recall"}) == 1
+    assert otel.total("db.client.operation.duration", **{"db.operation.name": statement.name}) == 1
+
+
+def test_a_remember_is_a_span_over_its_writes_and_counts_what_it_wrote(observed, otel):
+    otel.exporter.clear()
+    observed.remember(f"Ana moved to {SECRET}", scope=SCOPE)
+    [remember] = otel.named("graphmem.remember")
+    names = [s.name for s in otel.children(remember)]
+    assert "fact_create" in names and any(n.startswith("embeddings ") for n in names)
+    assert otel.total("graphmem.memories.written", **{"graphmem.kind": "fact"}) == 1
+    observed.remember(f"Ana moved to {SECRET}", scope=SCOPE)  # a duplicate: returned, not written
+    assert otel.total("graphmem.memories.written", **{"graphmem.kind": "fact"}) == 1
+
+
+def test_ingest_with_a_model_puts_its_tokens_on_the_model_span(observed, otel):
+    llm = model(usage=9)
+    result = observed.ingest([{"role": "user", "content": f"I live in {SECRET} now."}], scope=SCOPE, llm=llm)
+    assert result.usage.output_tokens >= 9
+    [ingest] = otel.named("graphmem.ingest")
+    assert ingest.attributes["graphmem.messages"] == 1 and ingest.attributes["graphmem.facts"] == 1
+    assert ingest.attributes["graphmem.output_tokens"] == result.usage.output_tokens
+    chats = [s for s in otel.spans() if s.name.startswith("chat ")]
+    assert chats and all(s.context.trace_id == ingest.context.trace_id for s in chats)
+    first = chats[0]
+    assert first.attributes["gen_ai.operation.name"] == "chat" and first.attributes["graphmem.purpose"]
+    assert first.attributes["gen_ai.usage.output_tokens"] == 9
+    assert first.attributes["gen_ai.usage.input_tokens"] == len(llm.prompts[0]) // 4
+    assert sum(s.attributes["gen_ai.usage.input_tokens"] for s in chats) == result.usage.input_tokens
+    assert otel.total("graphmem.model.tokens", **{"gen_ai.token.type": "output"}) == result.usage.output_tokens
+    assert otel.total("graphmem.model.requests") == len(llm.prompts)
+    assert otel.total("graphmem.memories.written", **{"graphmem.kind": "episode"}) == 1
+
+
+def test_after_turn_s_background_work_stays_in_the_turn_s_trace(observed, otel):
+    handle = observed.after_turn([{"role": "user", "content": f"I live in {SECRET} now."}], scope=SCOPE, llm=model())
+    assert handle.result(timeout=60).ok
+    [turn] = otel.named("graphmem.after_turn")
+    [background] = otel.named("graphmem.after_turn.background")
+    assert background.context.trace_id == turn.context.trace_id
+    assert background.parent is not None and background.parent.span_id == turn.context.span_id
+    assert background.attributes["graphmem.ok"] is True and background.attributes["graphmem.episodes"] == 1
+    under = {s.name for s in otel.spans() if s.context.trace_id == turn.context.trace_id}
+    assert any(n.startswith("chat ") for n in under) and "fact_create" in under and "episode_create" in under
+
+
+def test_async_memory_spans_and_its_background_work_too(neo4j, schema, embedder, tenant, otel):
+    import asyncio
+
+    from graphmem import AsyncMemory
+
+    async def run() -> None:
+        async with AsyncMemory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                               observability=otel.observability()) as memory:
+            handle = await memory.after_turn([{"role": "user", "content": "I live in Oslo now."}], scope=SCOPE,
+                                             llm=model())
+            assert (await handle.result(timeout=60)).ok
+            await memory.recall("Where does Ana live?", scope=SCOPE)
+
+    asyncio.run(run())
+    [turn] = otel.named("graphmem.after_turn")
+    [background] = otel.named("graphmem.after_turn.background")
+    assert background.context.trace_id == turn.context.trace_id
+    assert otel.named("graphmem.recall")
+
+
+def test_a_failed_call_is_an_error_span_with_its_class(observed, otel):
+    with pytest.raises(InvalidInputError):
+        observed.recall("anything", scope=SCOPE, k=0)
+    [recall] = otel.named("graphmem.recall")
+    assert recall.status.status_code is StatusCode.ERROR
+    assert recall.attributes["error.type"] == "InvalidInputError" and recall.attributes["graphmem.error.field"] == "k"
+    assert "graphmem.error.message" not in recall.attributes  # the message may quote input
+    assert otel.total("graphmem.errors", **{"error.type": "InvalidInputError"}) == 1
+
+
+def _everything(memory: Memory) -> None:
+    """Calls whose arguments all carry SECRET: texts, question, user id, scope path."""
+    scope = f"acme/{SECRET.lower()}"
+    fact = memory.remember(f"Ana moved to {SECRET}", scope=scope, user_id=USER)
+    memory.recall(f"Who lives in {SECRET}?", scope=scope, user_id=USER)
+    memory.context(f"What about {SECRET}?", scope=scope)
+    memory.ingest([{"role": "user", "name": SECRET, "content": f"I live in {SECRET} now."}], scope=scope, llm=model(),
+                  user_id=USER)
+    memory.after_turn([{"role": "user", "content": f"{SECRET} is lovely"}], scope=scope, llm=model(),
+                      user_id=USER).result(timeout=60)
+    memory.correct(fact.id, f"Ana moved to {SECRET} City")
+    with pytest.raises(InvalidInputError):
+        memory.remember(f"{SECRET} " * 10, scope=scope, importance=7)
+    memory.erase(user_id=USER)
+
+
+def _strings(otel: Telemetry) -> list[str]:
+    seen: list[str] = []
+    for span in otel.spans():
+        seen += [span.name, *(str(v) for v in (span.attributes or {}).values())]
+        seen += [str(v) for event in span.events for v in (event.attributes or {}).values()]
+        seen.append(span.status.description or "")
+    for points in otel.metrics().values():
+        seen += [str(v) for p in points for v in dict(p.attributes).values()]
+    return seen
+
+
+def test_no_text_question_or_user_id_in_any_attribute_unless_asked(neo4j, schema, embedder, tenant, otel):
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                observability=otel.observability()) as memory:
+        _everything(memory)
+    seen = _strings(otel)
+    assert len(otel.spans()) > 40 and {"graphmem.recall", "graphmem.ingest", "graphmem.erase"} <= set(seen)
+    assert [s for s in seen if SECRET.lower() in s.lower()] == []
+
+    asked = Telemetry()  # the same calls, content on: the search above would have seen it
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant + "-content", embedder=embedder,
+                observability=asked.observability(record_content=True)) as memory:
+        _everything(memory)
+    shown = [s for s in _strings(asked) if SECRET.lower() in s.lower()]
+    assert f"Who lives in {SECRET}?" in shown and USER in shown
+
+
+def test_a_memory_without_observability_records_nothing(neo4j, schema, embedder, tenant, otel):
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                observability=Observability(tracer_provider=otel.tracer_provider, enabled=False)) as memory:
+        memory.remember("Ana has two cats", scope=SCOPE)
+        memory.recall("cats?", scope=SCOPE)
+    assert otel.spans() == []
+
+
+def test_observability_must_be_an_observability(neo4j, tenant):
+    from graphmem import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="observability"):
+        Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=None, observability="otel")
