@@ -31,6 +31,12 @@ AVAILABLE = _trace is not None
 NAME = "graphmem"
 """The instrumentation scope of every tracer and meter graphmem asks for."""
 _NULL = contextlib.nullcontext()
+SECONDS = (0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+           10.0, 30.0, 60.0, 120.0, 300.0)
+"""Bucket bounds (seconds) advised for the duration histograms: a recall takes milliseconds,
+an ingest with a model minutes (the SDK's own default bounds are made for milliseconds)."""
+TOKENS = (16, 64, 256, 1024, 4096, 16384, 65536, 262144)
+"""Bucket bounds advised for ``gen_ai.client.token.usage`` (the GenAI conventions' powers of 4)."""
 
 
 class _NullSpan:
@@ -83,10 +89,11 @@ class Observability:
 
     def _instruments(self, meter: Any) -> None:
         self.operation_duration = meter.create_histogram(
-            "graphmem.operation.duration", unit="s",
+            "graphmem.operation.duration", unit="s", explicit_bucket_boundaries_advisory=SECONDS,
             description="Duration of a public graphmem call (recall, remember, ingest...), by graphmem.operation")
         self.db_duration = meter.create_histogram(
-            "db.client.operation.duration", unit="s", description="Duration of one Cypher template run")
+            "db.client.operation.duration", unit="s", explicit_bucket_boundaries_advisory=SECONDS,
+            description="Duration of one Cypher template run")
         self.errors = meter.create_counter(
             "graphmem.errors", unit="{error}", description="Public calls that raised, by error.type")
         self.written = meter.create_counter(
@@ -100,7 +107,8 @@ class Observability:
         self.model_tokens = meter.create_counter(
             "graphmem.model.tokens", unit="{token}", description="Tokens the chat model reported, by gen_ai.token.type")
         self.token_usage = meter.create_histogram(
-            "gen_ai.client.token.usage", unit="{token}", description="Tokens per chat-model request")
+            "gen_ai.client.token.usage", unit="{token}", explicit_bucket_boundaries_advisory=TOKENS,
+            description="Tokens per chat-model request")
 
     # -- spans -------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 import time
-from collections.abc import Callable, Mapping, Sized
+from collections.abc import Callable, Iterable, Mapping, Sized
 from typing import Any, TypeVar
 
 from .observe import OFF, Observability
@@ -140,22 +140,22 @@ def traced(operation: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def instrument(prefix: str) -> Callable[[C], C]:
+def instrument(prefix: str, names: Iterable[str] | Mapping[str, str] | None = None) -> Callable[[C], C]:
     """A class decorator: every public method graphmem defines for the class (its own or a
     mixin's; not those it inherits from langchain or langgraph) becomes ``traced`` as
-    ``<prefix>.<name>``. Properties, static and class methods and generators are left as
-    they are."""
+    ``<prefix>.<name>``; with ``names``, only those methods (a mapping names each one's
+    operation). Properties, static and class methods and generators are left as they are."""
 
     def wrap(cls: C) -> C:
-        for name in dir(cls):
-            if name.startswith("_"):
-                continue
+        chosen = names if names is not None else [n for n in dir(cls) if not n.startswith("_")]
+        for name in chosen:
             raw = inspect.getattr_static(cls, name)
             if (not inspect.isfunction(raw) or not raw.__module__.startswith("graphmem.")
                     or getattr(raw, "__graphmem_traced__", False)
                     or inspect.isasyncgenfunction(raw) or inspect.isgeneratorfunction(raw)):
                 continue
-            setattr(cls, name, traced(f"{prefix}.{name}", raw))
+            operation = names[name] if isinstance(names, Mapping) else f"{prefix}.{name}"
+            setattr(cls, name, traced(operation, raw))
         return cls
 
     return wrap

@@ -11,6 +11,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from .._base import scopes
 from .._base.models import Episode
+from .._base.traced import instrument
 from ._bridge import acall, call, check_memory
 
 __all__ = ["GraphMemChatMessageHistory", "episode_message"]
@@ -33,6 +34,7 @@ def _storable(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
             or getattr(m, "tool_calls", None)]
 
 
+@instrument("graphmem.langchain.history")
 class GraphMemChatMessageHistory(BaseChatMessageHistory):
     """A conversation kept as episodes (``session_id`` at ``scope``, of ``user_id``).
 

@@ -15,6 +15,7 @@ from .._base import scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
 from .._base.models import Episode, Fact, Provenance, Record
+from .._base.traced import instrument, observer
 from .._recall.fusion import ScoredMemory
 from ._arguments import argument_errors
 from ._bridge import Caller, check_memory, twins
@@ -109,6 +110,7 @@ class _Tools:
         self.user_id = user_id
         self.session_id = session_id
         self.provenance = provenance
+        self._observe: Any = None
 
     def owned(self, record: Record | None, rid: str, what: str = "memory") -> Record:
         """The record, if this scope may change it: stored at the bound scope or below."""
@@ -188,6 +190,9 @@ def _guard(fn: Callable[..., Coroutine[Any, Any, str]]) -> Callable[..., Corouti
     return guarded
 
 
+instrument("graphmem.langchain", names=list(_SPECS))(_Tools)  # each tool call is a span
+
+
 def memory_tools(
     memory: Any,
     *,
@@ -212,6 +217,7 @@ def memory_tools(
     check.identifier(user_id, "user_id", allow_none=True)
     check.identifier(session_id, "session_id", allow_none=True)
     state = _Tools(scope, user_id, session_id, check.choice(provenance, Provenance, "provenance"))
+    state._observe = observer(memory)  # the tools' spans go where the memory's go
     sync = not isinstance(memory, AsyncMemory)  # an AsyncMemory's tools are async only
     tools: list[BaseTool] = []
     for name in include:

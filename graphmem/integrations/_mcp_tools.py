@@ -16,6 +16,7 @@ from .._async.memory import AsyncMemory
 from .._base import validate as check
 from .._base.errors import GraphMemError, InvalidInputError, Neo4jUnavailableError
 from .._base.models import MemoryRecord
+from .._base.traced import instrument
 from ._arguments import argument_errors
 from ._mcp_support import Bounds, record_line, record_lines
 
@@ -274,6 +275,9 @@ class _Tools:
                 return "no procedure fits"
             return "\n".join(f"{record_line(s.procedure, score=s.score, quarantined=s.quarantined)} | "
                              f"success rate {s.success_rate:.2f}" for s in found)
+
+
+instrument("graphmem.mcp", names=list(_ANNOTATIONS))(_Tools)  # each tool call is a span
 
 
 def tools(memory: AsyncMemory, bounds: Bounds, user_id: str | None) -> list[Tool]:

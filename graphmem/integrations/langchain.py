@@ -19,6 +19,7 @@ from .._base import scopes
 from .._base.errors import InvalidInputError
 from .._base.models import KINDS
 from .._base.public import publish
+from .._base.traced import instrument
 from .._recall.fusion import ScoredMemory
 from ._bridge import acall, call, check_memory
 from ._lc_history import GraphMemChatMessageHistory, episode_message
@@ -31,6 +32,8 @@ def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
+@instrument("graphmem.langchain", names={"_get_relevant_documents": "graphmem.langchain.retriever",
+                                        "_aget_relevant_documents": "graphmem.langchain.retriever"})
 class GraphMemRetriever(BaseRetriever):
     """Documents from ``recall``: ``page_content`` is the memory's text, ``metadata`` its
     id, kind, scope, score and score parts, provenance, status, valid time, session id and

@@ -44,6 +44,7 @@ from .._async.store import AsyncItemStore
 from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import ConfigurationError, InvalidInputError
+from .._base.traced import instrument
 from .._memory import store
 from .._memory.store import (
     ItemDelete,
@@ -64,6 +65,7 @@ from ._lg_batch import Batcher
 __all__ = ["GraphMemStore"]
 
 
+@instrument("graphmem.langgraph", names=("batch", "abatch", "history", "ahistory"))
 class GraphMemStore(BaseStore):
     """A LangGraph store on ``memory`` (a ``Memory``, or an ``AsyncMemory`` for async
     graphs). ``scope`` is an optional root every namespace lives under.

@@ -1,5 +1,7 @@
-"""on_event: invalidations, supersessions, prunes, demotions and summaries are published
-once, after they are committed; a hook that raises never breaks the memory."""
+"""on_event: every write and recall is published (remembered, recalled, ingested, corrected,
+forgotten, erased), and so are invalidations, supersessions, prunes, demotions and
+summaries, once, after they are committed, with no text; a hook that raises never breaks
+the memory."""
 
 from __future__ import annotations
 
@@ -13,13 +15,21 @@ from graphmem import LearningSettings, Memory, MemoryEvent
 from ..fakes import scripted, tool_answer
 
 SCOPE = "acme"
+NEWS = {"remembered", "recalled", "ingested", "corrected", "forgotten", "erased"}
 
 
 @pytest.fixture
 def watched(neo4j, schema, embedder, tenant):
+    """A memory and the lifecycle events it publishes (those of every write and recall,
+    ``NEWS``, are left out: the tests below them have their own)."""
     events: list[MemoryEvent] = []
+
+    def lifecycle(event: MemoryEvent) -> None:
+        if event.kind not in NEWS:
+            events.append(event)
+
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
-                on_event=events.append, learning=LearningSettings(min_outcomes=2, max_failure_rate=0.4)) as memory:
+                on_event=lifecycle, learning=LearningSettings(min_outcomes=2, max_failure_rate=0.4)) as memory:
         yield memory, events
 
 
@@ -119,3 +129,65 @@ def test_clearing_a_session_and_deleting_a_store_item_are_published(watched):
     assert events == []
     store.delete(("acme", "prefs"), "theme")
     assert kinds(events) == [("invalidated", "forgotten")] and len(events[0].ids) == 1
+
+
+def test_every_write_and_recall_is_published_without_text(neo4j, schema, embedder, tenant):
+    seen: list[MemoryEvent] = []
+    everything: list[MemoryEvent] = []
+
+    def hook(event: MemoryEvent) -> None:
+        seen.append(event)
+        everything.append(event)
+
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder, on_event=hook) as memory:
+        fact = memory.remember("Ann lives in Porto.", scope=SCOPE, user_id="ann")
+        assert [(e.kind, e.ids, e.detail) for e in seen] == [("remembered", (fact.id,), {"kinds": {"fact": 1}})]
+        seen.clear()
+
+        found = memory.recall("Where does Ann live?", scope=SCOPE)
+        [asked] = seen
+        assert asked.kind == "recalled" and asked.ids == tuple(r.record.id for r in found) and fact.id in asked.ids
+        assert asked.detail["k"] == 10 and asked.detail["returned"] == len(found) and asked.scope == SCOPE
+        assert set(asked.detail["candidates"]) == {"semantic", "lexical", "graph", "entity", "seeds"}
+        assert asked.seconds is not None and asked.seconds > 0
+        seen.clear()
+
+        result = memory.ingest([{"role": "user", "name": "Ann", "content": "I moved to Lisbon."}], scope=SCOPE,
+                               llm=None, session_id="s1", user_id="ann")
+        assert [e.kind for e in seen] == ["remembered", "ingested"]
+        assert seen[0].detail["kinds"]["episode"] == 1 and seen[0].detail["kinds"]["entity"] >= 1
+        assert seen[1].ids == result.episode_ids and seen[1].detail["messages"] == 1
+        assert seen[1].detail["entities"] == len(result.entities_created) and seen[1].seconds > 0
+        seen.clear()
+
+        fixed = memory.correct(fact.id, "Ann lives in Braga.")
+        corrected = next(e for e in seen if e.kind == "corrected")
+        assert corrected.ids == (fixed.id, fact.id) and corrected.detail["invalidated"] >= 1
+        assert ("remembered", (fixed.id,)) in [(e.kind, e.ids) for e in seen]
+        seen.clear()
+
+        assert memory.forget(scope=SCOPE, id=fixed.id) == 1
+        assert [(e.kind, e.ids) for e in seen] == [("invalidated", (fixed.id,)), ("forgotten", (fixed.id,))]
+        seen.clear()
+
+        report = memory.erase(user_id="ann")
+        [erased] = [e for e in seen if e.kind == "erased"]
+        assert erased.ids == () and erased.detail["total"] == report.total >= 2 and erased.detail["fact"] == report.fact
+    told = " ".join(e.model_dump_json() for e in everything)
+    assert [w for w in ("Porto", "Lisbon", "Braga", "Where does", "ann") if w in told] == []
+
+
+def test_a_hook_that_raises_on_every_event_leaves_each_write_whole(neo4j, schema, embedder, tenant, caplog):
+    def broken(event):
+        raise RuntimeError("my subscriber is down")
+
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                on_event=broken) as memory, caplog.at_level(logging.ERROR, logger="graphmem"):
+        fact = memory.remember("Cleo uses vim.", scope=SCOPE)
+        result = memory.ingest([{"role": "user", "name": "Cleo", "content": "I moved to Oslo."},
+                                {"role": "assistant", "content": "Noted."}], scope=SCOPE, llm=None, session_id="s")
+        assert [r.record.id for r in memory.recall("What does Cleo use?", scope=SCOPE)][:1] == [fact.id]
+        assert memory.get(fact.id).text == "Cleo uses vim."
+        assert [m.text for m in memory.messages("s", scope=SCOPE)] == ["I moved to Oslo.", "Noted."]
+        assert len(result.episodes) == 2
+    assert caplog.text.count("on_event hook raised") >= 4  # remembered, remembered, ingested, recalled

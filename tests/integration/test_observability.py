@@ -237,3 +237,94 @@ def test_observability_must_be_an_observability(neo4j, tenant):
 
     with pytest.raises(ConfigurationError, match="observability"):
         Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=None, observability="otel")
+
+
+_WITHOUT_OPENTELEMETRY = """
+import importlib.abc, json, os, sys
+
+class Hidden(importlib.abc.MetaPathFinder):  # as if opentelemetry-api were not installed
+    def find_spec(self, name, path=None, target=None):
+        if name == "opentelemetry" or name.startswith("opentelemetry."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, Hidden())
+from graphmem import HashingEmbedder, Memory, Observability
+from graphmem._base import observe
+
+events = []
+with Memory(os.environ["T_URI"], (os.environ["T_USER"], os.environ["T_PASSWORD"]), tenant=os.environ["T_TENANT"],
+            embedder=HashingEmbedder(int(os.environ["T_DIM"])), on_event=events.append,
+            observability=Observability(record_content=True)) as memory:
+    fact = memory.remember("Ana lives in Oslo", scope="acme/support")
+    found = memory.recall("Where does Ana live?", scope="acme/support")
+    memory.ingest([{"role": "user", "name": "Ana", "content": "I moved to Bergen."}], scope="acme/support", llm=None)
+    memory.after_turn([{"role": "user", "content": "Bergen is rainy"}], scope="acme/support").result(timeout=60)
+print(json.dumps({"available": observe.AVAILABLE, "loaded": sorted(m for m in sys.modules if m.startswith("opentelemetry")),
+                  "found": [r.record.id for r in found], "fact": fact.id, "events": [e.kind for e in events]}))
+"""
+
+
+def test_everything_runs_the_same_without_opentelemetry(neo4j, schema, embedder, tenant):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "T_URI": neo4j.uri, "T_USER": neo4j.user, "T_PASSWORD": neo4j.password, "T_TENANT": tenant,
+           "T_DIM": str(embedder.dimensions)}
+    done = subprocess.run([sys.executable, "-c", _WITHOUT_OPENTELEMETRY], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["available"] is False and out["loaded"] == []
+    assert out["fact"] in out["found"]
+    assert {"remembered", "recalled", "ingested"} <= set(out["events"])
+
+
+def test_graphmem_connects_to_nothing_but_neo4j(neo4j, schema, tenant, otel, monkeypatch):
+    """Every socket graphmem opens, with the default embedder and entity extractor, the SDK
+    recording and every kind of call made, goes to the Neo4j port on the loopback address:
+    no telemetry, no model download, no lookup of any other name."""
+    import socket
+    from urllib.parse import urlsplit
+
+    port = urlsplit(neo4j.uri).port
+    allowed = {("127.0.0.1", port), ("::1", port), ("localhost", port)}
+    tried: list[Any] = []
+    connect, connect_ex, getaddrinfo = socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo
+
+    def guarded(address: Any) -> None:
+        if isinstance(address, tuple) and tuple(address[:2]) not in allowed:
+            tried.append(address)
+            raise OSError(f"blocked by the test: {address}")
+
+    def guarded_connect(self: socket.socket, address: Any) -> Any:
+        guarded(address)
+        return connect(self, address)
+
+    def guarded_connect_ex(self: socket.socket, address: Any) -> Any:
+        guarded(address)
+        return connect_ex(self, address)
+
+    def guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host not in ("127.0.0.1", "localhost", "::1", None):
+            tried.append(host)
+            raise socket.gaierror(f"blocked by the test: {host}")
+        return getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+    monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, observability=otel.observability()) as memory:
+        fact = memory.remember("Ana lives in Oslo", scope=SCOPE)
+        memory.recall("Where does Ana live?", scope=SCOPE)
+        memory.context("Ana", scope=SCOPE)
+        memory.ingest([{"role": "user", "name": "Ana", "content": "I moved to Bergen with Priya."}], scope=SCOPE,
+                      llm=model())
+        memory.after_turn([{"role": "user", "content": "Bergen is rainy"}], scope=SCOPE, llm=model()).result(timeout=60)
+        memory.correct(fact.id, "Ana lives in Bergen")
+        assert list(memory.export_records())
+        memory.erase(scope=SCOPE)
+    assert len(otel.spans()) > 20
+    assert tried == []
