@@ -239,6 +239,10 @@ class AsyncExecutor:
         return await self._retrying(attempt, write=True)
 
     async def write_one(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run one template in a write transaction of its own (not one that creates memories:
+        its ``remembered`` event is published by ``write`` only)."""
+        if name in CREATES:
+            raise ValueError(f"{name} creates memories: run it through write()")
         async def attempt() -> list[dict[str, Any]]:
             async with self._session() as session:
                 return await _in_transaction(session.execute_write, self._one, name, params)

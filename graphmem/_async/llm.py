@@ -65,29 +65,31 @@ class AsyncLlmCaller:
             self.calls += 1
             tally.request()
             one = Tally()  # this request's tokens, for its span
-            with self.observe.span(f"chat {model}", {"gen_ai.operation.name": "chat", "gen_ai.request.model": model,
-                                                     "graphmem.purpose": purpose}, client=True) as span:
-                try:
+            wait = None
+            async with self._slots:  # the span is the request itself: no queueing, no backoff in it
+                with self.observe.span(f"chat {model}", {"gen_ai.operation.name": "chat", "gen_ai.request.model": model,
+                                                         "graphmem.purpose": purpose}, client=True) as span:
                     try:
-                        async with self._slots:
+                        try:
                             out = await runnable.ainvoke(prompt, config={"callbacks": [UsageCollector(one)]})
-                    finally:
-                        tally.merge(one)
-                        _usage(self.observe, span, purpose, model, one)
-                    parsed = out if isinstance(out, schema) else schema.model_validate(out)
-                    if check is not None:
-                        check(parsed)
-                    return parsed
-                except Exception as exc:
-                    self.observe.failed(span, exc)
-                    if is_rate_limit(exc) and refusals < self.rate_limit_retries:
-                        seconds = wait_for(exc, refusals, self.backoff)
-                        refusals += 1
-                        tally.refused(seconds)
-                        span.set_attribute("graphmem.rate_limit.wait", seconds)
-                        await asyncio.sleep(seconds)
-                        continue
-                    errors.append(f"{type(exc).__name__}: {_short(exc)}")
+                        finally:
+                            tally.merge(one)
+                            _usage(self.observe, span, purpose, model, one)
+                        parsed = out if isinstance(out, schema) else schema.model_validate(out)
+                        if check is not None:
+                            check(parsed)
+                        return parsed
+                    except Exception as exc:
+                        self.observe.failed(span, exc)
+                        if is_rate_limit(exc) and refusals < self.rate_limit_retries:
+                            wait = wait_for(exc, refusals, self.backoff)
+                            refusals += 1
+                            tally.refused(wait)
+                            span.set_attribute("graphmem.rate_limit.wait", wait)
+                        else:
+                            errors.append(f"{type(exc).__name__}: {_short(exc)}")
+            if wait is not None:  # asked again after the wait, without holding a slot
+                await asyncio.sleep(wait)
         raise ModelError(purpose, errors)
 
 

@@ -136,7 +136,7 @@ class CheckedEmbedder(Embeddings):
                 raise
             except Exception as exc:
                 raise self._failed(exc) from exc
-            _dimension(span, out[0] if out else None)
+            _dimension(span, out, first=True)
             return out
 
     def embed_query(self, text: str) -> list[float]:
@@ -158,7 +158,7 @@ class CheckedEmbedder(Embeddings):
                 raise
             except Exception as exc:
                 raise self._failed(exc) from exc
-            _dimension(span, out[0] if out else None)
+            _dimension(span, out, first=True)
             return out
 
     async def aembed_query(self, text: str) -> list[float]:
@@ -173,8 +173,12 @@ class CheckedEmbedder(Embeddings):
             return out
 
 
-def _dimension(span: Any, vector: Any) -> None:
-    if span.is_recording() and isinstance(vector, (list, tuple)):
+def _dimension(span: Any, out: Any, *, first: bool = False) -> None:
+    """The vectors' dimension on a recording span (of the first vector with ``first``)."""
+    if not span.is_recording():
+        return
+    vector = (out[0] if isinstance(out, (list, tuple)) and out else None) if first else out
+    if isinstance(vector, (list, tuple)):
         span.set_attribute("gen_ai.embeddings.dimension.count", len(vector))
 
 

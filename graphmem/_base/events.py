@@ -115,7 +115,11 @@ class Emitter:
 
     def publish(self, events: Iterable[Pending]) -> None:
         for fields in events:
-            self._observe.event(fields["kind"], fields.get("ids", ()), fields.get("reason"), fields.get("detail") or {})
+            try:  # metrics of a committed change: never a reason to fail the call that made it
+                self._observe.event(fields["kind"], fields.get("ids", ()), fields.get("reason"),
+                                    fields.get("detail") or {})
+            except Exception:
+                logger.exception("graphmem: could not count a %s event in the metrics", fields.get("kind"))
             if not self.listening and fields["kind"] not in _FAILURES:
                 continue  # nobody to tell
             try:

@@ -75,14 +75,15 @@ class Observability:
 
             raise InvalidInputError("record_content", "must be True or False")
         self.record_content = record_content
-        self.tracer: Any = None
+        """Whether spans may hold content: questions, scope paths, ids, error messages."""
+        self._tracer: Any = None
         self._meter: Any = None
         if enabled and AVAILABLE:
-            self.tracer = (tracer_provider.get_tracer(NAME, __version__) if tracer_provider is not None
+            self._tracer = (tracer_provider.get_tracer(NAME, __version__) if tracer_provider is not None
                            else _trace.get_tracer(NAME, __version__))
             self._meter = (meter_provider.get_meter(NAME, __version__) if meter_provider is not None
                            else _metrics.get_meter(NAME, __version__))
-        self.on = self.tracer is not None
+        self.on = self._tracer is not None
         """Whether anything may be recorded (the API is there and instrumentation is on)."""
         if self._meter is not None:
             self._instruments(self._meter)
@@ -114,7 +115,7 @@ class Observability:
 
     @contextlib.contextmanager
     def _span(self, name: str, attributes: Mapping[str, Any], kind: Any) -> Iterator[Any]:
-        with self.tracer.start_as_current_span(name, kind=kind, attributes=attributes, record_exception=False,
+        with self._tracer.start_as_current_span(name, kind=kind, attributes=attributes, record_exception=False,
                                                set_status_on_exception=False) as span:
             try:
                 yield span
@@ -138,8 +139,8 @@ class Observability:
         kind = type(exc).__name__
         span.set_attribute("error.type", kind)
         field = getattr(exc, "field", None)
-        if isinstance(field, str):
-            span.set_attribute("graphmem.error.field", field)
+        if isinstance(field, str):  # its argument only: a longer path may hold a key the caller chose
+            span.set_attribute("graphmem.error.field", field if self.record_content else _argument(field))
         if self.record_content:
             span.set_attribute("graphmem.error.message", str(exc)[:1000])
         span.set_status(Status(StatusCode.ERROR, kind))
@@ -175,11 +176,14 @@ class Observability:
 
     # -- metrics -----------------------------------------------------------------------
 
-    def called(self, operation: str, seconds: float, error: str | None) -> None:
-        """Count one public call: its duration, and its error class if it raised."""
+    def called(self, operation: str, seconds: float, error: str | None, *, nested: bool = False) -> None:
+        """Count one public call: its duration, and its error class if it raised
+        (``graphmem.nested`` when it ran inside another graphmem call)."""
         if self._meter is None:
             return
-        labels = {"graphmem.operation": operation}
+        labels: dict[str, Any] = {"graphmem.operation": operation}
+        if nested:
+            labels["graphmem.nested"] = True
         if error is not None:
             labels["error.type"] = error
             self.errors.add(1, labels)
@@ -237,9 +241,15 @@ def note(name: str, **attributes: Any) -> None:
 
 
 def model_name(model: Any) -> str:
-    """What a chat model or embedder calls its model (``model_name``, ``model``, ...), else its class."""
+    """What a chat model or embedder calls its model (``model_name``, ``model``, ...), else its
+    class; its last path segment, at most 64 characters (a span name and a metric label)."""
     for attribute in ("model_name", "model", "model_id", "deployment_name"):
         value = getattr(model, attribute, None)
-        if isinstance(value, str) and value:
-            return value
+        if isinstance(value, str) and value.strip():
+            return value.strip().replace("\\", "/").rstrip("/").rsplit("/", 1)[-1][:64] or type(model).__name__
     return type(model).__name__
+
+
+def _argument(field: str) -> str:
+    """The argument a field path starts with (``messages`` of ``messages[1].name``)."""
+    return field.split(".", 1)[0].split("[", 1)[0]

@@ -10,18 +10,21 @@ OpenTelemetry a wrapped call costs one attribute read and one test."""
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import inspect
 import time
 from collections.abc import Callable, Iterable, Mapping, Sized
 from typing import Any, TypeVar
 
+from .models import KINDS
 from .observe import OFF, Observability
 
 C = TypeVar("C", bound=type)
 _SHOWN = ("scope", "k", "kinds", "messages", "items", "records")
 _CONTENT = ("query", "user_id", "agent_id", "session_id")
 _default: Observability | None = None
+_inside: contextvars.ContextVar[bool] = contextvars.ContextVar("graphmem_inside_a_call", default=False)
 
 
 def default() -> Observability:
@@ -41,8 +44,10 @@ def observer(owner: Any) -> Observability:
 
 
 def tenant_of(owner: Any) -> str | None:
+    """The tenant of a memory object, or of the memory an integration holds or names."""
     core = getattr(owner, "_core", None) or getattr(getattr(owner, "memory", None), "_core", None)
-    return getattr(core, "tenant", None)
+    tenant = getattr(core, "tenant", None) if core is not None else getattr(owner, "_tenant", None)
+    return tenant if isinstance(tenant, str) else None
 
 
 class _Arguments:
@@ -78,8 +83,8 @@ def _shown(name: str, value: Any, content: bool) -> dict[str, Any]:
         return shown
     if name == "k" and isinstance(value, int) and not isinstance(value, bool):
         return {"graphmem.k": value}
-    if name == "kinds" and isinstance(value, (list, tuple, set, frozenset)):
-        return {"graphmem.kinds": sorted(str(v) for v in value)}
+    if name == "kinds" and isinstance(value, (list, tuple, set, frozenset)):  # graphmem's kinds only
+        return {"graphmem.kinds": sorted(v for v in value if isinstance(v, str) and v in KINDS)}
     if name in ("messages", "items", "records") and isinstance(value, Sized) and not isinstance(value, (str, bytes)):
         return {f"graphmem.{name}": len(value)}
     if content and name in _CONTENT and isinstance(value, str):
@@ -88,12 +93,18 @@ def _shown(name: str, value: Any, content: bool) -> dict[str, Any]:
 
 
 def _begin(obs: Observability, operation: str, owner: Any, spec: _Arguments, args: tuple[Any, ...],
-           kwargs: Mapping[str, Any]) -> tuple[Any, float]:
+           kwargs: Mapping[str, Any]) -> tuple[Any, float, bool, Any]:
+    """The call's span, its start, whether it runs inside another graphmem call (``context``
+    calling ``recall``, a tool calling ``remember``: marked ``graphmem.nested``, so a
+    dashboard of top-level calls counts each once), and the token that restores that."""
     attributes = spec.of(args, kwargs, obs.record_content)
     tenant = tenant_of(owner)
     if tenant is not None:
         attributes["graphmem.tenant"] = tenant
-    return obs.span(operation, attributes), time.perf_counter()
+    nested = _inside.get()
+    if nested:
+        attributes["graphmem.nested"] = True
+    return obs.span(operation, attributes), time.perf_counter(), nested, _inside.set(True)
 
 
 def traced(operation: str, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -106,7 +117,7 @@ def traced(operation: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             obs = observer(self)
             if not obs.on:
                 return await fn(self, *args, **kwargs)
-            span, started = _begin(obs, operation, self, spec, args, kwargs)
+            span, started, nested, token = _begin(obs, operation, self, spec, args, kwargs)
             error = None
             try:
                 with span:
@@ -115,7 +126,8 @@ def traced(operation: str, fn: Callable[..., Any]) -> Callable[..., Any]:
                 error = type(exc).__name__
                 raise
             finally:
-                obs.called(operation, time.perf_counter() - started, error)
+                _inside.reset(token)
+                obs.called(operation, time.perf_counter() - started, error, nested=nested)
 
         acall.__graphmem_traced__ = True  # type: ignore[attr-defined]
         return acall
@@ -125,7 +137,7 @@ def traced(operation: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         obs = observer(self)
         if not obs.on:
             return fn(self, *args, **kwargs)
-        span, started = _begin(obs, operation, self, spec, args, kwargs)
+        span, started, nested, token = _begin(obs, operation, self, spec, args, kwargs)
         error = None
         try:
             with span:
@@ -134,7 +146,8 @@ def traced(operation: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             error = type(exc).__name__
             raise
         finally:
-            obs.called(operation, time.perf_counter() - started, error)
+            _inside.reset(token)
+            obs.called(operation, time.perf_counter() - started, error, nested=nested)
 
     call.__graphmem_traced__ = True  # type: ignore[attr-defined]
     return call

@@ -241,6 +241,10 @@ class Executor:
         return self._retrying(attempt, write=True)
 
     def write_one(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run one template in a write transaction of its own (not one that creates memories:
+        its ``remembered`` event is published by ``write`` only)."""
+        if name in CREATES:
+            raise ValueError(f"{name} creates memories: run it through write()")
         def attempt() -> list[dict[str, Any]]:
             with self._session() as session:
                 return _in_transaction(session.execute_write, self._one, name, params)

@@ -15,6 +15,7 @@ from .._base import scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
 from .._base.models import Episode, Fact, Provenance, Record
+from .._base.observe import Observability
 from .._base.traced import instrument, observer
 from .._recall.fusion import ScoredMemory
 from ._arguments import argument_errors
@@ -105,12 +106,14 @@ class _Tools:
     the sync and async callables from it), and the state they share: the memory's scope and
     what the application bound."""
 
-    def __init__(self, scope: str, user_id: str | None, session_id: str | None, provenance: Provenance) -> None:
+    def __init__(self, scope: str, user_id: str | None, session_id: str | None, provenance: Provenance,
+                 observe: Observability, tenant: str) -> None:
         self.scope = scope
         self.user_id = user_id
         self.session_id = session_id
         self.provenance = provenance
-        self._observe: Any = None
+        self._observe = observe
+        self._tenant = tenant
 
     def owned(self, record: Record | None, rid: str, what: str = "memory") -> Record:
         """The record, if this scope may change it: stored at the bound scope or below."""
@@ -216,8 +219,9 @@ def memory_tools(
     scope = scopes.check_path(scope)
     check.identifier(user_id, "user_id", allow_none=True)
     check.identifier(session_id, "session_id", allow_none=True)
-    state = _Tools(scope, user_id, session_id, check.choice(provenance, Provenance, "provenance"))
-    state._observe = observer(memory)  # the tools' spans go where the memory's go
+    # the tools' spans go where the memory's go
+    state = _Tools(scope, user_id, session_id, check.choice(provenance, Provenance, "provenance"), observer(memory),
+                   memory.tenant)
     sync = not isinstance(memory, AsyncMemory)  # an AsyncMemory's tools are async only
     tools: list[BaseTool] = []
     for name in include:

@@ -11,6 +11,7 @@ nothing waits."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -47,7 +48,8 @@ class Batcher:
         future: asyncio.Future[list[Result]] = loop.create_future()
         self._waiting.append((future, ops))
         if self._task is None or self._task.done():
-            self._task = loop.create_task(self._drain())
+            # a context of its own: the batches it runs belong to several callers' traces, not the first's
+            self._task = contextvars.Context().run(loop.create_task, self._drain())
         return await future
 
     async def _drain(self) -> None:

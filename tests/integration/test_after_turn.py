@@ -119,7 +119,9 @@ def test_a_database_failure_in_the_background_is_reported_not_raised(neo4j, sche
         memory._extract_reported = boom  # stands for a failure below graphmem's model handling
         result = memory.after_turn(ANN_TURN, scope=SCOPE, llm=model, session_id="s1").result(timeout=60)
         assert result.errors == ("extraction: RuntimeError: the disk is full",)
-        assert [e.kind for e in events] == ["extraction_failed"] and "disk is full" in events[0].error
+        # the turn's messages were written (remembered), then the extraction failed
+        assert [e.kind for e in events] == ["remembered", "extraction_failed"] and "disk is full" in events[1].error
+        assert {e.id for e in result.episodes} <= set(events[0].ids) and events[0].detail["kinds"]["episode"] == 2
 
 
 def test_tool_calls_in_a_turn_become_a_quarantined_procedure(memory):
@@ -202,4 +204,6 @@ def test_the_async_memory_learns_in_tasks_on_the_callers_loop(neo4j, schema, emb
             return events
 
     events = asyncio.run(main())
-    assert [e.kind for e in events] == ["extraction_done"]
+    # the turn's messages, then what the extraction wrote, then its report
+    assert [e.kind for e in events] == ["remembered", "remembered", "extraction_done"]
+    assert events[1].detail["kinds"]["fact"] >= 1

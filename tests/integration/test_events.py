@@ -186,7 +186,7 @@ def test_a_hook_that_raises_on_every_event_leaves_each_write_whole(neo4j, schema
         fact = memory.remember("Cleo uses vim.", scope=SCOPE)
         result = memory.ingest([{"role": "user", "name": "Cleo", "content": "I moved to Oslo."},
                                 {"role": "assistant", "content": "Noted."}], scope=SCOPE, llm=None, session_id="s")
-        assert [r.record.id for r in memory.recall("What does Cleo use?", scope=SCOPE)][:1] == [fact.id]
+        assert fact.id in [r.record.id for r in memory.recall("What does Cleo use?", scope=SCOPE)]
         assert memory.get(fact.id).text == "Cleo uses vim."
         assert [m.text for m in memory.messages("s", scope=SCOPE)] == ["I moved to Oslo.", "Noted."]
         assert len(result.episodes) == 2

@@ -328,3 +328,31 @@ def test_graphmem_connects_to_nothing_but_neo4j(neo4j, schema, tenant, otel, mon
         memory.erase(scope=SCOPE)
     assert len(otel.spans()) > 20
     assert tried == []
+
+
+def test_a_call_inside_a_call_is_a_nested_child_counted_apart(observed, otel):
+    observed.remember("Ana has two cats", scope=SCOPE)
+    otel.exporter.clear()
+    observed.context("What pets does Ana have?", scope=SCOPE)
+    [context] = otel.named("graphmem.context")
+    [recall] = otel.named("graphmem.recall")
+    assert recall.parent is not None and recall.parent.span_id == context.context.span_id
+    assert recall.attributes["graphmem.nested"] is True and "graphmem.nested" not in context.attributes
+    top = {"graphmem.operation": "graphmem.recall"}
+    assert otel.total("graphmem.operation.duration", **top, **{"graphmem.nested": True}) == 1
+    assert otel.total("graphmem.operation.duration", **{"graphmem.operation": "graphmem.context"}) == 1
+    points = otel.metrics()["graphmem.operation.duration"]
+    assert not [p for p in points if dict(p.attributes) == top]  # no top-level recall was made
+
+
+def test_an_integration_s_call_is_a_span_over_the_memory_s(observed, otel):
+    from graphmem.integrations.langchain import memory_tools
+
+    recall = next(t for t in memory_tools(observed, scope=SCOPE) if t.name == "recall")
+    observed.remember("Ana has two cats", scope=SCOPE)
+    otel.exporter.clear()
+    assert "cats" in recall.invoke({"query": "What pets does Ana have?"})
+    [tool] = otel.named("graphmem.langchain.recall")
+    [inner] = otel.named("graphmem.recall")
+    assert inner.parent is not None and inner.parent.span_id == tool.context.span_id
+    assert tool.attributes["graphmem.tenant"] == observed.tenant
