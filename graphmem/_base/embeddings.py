@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -123,52 +125,41 @@ class CheckedEmbedder(Embeddings):
     def _failed(self, exc: Exception) -> ModelError:
         return ModelError(self.label, [f"{type(exc).__name__}: {exc}"])
 
-    def _span(self, texts: int) -> Any:
-        return self.observe.span(f"embeddings {self.model}", {
-            "gen_ai.operation.name": "embeddings", "gen_ai.request.model": self.model,
-            "graphmem.texts": texts}, client=True)
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        with self._span(len(texts)) as span:
+    @contextlib.contextmanager
+    def _call(self, texts: int) -> Iterator[Any]:
+        """One embedder call: its span (``embeddings <model>``), and what the embedder
+        raises turned into a ``ModelError`` (graphmem's own errors pass through)."""
+        with self.observe.span(f"embeddings {self.model}", {
+                "gen_ai.operation.name": "embeddings", "gen_ai.request.model": self.model,
+                "graphmem.texts": texts}, client=True) as span:
             try:
-                out = self.wrapped.embed_documents(texts)
+                yield span
             except GraphMemError:
                 raise
             except Exception as exc:
                 raise self._failed(exc) from exc
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        with self._call(len(texts)) as span:
+            out = self.wrapped.embed_documents(texts)
             _dimension(span, out, first=True)
             return out
 
     def embed_query(self, text: str) -> list[float]:
-        with self._span(1) as span:
-            try:
-                out = self.wrapped.embed_query(text)
-            except GraphMemError:
-                raise
-            except Exception as exc:
-                raise self._failed(exc) from exc
+        with self._call(1) as span:
+            out = self.wrapped.embed_query(text)
             _dimension(span, out)
             return out
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-        with self._span(len(texts)) as span:
-            try:
-                out = await self.wrapped.aembed_documents(texts)
-            except GraphMemError:
-                raise
-            except Exception as exc:
-                raise self._failed(exc) from exc
+        with self._call(len(texts)) as span:
+            out = await self.wrapped.aembed_documents(texts)
             _dimension(span, out, first=True)
             return out
 
     async def aembed_query(self, text: str) -> list[float]:
-        with self._span(1) as span:
-            try:
-                out = await self.wrapped.aembed_query(text)
-            except GraphMemError:
-                raise
-            except Exception as exc:
-                raise self._failed(exc) from exc
+        with self._call(1) as span:
+            out = await self.wrapped.aembed_query(text)
             _dimension(span, out)
             return out
 

@@ -107,6 +107,12 @@ def _begin(obs: Observability, operation: str, owner: Any, spec: _Arguments, arg
     return obs.span(operation, attributes), time.perf_counter(), nested, _inside.set(True)
 
 
+def _end(obs: Observability, operation: str, started: float, error: str | None, nested: bool, token: Any) -> None:
+    """A call's end: the outer call is current again, and its duration is counted."""
+    _inside.reset(token)
+    obs.called(operation, time.perf_counter() - started, error, nested=nested)
+
+
 def traced(operation: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` (a method, sync or async) run inside a span ``operation``, timed."""
     spec = _Arguments(fn)
@@ -126,8 +132,7 @@ def traced(operation: str, fn: Callable[..., Any]) -> Callable[..., Any]:
                 error = type(exc).__name__
                 raise
             finally:
-                _inside.reset(token)
-                obs.called(operation, time.perf_counter() - started, error, nested=nested)
+                _end(obs, operation, started, error, nested, token)
 
         acall.__graphmem_traced__ = True  # type: ignore[attr-defined]
         return acall
@@ -146,8 +151,7 @@ def traced(operation: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             error = type(exc).__name__
             raise
         finally:
-            _inside.reset(token)
-            obs.called(operation, time.perf_counter() - started, error, nested=nested)
+            _end(obs, operation, started, error, nested, token)
 
     call.__graphmem_traced__ = True  # type: ignore[attr-defined]
     return call
