@@ -67,7 +67,9 @@ def short(value: datetime | None) -> str:
 
 
 def fact_row(fact: Any) -> dict[str, Any]:
-    return {"id": fact.id, "subject": fact.subject or "", "predicate": fact.predicate or "", "object": fact.object or "",
+    """A fact as a table row: an entity subject or object by its name (its id stays in --json)."""
+    return {"id": fact.id, "subject": fact.subject_name or fact.subject or "", "predicate": fact.predicate or "",
+            "object": fact.object_name or fact.object or "",
             "valid_from": short(fact.valid_from), "valid_to": short(fact.valid_to), "text": fact.text}
 
 

@@ -79,6 +79,20 @@ def test_facts_history_forget_and_bad_input(cli, memory):
     assert cli("frobnicate").returncode == 2
 
 
+def test_the_facts_table_names_entities_and_json_keeps_their_ids(cli, memory):
+    alice = memory.upsert_entity("Alice", type="person", scope=SCOPE)
+    acme = memory.upsert_entity("Acme", type="organization", scope=SCOPE)
+    works = memory.relate(alice, "works_at", acme, scope=SCOPE, valid_from=utc(2020), text="Alice works at Acme")
+    shown = cli("facts", "--scope", SCOPE)
+    line = next(row for row in shown.stdout.splitlines() if works.id in row)
+    assert line.split()[1:4] == ["Alice", "works_at", "Acme"] and alice.id not in shown.stdout
+    history = cli("history", "Alice", "--scope", SCOPE)
+    assert "Acme" in history.stdout and acme.id not in history.stdout
+    [fact] = json.loads(cli("facts", "--scope", SCOPE, "--json").stdout)
+    assert (fact["subject"], fact["subject_name"], fact["object"], fact["object_name"]) == (
+        alice.id, "Alice", acme.id, "Acme")
+
+
 def test_neo4j_unavailable_exits_3(cli):
     down = cli("stats", env_extra={"NEO4J_URI": "bolt://127.0.0.1:9"})
     assert down.returncode == 3, down.stderr
