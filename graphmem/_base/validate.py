@@ -260,7 +260,7 @@ def tags(value: Iterable[Any], field: str = "tags") -> list[str]:
     """A list of non-empty plain strings, within ``LIST_LIMITS`` for ``field`` (by its last name)."""
     if value is None:
         return []
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):  # a dict's keys are no list
         raise InvalidInputError(field, "must be a list of strings")
     most, longest = LIST_LIMITS.get(field.rsplit(".", 1)[-1], _DEFAULT_LIST_LIMIT)
     out = []

@@ -72,6 +72,7 @@ def test_a_batch_lands_in_one_transaction(neo4j, schema, embedder, tenant):
     ({"sensitivity": "top-secret"}, "sensitivity"),
     ({"subject": "alice"}, "predicate"),
     ({"tags": "oops"}, "tags"),
+    ({"tags": {"a": 1}}, "tags"),  # a dict's keys were taken for the tags (issue 43.6)
 ])
 def test_bad_input_names_the_field_and_writes_nothing(memory, driver, kwargs, field):
     args = {"text": "Alice lives in Paris", "scope": SCOPE, **kwargs}
@@ -80,6 +81,17 @@ def test_bad_input_names_the_field_and_writes_nothing(memory, driver, kwargs, fi
     assert info.value.field == field
     assert field in str(info.value)
     assert count(driver, memory.tenant) == 0
+
+
+def test_a_restatement_s_sources_are_checked_too(memory):
+    """Text already stored is returned, not written again, but a derived_from id that names
+    nothing is still bad input (it used to return the stored fact, issue 43.6)."""
+    fact = memory.remember("Alice lives in Paris", scope=SCOPE)
+    with pytest.raises(InvalidInputError) as info:
+        memory.remember("Alice lives in Paris", scope=SCOPE, derived_from=["nope"])
+    assert info.value.field == "derived_from[0]"
+    said = memory.add_episode("Alice: I live in Paris", scope=SCOPE)
+    assert memory.remember("Alice lives in Paris", scope=SCOPE, derived_from=[said.id]).id == fact.id
 
 
 def test_a_wrong_dimension_from_the_embedder_is_refused(neo4j, schema, tenant, driver):
