@@ -213,6 +213,7 @@ def node(kind: str, props: Mapping[str, Any], field: str, *, tenant: str, dimens
     for required in ("id", "scope", "createdAt"):
         if required not in out:
             raise InvalidInputError(f"{field}.{required}", "is required")
+    check.interval(out.get("validFrom"), out.get("validTo"), f"{field}.validTo")  # as remember refuses it
     if kind != "chunk":
         if "text" not in out:
             raise InvalidInputError(f"{field}.text", "is required")

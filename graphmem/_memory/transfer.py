@@ -87,13 +87,23 @@ def decode_props(props: Any, field: str) -> dict[str, Any]:
     return out
 
 
+RECORD_KEYS = {"header": {"record", "format", "version", "tenant", "scope"}, "scope": {"record", "path"},
+               "node": {"record", "id", "kind", "props"}, "edge": {"record", "type", "source", "target", "props"}}
+"""The keys each type of export record may have (the module docstring's layouts)."""
+
+
 def parse(record: Any, field: str, *, tenant: str, dimension: int | None) -> tuple[str, dict[str, Any]]:
     """One export line as (record type, checked row ready for a template). A node's
     properties go through the checks of the writes, and what graphmem derives is computed
-    again for ``tenant`` (``_import_rules``)."""
+    again for ``tenant`` (``_import_rules``); a key no export writes is refused, not dropped."""
     if not isinstance(record, Mapping):
         raise InvalidInputError(field, "must be a JSON object")
     kind = record.get("record")
+    allowed = RECORD_KEYS.get(kind, set()) if isinstance(kind, str) else set()
+    unknown = sorted(str(k) for k in set(record) - allowed) if allowed else []
+    if unknown:
+        raise InvalidInputError(f"{field}.{unknown[0]}", f"is not a key of a {kind} record "
+                                f"(one of {', '.join(sorted(allowed))})")
     if kind == "header":
         if record.get("format") != FORMAT or record.get("version") != VERSION:
             raise InvalidInputError(f"{field}.format", f"is not a {FORMAT} version {VERSION} file")
@@ -106,6 +116,8 @@ def parse(record: Any, field: str, *, tenant: str, dimension: int | None) -> tup
         if node_kind not in (*KINDS, "chunk"):
             raise InvalidInputError(f"{field}.kind", f"{node_kind!r} is not one of {', '.join((*KINDS, 'chunk'))}")
         checked = import_rules.node(node_kind, props, f"{field}.props", tenant=tenant, dimension=dimension)
+        if record.get("id") is not None and record.get("id") != checked["id"]:
+            raise InvalidInputError(f"{field}.id", f"{record.get('id')!r} differs from props.id {checked['id']!r}")
         return kind, {"kind": node_kind, "props": checked}
     if kind == "edge":
         rel = record.get("type")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import logging
 import os
 import secrets
 import sys
@@ -155,15 +156,34 @@ async def run_http(server: Any, *, port: int, access: HttpAccess) -> None:
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
+    # each origin also with a trailing slash, which the gate accepts too (the SDK compares exactly)
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=[f"127.0.0.1:{port}", f"localhost:{port}"],
-        allowed_origins=sorted(access.origins))
+        allowed_origins=sorted({o for origin in access.origins for o in (origin, origin + "/")}))
     app = server.streamable_http_app(transport_security=security, host="127.0.0.1")
     print(f"graphmem mcp: serving http://127.0.0.1:{port}/mcp; bearer token from {access.token_source}",
           file=sys.stderr)
     config = uvicorn.Config(AccessGate(app, access), host="127.0.0.1", port=port,
                             log_level=server.settings.log_level.lower())
+    logging.getLogger("uvicorn.access").addFilter(QueryRedacted())  # after Config: it configures logging
     await uvicorn.Server(config).serve()
+
+
+class QueryRedacted(logging.Filter):
+    """Keeps query strings out of the access log: a client that puts its token in the URL
+    (``/mcp?token=...``, refused) must not find it printed there."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple):
+            record.args = tuple(_no_query(a) for a in args)
+        return True
+
+
+def _no_query(value: Any) -> Any:
+    if isinstance(value, str) and "?" in value and value.startswith("/"):
+        return value.split("?", 1)[0] + "?[redacted]"
+    return value
 
 
 def _stderr(message: str) -> None:

@@ -2,6 +2,7 @@
 bound to the server's memory, root scope and user id, with argument models that refuse what a
 tool does not declare and graphmem's errors told as MCP tool errors."""
 
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -44,9 +45,14 @@ _UNKNOWN = "not an argument of this tool (the server's configuration decides the
 
 class _StrictTool(Tool):
     """A tool that refuses arguments its signature does not declare (the SDK drops them
-    silently) and reports bad arguments as ``Invalid arguments: <field>: <problem>``."""
+    silently) and arguments of the wrong JSON type (the SDK reads ``"5"`` as the number 5),
+    and reports bad arguments as ``Invalid arguments: <field>: <problem>``."""
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        try:  # JSON's own types, strictly: a number is a number, times are ISO-8601 text
+            self.fn_metadata.arg_model.model_validate_json(json.dumps(arguments, default=str), strict=True)
+        except ValidationError as exc:
+            raise ToolError(argument_errors(exc, _UNKNOWN)) from exc
         try:
             return await super().run(arguments, context, convert_result=convert_result)
         except ToolError as exc:

@@ -127,6 +127,11 @@ async def test_errors_name_the_field_and_write_nothing(amem):
         [episode] = ids(await call(client, "add_episode", content="Alice said hello", role="user"), "episode")
         assert "is a episode, not a fact" in await fails(client, "correct", fact_id=episode, corrected_text="x")
         assert [f.text for f in await amem.facts(scope=ROOT)] == []
+        # wrong JSON types are refused, not coerced (issue 43.6: k "5" was read as 5)
+        assert "k" in await fails(client, "recall", query="hello", k="5")
+        assert "single_valued" in await fails(client, "remember", text="x", single_valued="true")
+        assert "no memories matched" in await call(client, "recall", query="nothing stored about this", k=5,
+                                                   as_of="2030-01-01T00:00:00Z")
         with pytest.raises(MCPError, match="Unknown resource"):  # the SDK's own traversal guard
             await client.read_resource("graphmem://facts/../bob")
         with pytest.raises(MCPError, match="scope: .* empty segment"):  # graphmem's check behind it

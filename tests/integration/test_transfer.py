@@ -71,6 +71,29 @@ def test_refused_imports_write_nothing(memory, other):
     assert len(other.graph(scope=SCOPE)) == 3
 
 
+@pytest.mark.parametrize("change, field", [
+    (lambda r: {**r, "props": {**r["props"], "validTo": {"$datetime": "2019-01-01T00:00:00+00:00"}}},
+     "records[2].props.validTo"),  # before its validFrom (2020): remember refuses it
+    (lambda r: {**r, "id": "someone-else"}, "records[2].id"),  # props.id is another id
+    (lambda r: {**r, "color": "green"}, "records[2].color"),  # a key no export writes
+])
+def test_an_import_refuses_what_remember_and_the_format_refuse(memory, other, change, field):
+    """Issue 43.6: these were accepted (the unknown key silently dropped)."""
+    fact = small(memory)
+    nodes = [r for r in memory.export_records() if r["record"] == "node"]
+    at = next(i for i, r in enumerate(nodes) if r["props"]["id"] == fact.id)
+    nodes.insert(2, change(nodes.pop(at)))
+    with pytest.raises(InvalidInputError) as err:
+        other.import_records(nodes)
+    assert err.value.field == field
+    header = {"record": "header", "format": "graphmem-export", "version": 1, "tenant": "t", "scope": None,
+              "signed": True}
+    with pytest.raises(InvalidInputError) as err:
+        other.import_records([header])
+    assert err.value.field == "records[0].signed"
+    assert other.counts() == []
+
+
 def test_erase_asks_on_a_terminal(neo4j, memory):
     small(memory)
     env = {**os.environ, "NEO4J_URI": neo4j.uri, "NEO4J_USER": neo4j.user, "NEO4J_PASSWORD": neo4j.password,

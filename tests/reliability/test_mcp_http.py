@@ -124,6 +124,32 @@ def test_only_the_servers_own_origin_and_allowed_ones_pass(neo4j, schema, driver
         assert texts(driver, tenant) == sorted(f"from {o}" for o in (f"http://127.0.0.1:{port}", f"http://localhost:{port}", allowed))
 
 
+def test_a_token_in_the_url_is_refused_and_never_logged(neo4j, schema, driver, tenant):
+    """Issue 43.6: ``POST /mcp?token=<token>`` was refused but the access log printed the
+    URL, token and all."""
+    token = "tok-" + uuid.uuid4().hex
+    with http_server(server_env(neo4j, tenant, GRAPHMEM_MCP_TOKEN=token)) as (port, process):
+        leaked = httpx.post(f"http://127.0.0.1:{port}/mcp?token={token}", timeout=60, content=b"{}",
+                            headers={"Content-Type": "application/json"})
+        assert leaked.status_code == 401
+        raw = Raw(port)
+        raw.open(token)  # a request that passes is logged too
+    assert token not in process.stderr_text
+    assert "/mcp?[redacted]" in process.stderr_text and '"POST /mcp HTTP/1.1" 200' in process.stderr_text
+
+
+def test_an_origin_with_a_trailing_slash_passes_both_checks(neo4j, schema, driver, tenant):
+    """Issue 43.6: graphmem's gate accepted ``http://127.0.0.1:PORT/`` but the SDK's own
+    Origin check refused it."""
+    token = "tok-" + uuid.uuid4().hex
+    with http_server(server_env(neo4j, tenant, GRAPHMEM_MCP_TOKEN=token)) as (port, _):
+        raw = Raw(port)
+        raw.open(token)
+        assert result(raw.remember("from the slash", token=token, Origin=f"http://127.0.0.1:{port}/"))["isError"] is False
+        assert raw.remember("from afar", token=token, Origin="http://evil.example/").status_code == 403
+    assert texts(driver, tenant) == ["from the slash"]
+
+
 def test_a_first_start_makes_a_private_token_file_and_prints_only_its_path(neo4j, schema, driver, tenant, tmp_path):
     state = tmp_path / "state"
     with http_server(server_env(neo4j, tenant, GRAPHMEM_STATE_DIR=str(state))) as (port, process):
