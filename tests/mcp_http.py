@@ -30,13 +30,13 @@ def free_port() -> int:
 def http_server(env: dict[str, str], *args: str) -> Iterator[tuple[int, subprocess.Popen]]:
     """(port, process) of ``graphmem mcp --http`` with ``env`` (added to this environment, less
     any GRAPHMEM_MCP_* of its own) and ``args``; stopped afterwards. Its stderr is kept in
-    ``process.stderr_text`` when it ends."""
+    ``process.stderr_text`` when it ends (with its stdout: uvicorn's access log)."""
     port = free_port()
     environment = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_MCP_")}
     log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a full pipe would block the server
     process = subprocess.Popen([sys.executable, "-m", "graphmem._cli", "mcp", "--embedder", "hashing", "--no-setup",
                                 "--http", "--port", str(port), *args], env=dict(environment, **env), cwd=REPO,
-                               stdout=subprocess.DEVNULL, stderr=log, text=True)
+                               stdout=log, stderr=log, text=True)  # uvicorn's access log goes to stdout
     try:
         deadline = time.monotonic() + 60
         while True:

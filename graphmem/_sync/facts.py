@@ -133,10 +133,11 @@ class FactsMixin(Host):
         if probe:
             suppressed = {r["id"] for r in tx.run("fact_tombstones", tenant=tenant, rows=probe, automatic=AUTOMATIC)}
         fresh = [row for row in new if row["props"]["id"] not in suppressed]
-        sources = sorted({eid for row in fresh for eid in row["derivedFrom"]})
+        # every row's sources are checked, a restatement's too: bad input is bad even when nothing is written
+        sources = sorted({eid for row in rows for eid in row["derivedFrom"]})
         if sources:
             found = tx.run("memory_existing", tenant=tenant, ids=sources)
-            _facts.check_sources(fresh, {r["node"]["id"]: r["node"] for r in found})
+            _facts.check_sources(rows, {r["node"]["id"]: r["node"] for r in found})
         created: dict[str, Any] = {}
         if fresh:
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([r["props"]["scope"] for r in fresh]))
