@@ -5,11 +5,11 @@
 // caller passes (1 + cosine) / 2), reason 'contradicted', with SUPERSEDES from the
 // correction. A person's records (user, manual, human-correction) are never touched.
 MATCH (c:Correction {tenant: $tenant, id: $id})
-WHERE c.embedding IS NOT NULL
+WHERE {{vector(c)}} IS NOT NULL
 MATCH (o:Memory {tenant: $tenant})
 WHERE o.scope IN $chain AND o.kind IN $kinds AND o.provenance IN $automatic AND o.invalidatedAt IS NULL
-  AND o.embedding IS NOT NULL AND size(o.embedding) = size(c.embedding)
-WITH c, o, vector.similarity.cosine(c.embedding, o.embedding) AS similarity
+  AND {{vector(o)}} IS NOT NULL AND size({{vector(o)}}) = size({{vector(c)}})
+WITH c, o, vector.similarity.cosine({{vector(c)}}, {{vector(o)}}) AS similarity
 WHERE similarity >= $threshold
 SET o.invalidatedAt = $now, o.invalidationReason = 'contradicted'
 CREATE (c)-[:SUPERSEDES {reason: 'contradicted', at: $now, similarity: similarity}]->(o)

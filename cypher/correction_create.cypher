@@ -3,6 +3,7 @@
 // $runId names one (checked by the caller).
 CREATE (c:Memory:Correction)
 SET c = $props, c.tenant = $tenant, c.kind = 'correction', c.createdAt = $now
+{{vector_placed(c)}}
 WITH c
 MATCH (scope:Scope {tenant: $tenant, path: c.scope})
 CREATE (c)-[:IN_SCOPE]->(scope)
@@ -11,4 +12,4 @@ CALL (c) {
   MATCH (e:Episode {tenant: $tenant, id: $runId})
   CREATE (c)-[:ABOUT {role: 'run'}]->(e)
 }
-RETURN c {.*, embedding: null} AS node
+RETURN c {.*, embedding: null, embeddingB: null} AS node

@@ -8,6 +8,6 @@ WHERE c.scope IN $chain AND c:Correction AND c.invalidatedAt IS NULL
   AND ($entityKey IS NULL OR c.entityKey = $entityKey)
   AND ($since IS NULL OR c.createdAt >= $since)
   AND (NOT $withInput OR c.originalInput IS NOT NULL)
-RETURN c {.*, embedding: null} AS node
+RETURN c {.*, embedding: null, embeddingB: null} AS node
 ORDER BY c.createdAt DESC, c.id
 LIMIT $limit

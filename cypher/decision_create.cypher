@@ -3,6 +3,7 @@
 // ($sessionId) visible in $chain that happened by $now.
 CREATE (d:Memory:Decision)
 SET d = $props, d.tenant = $tenant, d.kind = 'decision', d.createdAt = $now
+{{vector_placed(d)}}
 WITH d
 MATCH (scope:Scope {tenant: $tenant, path: d.scope})
 CREATE (d)-[:IN_SCOPE]->(scope)
@@ -13,4 +14,4 @@ CALL (d) {
   WHERE e:Episode AND e.sessionId = $sessionId AND e.occurredAt <= $now
   CREATE (d)-[:DERIVED_FROM]->(e)
 }
-RETURN d {.*, embedding: null} AS node
+RETURN d {.*, embedding: null, embeddingB: null} AS node

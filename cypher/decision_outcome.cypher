@@ -4,4 +4,4 @@
 MATCH (d:Decision {tenant: $tenant, id: $id})
 SET d.outcomeLog = coalesce(d.outcomeLog, []) + CASE WHEN d.outcome IS NULL THEN [] ELSE [$previous] END,
     d.outcome = $outcome, d.quality = $quality, d.outcomeAt = $now
-RETURN d {.*, embedding: null} AS node
+RETURN d {.*, embedding: null, embeddingB: null} AS node

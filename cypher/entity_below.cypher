@@ -6,5 +6,5 @@
 MATCH (e:Entity {tenant: $tenant})
 USING INDEX e:Entity(tenant, nameKey)
 WHERE e.nameKey IN $keys AND e.scope STARTS WITH $prefix AND e.type = $type AND e.invalidatedAt IS NULL
-RETURN e {.*, embedding: null} AS node
+RETURN e {.*, embedding: null, embeddingB: null} AS node
 ORDER BY e.createdAt, e.id

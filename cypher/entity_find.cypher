@@ -8,6 +8,6 @@ MATCH (e:Entity {tenant: $tenant})
 USING INDEX e:Entity(tenant, scope, type, nameKey)
 WHERE e.scope IN $chain AND e.type = $type AND e.nameKey IS NOT NULL AND e.invalidatedAt IS NULL
   AND (e.nameKey IN $keys OR any(k IN $keys WHERE k IN e.aliasKeys))
-RETURN e {.*, embedding: null} AS node
+RETURN e {.*, embedding: null, embeddingB: null} AS node
 ORDER BY size(e.scope) DESC, e.createdAt
 LIMIT 1

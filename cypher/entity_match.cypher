@@ -14,4 +14,4 @@ CALL (row) {
   ORDER BY CASE WHEN e.type = row.type THEN 0 ELSE 1 END, size(e.scope) DESC, e.createdAt, e.id
   LIMIT 1
 }
-RETURN row.i AS i, e {.*, embedding: null} AS node
+RETURN row.i AS i, e {.*, embedding: null, embeddingB: null} AS node

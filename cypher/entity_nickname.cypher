@@ -14,4 +14,4 @@ CALL (row) {
   WHERE size(found) = 1
   RETURN found[0] AS e
 }
-RETURN row.i AS i, e {.*, embedding: null} AS node
+RETURN row.i AS i, e {.*, embedding: null, embeddingB: null} AS node

@@ -10,4 +10,4 @@ SET from.memories = from.memories - 1
 DELETE old
 CREATE (e)-[:IN_SCOPE]->(to)
 SET e.scope = $scope, e.lexKey = $lexKey, e.promotedAt = $now
-RETURN e {.*, embedding: null} AS node
+RETURN e {.*, embedding: null, embeddingB: null} AS node

@@ -5,9 +5,9 @@
 // type (entities are few next to facts and episodes).
 UNWIND $chain AS path
 MATCH (e:Memory {tenant: $tenant, scope: path})
-WHERE e:Entity AND e.type = $type AND e.invalidatedAt IS NULL AND e.embedding IS NOT NULL
-WITH e, vector.similarity.cosine(e.embedding, $embedding) AS similarity
+WHERE e:Entity AND e.type = $type AND e.invalidatedAt IS NULL AND {{vector(e)}} IS NOT NULL
+WITH e, vector.similarity.cosine({{vector(e)}}, $embedding) AS similarity
 WHERE similarity >= $threshold
-RETURN e {.*, embedding: null} AS node, similarity
+RETURN e {.*, embedding: null, embeddingB: null} AS node, similarity
 ORDER BY similarity DESC, size(e.scope) DESC, e.id
 LIMIT 1

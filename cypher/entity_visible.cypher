@@ -3,4 +3,4 @@
 UNWIND $ids AS wanted
 MATCH (e:Entity {tenant: $tenant, id: wanted})
 WHERE e.scope IN $chain AND e.invalidatedAt IS NULL
-RETURN e {.*, embedding: null} AS node
+RETURN e {.*, embedding: null, embeddingB: null} AS node

@@ -7,5 +7,6 @@ UNWIND $rows AS row
 MATCH (e:Episode {tenant: $tenant, id: row.episodeId})
 CREATE (c:Memory:Chunk)
 SET c = row.props, c.tenant = $tenant, c.kind = 'chunk', c.createdAt = $now
+{{vector_placed(c)}}
 CREATE (c)-[:PART_OF]->(e)
 RETURN count(c) AS written

@@ -4,7 +4,8 @@
 UNWIND $rows AS row
 CREATE (m:Memory:Episode)
 SET m = row.props, m.tenant = $tenant, m.kind = 'episode', m.createdAt = $now
+{{vector_placed(m)}}
 WITH m
 MATCH (scope:Scope {tenant: $tenant, path: m.scope})
 CREATE (m)-[:IN_SCOPE]->(scope)
-RETURN m {.*, embedding: null} AS node
+RETURN m {.*, embedding: null, embeddingB: null} AS node

@@ -6,6 +6,6 @@ MATCH (m:Memory {tenant: $tenant, scope: $scope})
 WHERE m:Episode AND m.invalidatedAt IS NULL
   AND ($sessionId IS NULL OR m.sessionId = $sessionId)
   AND ($since IS NULL OR m.occurredAt >= $since)
-RETURN m {.*, embedding: null} AS node
+RETURN m {.*, embedding: null, embeddingB: null} AS node
 ORDER BY m.occurredAt, m.id
 LIMIT $limit

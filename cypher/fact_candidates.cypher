@@ -12,8 +12,8 @@ CALL (row) {
   MATCH (o:Fact {tenant: $tenant, subject: row.subject})
   WHERE o.scope IN $chain AND o.invalidatedAt IS NULL AND o.status = 'active'
     AND (o.validTo IS NULL OR o.validTo > $now)
-  WITH o, CASE WHEN o.embedding IS NULL THEN 0.0
-               ELSE vector.similarity.cosine(o.embedding, row.embedding) END AS similarity,
+  WITH o, CASE WHEN {{vector(o)}} IS NULL THEN 0.0
+               ELSE vector.similarity.cosine({{vector(o)}}, row.embedding) END AS similarity,
        o.textKey = row.textKey
          OR (o.predicate = row.predicate AND row.object IS NOT NULL AND toLower(o.object) = toLower(row.object)) AS exact
   WHERE exact OR similarity >= $floor OR (row.flagged AND o.predicate = row.predicate)

@@ -4,11 +4,11 @@
 // similarity >= $threshold with the correction's (vector.similarity.cosine is scaled to
 // 0..1, so the caller passes (1 + cosine) / 2), with reason 'contradicted' and SUPERSEDES.
 MATCH (n:Fact {tenant: $tenant, id: $id})
-WHERE n.embedding IS NOT NULL
+WHERE {{vector(n)}} IS NOT NULL
 MATCH (o:Memory {tenant: $tenant})
 WHERE o.scope IN $chain AND o:Fact AND o.provenance = 'extraction' AND o.invalidatedAt IS NULL
-  AND o.id <> n.id AND o.embedding IS NOT NULL AND size(o.embedding) = size(n.embedding)
-WITH n, o, vector.similarity.cosine(n.embedding, o.embedding) AS similarity
+  AND o.id <> n.id AND {{vector(o)}} IS NOT NULL AND size({{vector(o)}}) = size({{vector(n)}})
+WITH n, o, vector.similarity.cosine({{vector(n)}}, {{vector(o)}}) AS similarity
 WHERE similarity >= $threshold
 SET o.invalidatedAt = $now, o.invalidationReason = 'contradicted'
 CREATE (n)-[:SUPERSEDES {reason: 'contradicted', at: $now, similarity: similarity}]->(o)

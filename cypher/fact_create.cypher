@@ -8,6 +8,7 @@
 UNWIND $rows AS row
 CREATE (m:Memory:Fact)
 SET m = row.props, m.tenant = $tenant, m.kind = 'fact', m.createdAt = $now
+{{vector_placed(m)}}
 WITH m, row
 MATCH (scope:Scope {tenant: $tenant, path: m.scope})
 CREATE (m)-[:IN_SCOPE]->(scope)

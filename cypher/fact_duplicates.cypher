@@ -25,4 +25,4 @@ CALL (row) {
     AND coalesce(m.sessionId, '') = coalesce(row.sessionId, '')
   RETURN m ORDER BY m.createdAt, m.id LIMIT 1
 }
-RETURN row.id AS id, m {.*, embedding: null} AS node
+RETURN row.id AS id, m {.*, embedding: null, embeddingB: null} AS node

@@ -21,5 +21,5 @@ WITH m
 WHERE m.scope IN $chain AND ($predicate IS NULL OR m.predicate = $predicate)
 OPTIONAL MATCH (newer:Memory {tenant: $tenant})-[s:SUPERSEDES]->(m)
 WITH m, collect(s {by: newer.id, .reason, .at, .note}) AS supersededBy
-RETURN m {.*, embedding: null} AS node, supersededBy
+RETURN m {.*, embedding: null, embeddingB: null} AS node, supersededBy
 ORDER BY coalesce(m.validFrom, m.validTo), m.createdAt, m.id

@@ -16,7 +16,7 @@ WHERE m.scope IN $chain AND m:Fact
   AND m.status <> 'rejected'
   AND {{believed_at(m)}}
 WITH m, m.closedAt > $asOf AS closedLater, m.invalidatedAt > $asOf AS invalidatedLater
-RETURN m {.*, embedding: null,
+RETURN m {.*, embedding: null, embeddingB: null,
           validTo: CASE WHEN closedLater THEN null ELSE m.validTo END,
           closedAt: CASE WHEN closedLater THEN null ELSE m.closedAt END,
           invalidatedAt: CASE WHEN invalidatedLater THEN null ELSE m.invalidatedAt END,

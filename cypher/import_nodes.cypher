@@ -7,6 +7,7 @@
 UNWIND $rows AS row
 CREATE (m:Memory)
 SET m = row.props, m.tenant = $tenant, m.kind = row.kind
+{{vector_placed(m)}}
 FOREACH (_ IN CASE WHEN row.kind = 'fact' THEN [1] ELSE [] END | SET m:Fact)
 FOREACH (_ IN CASE WHEN row.kind = 'episode' THEN [1] ELSE [] END | SET m:Episode)
 FOREACH (_ IN CASE WHEN row.kind = 'entity' THEN [1] ELSE [] END | SET m:Entity)

@@ -12,4 +12,4 @@ CALL (i) {
   MATCH (e:Memory {tenant: $tenant, id: citedId})
   MERGE (i)-[:CITES]->(e)
 }
-RETURN i {.*, embedding: null, cites: [(i)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node
+RETURN i {.*, embedding: null, embeddingB: null, cites: [(i)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node

@@ -4,6 +4,7 @@
 // $props holds the node's properties (no tenant); $cites the evidence ids.
 CREATE (i:Memory:Insight)
 SET i = $props, i.tenant = $tenant, i.kind = 'insight', i.createdAt = $now
+{{vector_placed(i)}}
 WITH i
 MATCH (scope:Scope {tenant: $tenant, path: i.scope})
 CREATE (i)-[:IN_SCOPE]->(scope)
@@ -13,4 +14,4 @@ CALL (i) {
   MATCH (e:Memory {tenant: $tenant, id: citedId})
   CREATE (i)-[:CITES]->(e)
 }
-RETURN i {.*, embedding: null, cites: [(i)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node
+RETURN i {.*, embedding: null, embeddingB: null, cites: [(i)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node

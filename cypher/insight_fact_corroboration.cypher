@@ -7,7 +7,7 @@
 // records that it was counted. Returns each insight raised and by how much.
 MATCH (i:Insight {tenant: $tenant})
 WHERE (i.scope = $scope OR i.scope STARTS WITH $prefix)
-  AND i.invalidatedAt IS NULL AND i.status <> 'rejected' AND i.embedding IS NOT NULL
+  AND i.invalidatedAt IS NULL AND i.status <> 'rejected' AND {{vector(i)}} IS NOT NULL
 MATCH (i)-[:CITES]->(e:Memory {tenant: $tenant})
 CALL (e) {
   MATCH (f:Fact {tenant: $tenant})-[:DERIVED_FROM]->(e)
@@ -21,11 +21,11 @@ CALL (e) {
   RETURN f
 }
 WITH DISTINCT i, f
-WHERE f.invalidatedAt IS NULL AND f.status = 'active' AND f.embedding IS NOT NULL
+WHERE f.invalidatedAt IS NULL AND f.status = 'active' AND {{vector(f)}} IS NOT NULL
   AND f.createdAt > i.createdAt
   AND (f.scope = i.scope OR i.scope STARTS WITH f.scope + '/')
   AND NOT (i)-[:CITES]->(f) AND NOT (f)-[:CORROBORATES]->(i)
-  AND vector.similarity.cosine(f.embedding, i.embedding) >= $threshold
+  AND vector.similarity.cosine({{vector(f)}}, {{vector(i)}}) >= $threshold
 CREATE (f)-[:CORROBORATES {at: $now}]->(i)
 WITH i, count(f) AS points
 SET i._lock = true

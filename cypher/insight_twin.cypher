@@ -9,8 +9,8 @@ WHERE e.id IN $cites AND i.scope = $scope AND i.invalidatedAt IS NULL
   AND coalesce(i.userId, '') = coalesce($userId, '') AND coalesce(i.agentId, '') = coalesce($agentId, '')
   AND coalesce(i.sessionId, '') = coalesce($sessionId, '')
 WITH DISTINCT i
-WITH i, CASE WHEN $embedding IS NULL OR i.embedding IS NULL THEN null
-             ELSE vector.similarity.cosine(i.embedding, $embedding) END AS similarity
+WITH i, CASE WHEN $embedding IS NULL OR {{vector(i)}} IS NULL THEN null
+             ELSE vector.similarity.cosine({{vector(i)}}, $embedding) END AS similarity
 WHERE i.textKey = $textKey OR similarity >= $threshold
 RETURN i.id AS id, i.status AS status, [(i)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id] AS cites
 ORDER BY i.textKey = $textKey DESC, similarity DESC, i.id

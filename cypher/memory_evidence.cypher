@@ -20,5 +20,5 @@ UNWIND nodes AS n
 WITH rels, collect(DISTINCT n) AS nodes
 UNWIND (CASE WHEN rels = [] THEN [null] ELSE rels END) AS r
 WITH nodes, collect(DISTINCT r) AS rels
-RETURN [n IN nodes | n {.*, embedding: null}] AS nodes,
+RETURN [n IN nodes | n {.*, embedding: null, embeddingB: null}] AS nodes,
        [r IN rels | {source: startNode(r).id, target: endNode(r).id, type: type(r), reason: r.reason, at: r.at}] AS edges

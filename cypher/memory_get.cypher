@@ -4,5 +4,5 @@
 MATCH (m:Memory {tenant: $tenant, id: $id})
 OPTIONAL MATCH (newer:Memory {tenant: $tenant})-[s:SUPERSEDES]->(m)
 WITH m, collect(s {by: newer.id, .reason, .at, .note}) AS supersededBy
-RETURN m {.*, embedding: null, cites: [(m)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node,
+RETURN m {.*, embedding: null, embeddingB: null, cites: [(m)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node,
        supersededBy

@@ -20,7 +20,7 @@ CALL (nodes) {
              AND (r.validTo IS NULL OR r.validTo > $validAt)))
   RETURN collect(r {.*, type: type(r), source: a.id, target: b.id}) AS edges
 }
-RETURN [m IN nodes | m {.*, embedding: null,
+RETURN [m IN nodes | m {.*, embedding: null, embeddingB: null,
           validTo: CASE WHEN m.closedAt > $asOf THEN null ELSE m.validTo END,
           closedAt: CASE WHEN m.closedAt > $asOf THEN null ELSE m.closedAt END,
           invalidatedAt: CASE WHEN m.invalidatedAt > $asOf THEN null ELSE m.invalidatedAt END,

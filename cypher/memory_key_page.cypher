@@ -1,6 +1,6 @@
 // name: memory_key_page
 // One page of memories with normalised keys, in (tenant, id) order after ($afterTenant,
-// $afterId), at most $limit: what tools/rekey.py reads to recompute textKey, nameKey and
+// $afterId), at most $limit: what the upgrade step "keys" (and tools/rekey.py) reads to recompute textKey, nameKey and
 // aliasKeys after the key format changed (docs/limits.md). $tenant null: every tenant.
 MATCH (m:Memory)
 WHERE m.textKey IS NOT NULL AND ($tenant IS NULL OR m.tenant = $tenant)

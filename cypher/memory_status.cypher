@@ -4,4 +4,4 @@
 MATCH (m:Memory {tenant: $tenant, id: $id})
 WHERE m.invalidatedAt IS NULL AND m.status IN $fromStatuses
 SET m.status = $to, m.statusChangedAt = $now, m.statusLog = coalesce(m.statusLog, []) + [$entry]
-RETURN m {.*, embedding: null, cites: [(m)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node
+RETURN m {.*, embedding: null, embeddingB: null, cites: [(m)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node

@@ -9,11 +9,11 @@
 // setup() runs it, and so does a recall that met such a vector.
 // At most $limit records a call (call again until it returns fewer); returns their ids.
 MATCH (m:Memory {tenant: $tenant})
-WHERE m.embedding IS NOT NULL
-WITH m, reduce(squares = 0.0, x IN m.embedding | squares + x * x) AS squares
+WHERE {{vector(m)}} IS NOT NULL
+WITH m, reduce(squares = 0.0, x IN {{vector(m)}} | squares + x * x) AS squares
 WHERE isNaN(squares) OR squares < $minSquares OR squares > $maxSquares
-   OR ($dimensions IS NOT NULL AND size(m.embedding) <> $dimensions)
+   OR ($dimensions IS NOT NULL AND size({{vector(m)}}) <> $dimensions)
 WITH m LIMIT $limit
-REMOVE m.embedding
+REMOVE {{vector(m)}}
 SET m.embeddingRemovedAt = $now
 RETURN m.id AS id

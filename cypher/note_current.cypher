@@ -8,5 +8,5 @@ REMOVE s._lock
 WITH s
 MATCH (n:Note {tenant: $tenant, scope: $scope, owner: $owner, label: $label})
 WHERE n.invalidatedAt IS NULL
-RETURN n {.*, embedding: null} AS node
+RETURN n {.*, embedding: null, embeddingB: null} AS node
 ORDER BY n.createdAt, n.id

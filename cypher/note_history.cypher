@@ -5,5 +5,5 @@ MATCH (n:Note {tenant: $tenant, scope: $scope, owner: $owner})
 WHERE $label IS NULL OR n.label = $label
 OPTIONAL MATCH (newer:Memory {tenant: $tenant})-[s:SUPERSEDES]->(n)
 WITH n, collect(s {by: newer.id, .reason, .at, .note}) AS supersededBy
-RETURN n {.*, embedding: null} AS node, supersededBy
+RETURN n {.*, embedding: null, embeddingB: null} AS node, supersededBy
 ORDER BY n.createdAt, n.id

@@ -4,5 +4,5 @@
 MATCH (n:Note {tenant: $tenant, scope: $scope, owner: $owner})
 WHERE ($label IS NULL OR n.label = $label)
   AND n.createdAt <= $asOf AND (n.invalidatedAt IS NULL OR n.invalidatedAt > $asOf)
-RETURN n {.*, embedding: null} AS node
+RETURN n {.*, embedding: null, embeddingB: null} AS node
 ORDER BY n.label, n.createdAt, n.id

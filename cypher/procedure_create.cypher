@@ -3,6 +3,7 @@
 // from ($cites; ids checked by the caller).
 CREATE (p:Memory:Procedure)
 SET p = $props, p.tenant = $tenant, p.kind = 'procedure', p.createdAt = $now
+{{vector_placed(p)}}
 WITH p
 MATCH (scope:Scope {tenant: $tenant, path: p.scope})
 CREATE (p)-[:IN_SCOPE]->(scope)
@@ -12,4 +13,4 @@ CALL (p) {
   MATCH (e:Episode {tenant: $tenant, id: citedId})
   CREATE (p)-[:CITES]->(e)
 }
-RETURN p {.*, embedding: null, cites: [(p)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node
+RETURN p {.*, embedding: null, embeddingB: null, cites: [(p)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node

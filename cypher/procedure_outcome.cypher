@@ -20,5 +20,5 @@ WITH p, demote
 OPTIONAL MATCH (e:Episode {tenant: $tenant, id: $episodeId})
 FOREACH (_ IN CASE WHEN e IS NULL THEN [] ELSE [1] END |
   CREATE (p)-[:OUTCOME {success: $success, at: $now}]->(e))
-RETURN p {.*, embedding: null, cites: [(p)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node,
+RETURN p {.*, embedding: null, embeddingB: null, cites: [(p)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node,
        demote AS demoted

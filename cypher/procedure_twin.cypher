@@ -7,9 +7,9 @@
 MATCH (p:Procedure {tenant: $tenant})
 WHERE p.scope = $scope AND p.invalidatedAt IS NULL AND p.status <> 'rejected'
   AND p.provenance IN $automatic
-WITH p, CASE WHEN $embedding IS NULL OR p.embedding IS NULL THEN null
-             ELSE vector.similarity.cosine(p.embedding, $embedding) END AS similarity
+WITH p, CASE WHEN $embedding IS NULL OR {{vector(p)}} IS NULL THEN null
+             ELSE vector.similarity.cosine({{vector(p)}}, $embedding) END AS similarity
 WHERE p.stepsKey = $stepsKey OR (size(p.steps) = $stepCount AND similarity >= $threshold)
-RETURN p {.*, embedding: null, cites: [(p)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node
+RETURN p {.*, embedding: null, embeddingB: null, cites: [(p)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node
 ORDER BY p.stepsKey = $stepsKey DESC, similarity DESC, p.createdAt DESC, p.id
 LIMIT 1

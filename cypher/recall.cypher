@@ -75,8 +75,8 @@ CALL (inScope, pool, exact) {
     UNWIND CASE WHEN $vector IS NOT NULL AND exact THEN $chain ELSE [] END AS path
     MATCH (m:Memory {tenant: $tenant, scope: path})
     USING INDEX m:Memory(tenant, scope)
-    WHERE m.embedding IS NOT NULL
-    RETURN m, vector.similarity.cosine(m.embedding, $vector) AS semantic
+    WHERE {{vector(m)}} IS NOT NULL
+    RETURN m, vector.similarity.cosine({{vector(m)}}, $vector) AS semantic
     UNION
     WITH inScope, pool
     WHERE $vector IS NOT NULL AND NOT exact
@@ -151,8 +151,8 @@ CALL (seeds, semanticPool) {
     WHERE seed.degree <= $walkLimit
     MATCH (e)-[:SPOKE|MENTIONS|ABOUT]-(m:Memory)
     WHERE m.tenant = $tenant AND m.scope IN $chain AND {{recall_filter(m)}}
-    RETURN m, CASE WHEN $vector IS NOT NULL AND m.embedding IS NOT NULL
-                   THEN vector.similarity.cosine(m.embedding, $vector) END AS semantic
+    RETURN m, CASE WHEN $vector IS NOT NULL AND {{vector(m)}} IS NOT NULL
+                   THEN vector.similarity.cosine({{vector(m)}}, $vector) END AS semantic
     UNION
     WITH semanticPool, [s IN seeds WHERE s.degree > $walkLimit | s.e] AS wide
     UNWIND CASE WHEN wide = [] THEN [] ELSE semanticPool END AS found
@@ -224,8 +224,8 @@ RETURN inScope, total, pool, exact, semanticCount, lexicalCount, lexicalOpen, le
        d.graphRank AS graphRank,
        CASE WHEN m IS NULL THEN null ELSE {{record(p)}} END AS node,
        CASE WHEN d.semantic IS NOT NULL THEN d.semantic
-            WHEN $vector IS NOT NULL AND p.embedding IS NOT NULL
-            THEN vector.similarity.cosine(p.embedding, $vector) END AS semantic,
+            WHEN $vector IS NOT NULL AND {{vector(p)}} IS NOT NULL
+            THEN vector.similarity.cosine({{vector(p)}}, $vector) END AS semantic,
        d.lexical AS lexical, d.semanticRank AS semanticRank,
        CASE WHEN m:Episode THEN [(m)-[:NEXT]-(turn) | turn.id] ELSE [] END AS neighbours,
        d.lexicalRank AS lexicalRank, coalesce(e.via, 0.0) AS graph,

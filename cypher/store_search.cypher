@@ -8,12 +8,12 @@ MATCH (m:Fact {tenant: $tenant, predicate: 'langgraph_item'})
 WHERE ($prefix IS NULL OR m.scope = $prefix OR m.scope STARTS WITH $prefix + '/')
   AND m.invalidatedAt IS NULL AND (m.validTo IS NULL OR m.validTo > $now)
 WITH m, CASE WHEN $vector IS NULL THEN null
-             WHEN m.storeVectors IS NOT NULL THEN
-               reduce(best = 0.0, s IN [i IN range(0, size(m.storeVectors) / size($vector) - 1) |
-                        vector.similarity.cosine(m.storeVectors[i * size($vector) .. (i + 1) * size($vector)], $vector)] |
+             WHEN {{store_vectors(m)}} IS NOT NULL THEN
+               reduce(best = 0.0, s IN [i IN range(0, size({{store_vectors(m)}}) / size($vector) - 1) |
+                        vector.similarity.cosine({{store_vectors(m)}}[i * size($vector) .. (i + 1) * size($vector)], $vector)] |
                       CASE WHEN s > best THEN s ELSE best END)
-             WHEN m.embedding IS NULL THEN null
-             ELSE vector.similarity.cosine(m.embedding, $vector) END AS similarity
+             WHEN {{vector(m)}} IS NULL THEN null
+             ELSE vector.similarity.cosine({{vector(m)}}, $vector) END AS similarity
 RETURN m.id AS id, m.scope AS scope, m.storeKey AS key, m.valueJson AS value, m.storeTtl AS ttl,
        m.storeCreatedAt AS created, m.createdAt AS updated, similarity
 ORDER BY coalesce(similarity, -1.0) DESC, m.createdAt DESC, m.scope, m.storeKey

@@ -8,5 +8,5 @@ REMOVE s._lock
 WITH s
 MATCH (n:Summary {tenant: $tenant, scope: $scope, sessionId: $sessionId})
 WHERE n.invalidatedAt IS NULL
-RETURN n {.*, embedding: null, cites: [(n)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node
+RETURN n {.*, embedding: null, embeddingB: null, cites: [(n)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node
 ORDER BY n.coversFrom, n.createdAt, n.id

@@ -5,5 +5,5 @@ MATCH (n:Summary {tenant: $tenant, scope: $scope, sessionId: $sessionId})
 WHERE $includeFolded OR n.invalidatedAt IS NULL
 OPTIONAL MATCH (newer:Memory {tenant: $tenant})-[s:SUPERSEDES]->(n)
 WITH n, collect(s {by: newer.id, .reason, .at, .note}) AS supersededBy
-RETURN n {.*, embedding: null, cites: [(n)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node, supersededBy
+RETURN n {.*, embedding: null, embeddingB: null, cites: [(n)-[:CITES]->(c:Memory {tenant: $tenant}) | c.id]} AS node, supersededBy
 ORDER BY n.coversFrom, n.createdAt, n.id

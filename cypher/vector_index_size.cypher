@@ -2,5 +2,5 @@
 // How many memories have an embedding (what rebuilding the vector index must index), for
 // setup()'s line before a rebuild.
 MATCH (m:Memory)
-WHERE m.embedding IS NOT NULL
+WHERE {{vector(m)}} IS NOT NULL
 RETURN count(m) AS memories

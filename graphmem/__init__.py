@@ -42,6 +42,7 @@ from ._base.errors import (
     TemplateError,
 )
 from ._base.events import MemoryEvent
+from ._base.layout import SchemaPlan, SchemaStep
 from ._base.models import (
     Correction,
     Decision,
@@ -80,6 +81,7 @@ from ._memory.facts import DEFAULT_SINGLE_VALUED
 from ._memory.graph import from_json as graph_from_json
 from ._memory.graph import to_graphml as graph_to_graphml
 from ._memory.graph import to_json as graph_to_json
+from ._memory.reembed import ReembedProgress, ReembedReport
 from ._recall.context import estimate_tokens
 from ._recall.fusion import ScoredMemory, ScoreParts
 from ._recall.plan import RecallSettings, RecallWeights
@@ -144,9 +146,13 @@ __all__ = [
     "Provenance",
     "RecallSettings",
     "RecallWeights",
+    "ReembedProgress",
+    "ReembedReport",
     "ReflectionReport",
     "SameAsCandidate",
     "SchemaError",
+    "SchemaPlan",
+    "SchemaStep",
     "Scope",
     "ScoreParts",
     "ScoredMemory",

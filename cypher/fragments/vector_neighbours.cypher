@@ -6,9 +6,9 @@
 // pool / inScope (at most $maxVectorFetch), the visible ones are kept, and only those are
 // scored with the stored vector (the index may be quantized).
 WITH toInteger(ceil($semanticFetch * $overFetch * (1.0 * pool / CASE WHEN inScope > 0 THEN inScope ELSE 1 END))) AS wanted
-CALL db.index.vector.queryNodes('memory_embedding',
+CALL db.index.vector.queryNodes('{{vector_index}}',
     CASE WHEN wanted > $maxVectorFetch THEN $maxVectorFetch ELSE wanted END, $vector)
   YIELD node AS __node__
 WITH __node__
 WHERE __node__.tenant = $tenant AND __node__.scope IN $chain
-WITH __node__, vector.similarity.cosine(__node__.embedding, $vector) AS semantic
+WITH __node__, vector.similarity.cosine({{vector(__node__)}}, $vector) AS semantic

@@ -14,6 +14,7 @@ from .._base.models import Decision
 from .._base.records import record_of
 from .._learning import decisions as _decisions
 from .._learning.decisions import DecisionQuality
+from .._memory import embedded
 from .._recall import plan
 from .executor import AsyncTx
 from .host import AsyncHost
@@ -70,7 +71,7 @@ class AsyncDecisionsMixin(AsyncHost):
         return await self._write_decision(props)
 
     async def _write_decision(self, props: dict[str, Any]) -> Decision:
-        row = {"props": props, "embedText": _decisions.embed_text(props)}
+        row = {"props": props, "embedText": embedded.decision_text(props)}
         await self._embed([row], ["decision"])
         now = self._core.now()
         tenant = self._core.tenant

@@ -18,13 +18,19 @@ session), so that each kind of failure gets the patience it deserves:
 A statement the server fails inside a transaction function is kept from the driver (see
 ``_in_transaction``): the driver's own clean-up of it touches a connection it has already
 handed to another thread.
+
+Every template runs in the version for the slot the store's vectors are in (``_base/layout.py``),
+read from the store's node once per driver and database and again after
+``layout.KEPT_SECONDS``; a store written by a newer graphmem is refused before anything runs.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
+from weakref import WeakKeyDictionary
 
 from neo4j import READ_ACCESS, WRITE_ACCESS, AsyncDriver, AsyncManagedTransaction, AsyncSession
 from neo4j.exceptions import (
@@ -38,8 +44,9 @@ from neo4j.exceptions import (
     TransactionError,
 )
 
+from .._base import layout as _layout
 from .._base import templates
-from .._base.errors import translated_errors
+from .._base.errors import SchemaError, translated_errors
 from .._base.events import Emitter, Pending, pending
 from .._base.observe import OFF, Observability, note
 from .._base.props import CREATES, created_by
@@ -51,6 +58,20 @@ Tracer = Callable[[str, dict[str, Any], float], None]
 
 _FIRST_DELAY = 0.05
 _MAX_DELAY = 1.0
+_log = logging.getLogger("graphmem")
+# per driver and database: what the store's node says (memory objects made from one driver,
+# one per tenant, share it)
+_LAYOUTS: WeakKeyDictionary[Any, dict[str | None, _layout.Layout]] = WeakKeyDictionary()
+_TOLD_OLDER: WeakKeyDictionary[Any, set[str | None]] = WeakKeyDictionary()
+
+
+def _per_driver(cache: WeakKeyDictionary[Any, Any], driver: Any, empty: Callable[[], Any]) -> Any:
+    """``cache``'s entry for ``driver`` (a fresh one, kept nowhere, for a driver that cannot be
+    weakly referenced: a test's stand-in)."""
+    try:
+        return cache.setdefault(driver, empty())
+    except TypeError:
+        return empty()
 
 
 async def _in_transaction(execute: Callable[..., Awaitable[Any]], fn: Callable[..., Awaitable[T]], *args: Any) -> T:
@@ -103,8 +124,9 @@ class AsyncTx:
     event to publish if (and once) it commits."""
 
     def __init__(self, tx: AsyncManagedTransaction, tracer: Tracer | None, observe: Observability = OFF,
-                 where: tuple[str | None, tuple[str, int] | None] = (None, None)) -> None:
+                 where: tuple[str | None, tuple[str, int] | None] = (None, None), slot: str = _layout.SLOT_A) -> None:
         self._tx = tx
+        self.slot = slot
         self._tracer = tracer
         self._observe = observe
         self._where = where
@@ -118,7 +140,7 @@ class AsyncTx:
             self.events.append(event)
 
     async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        template = templates.get(name)
+        template = templates.get(templates.in_slot(name, self.slot))
         template.check(params)
         with self._observe.query(name, *self._where) as span:
             started = time.perf_counter()
@@ -208,11 +230,46 @@ class AsyncExecutor:
                 await async_pause(delay)
                 delay = min(delay * 2, _MAX_DELAY)
 
+    async def layout(self, *, fresh: bool = False) -> _layout.Layout:
+        """What the store's node says (schema version, vector slot, a re-embedding under way),
+        read once per driver and database and again when older than ``layout.KEPT_SECONDS``
+        or ``fresh``. A store of a newer schema version than this graphmem's is a
+        ``SchemaError``; an older one is said once on the ``graphmem`` logger."""
+        known: dict[str | None, _layout.Layout] = _per_driver(_LAYOUTS, self.driver, dict)
+        found = known.get(self.database)
+        if fresh or found is None or not found.fresh():
+            rows = await self._auto("store_layout", {}, reading=True, slot=_layout.SLOT_A)
+            found = _layout.from_row(rows[0] if rows else None)
+            if found.version > _layout.VERSION:
+                known.pop(self.database, None)
+                raise SchemaError(
+                    f"this store's data follows schema version {found.version}, written by a newer graphmem; "
+                    f"this graphmem reads up to version {_layout.VERSION}: upgrade graphmem (pip install -U graphmem)")
+            told = _per_driver(_TOLD_OLDER, self.driver, set)
+            if _layout.EMPTY < found.version < _layout.VERSION and self.database not in told:
+                told.add(self.database)
+                _log.warning("this store's data follows schema version %d, this graphmem writes version %d: run "
+                             "setup() (or graphmem setup) to upgrade it; graphmem setup --check lists the steps",
+                             found.version, _layout.VERSION)
+            known[self.database] = found
+        return found
+
+    def forget_layout(self) -> None:
+        """Read the store's node again on the next call (it changed: a re-embedding switched
+        slots, or a vector index was found missing)."""
+        _per_driver(_LAYOUTS, self.driver, dict).pop(self.database, None)
+
     async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run one template as an auto-commit read (routable to a cluster's readers): one
         round trip where a transaction function takes three (BEGIN, RUN, COMMIT); a read runs
         one statement, so the transaction adds nothing (docs/design-notes.md#reads-auto-commit)."""
-        return await self._auto(name, params, reading=True)
+        return await self._auto(name, params, reading=True, slot=(await self.layout()).slot)
+
+    async def read_in(self, slot: str, name: str, **params: Any) -> list[dict[str, Any]]:
+        """``read`` with the template's version for ``slot``, whichever the store uses, and
+        without reading the store's node first (``graphmem setup --check`` reads a store
+        that ``layout`` would refuse)."""
+        return await self._auto(name, params, reading=True, slot=slot)
 
     async def write(self, work: Callable[[AsyncTx], Awaitable[T]]) -> T:
         """Run ``work`` in one write transaction: everything it runs lands, or nothing does.
@@ -221,10 +278,11 @@ class AsyncExecutor:
         it creates, and keep no state of its own between attempts."""
 
         last: AsyncTx | None = None  # the transaction of the latest attempt
+        slot = (await self.layout()).slot
 
         async def unit(tx: AsyncManagedTransaction) -> T:
             nonlocal last
-            last = AsyncTx(tx, self.tracer, self.observe, self.where)
+            last = AsyncTx(tx, self.tracer, self.observe, self.where, slot)
             return await work(last)
 
         async def attempt() -> T:
@@ -238,23 +296,32 @@ class AsyncExecutor:
 
         return await self._retrying(attempt, write=True)
 
-    async def write_one(self, name: str, **params: Any) -> list[dict[str, Any]]:
+    async def write_one(self, name: str, *, slot: str | None = None, **params: Any) -> list[dict[str, Any]]:
         """Run one template in a write transaction of its own (not one that creates memories:
-        its ``remembered`` event is published by ``write`` only)."""
+        its ``remembered`` event is published by ``write`` only), in its version for ``slot``
+        when given, else for the store's."""
         if name in CREATES:
             raise ValueError(f"{name} creates memories: run it through write()")
+        if slot is None:
+            slot = (await self.layout()).slot
+
         async def attempt() -> list[dict[str, Any]]:
             async with self._session() as session:
-                return await _in_transaction(session.execute_write, self._one, name, params)
+                return await _in_transaction(session.execute_write, self._one, name, params, slot)
 
         return await self._retrying(attempt, write=True)
 
     async def auto(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a template in an auto-commit transaction (schema statements need one)."""
-        return await self._auto(name, params, reading=False)
+        return await self._auto(name, params, reading=False, slot=(await self.layout()).slot)
 
-    async def _auto(self, name: str, params: dict[str, Any], *, reading: bool) -> list[dict[str, Any]]:
-        template = templates.get(name)
+    async def auto_in(self, slot: str, name: str, **params: Any) -> list[dict[str, Any]]:
+        """``auto`` with the template's version for ``slot``, whichever the store uses (a
+        re-embedding makes the other slot's index, and drops the old one)."""
+        return await self._auto(name, params, reading=False, slot=slot)
+
+    async def _auto(self, name: str, params: dict[str, Any], *, reading: bool, slot: str) -> list[dict[str, Any]]:
+        template = templates.get(templates.in_slot(name, slot))
         template.check(params)
 
         async def attempt() -> list[dict[str, Any]]:
@@ -271,8 +338,9 @@ class AsyncExecutor:
 
         return await self._retrying(attempt, write=False)
 
-    async def _one(self, tx: AsyncManagedTransaction, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        return await AsyncTx(tx, self.tracer, self.observe, self.where).run(name, **params)
+    async def _one(self, tx: AsyncManagedTransaction, name: str, params: dict[str, Any],
+                   slot: str) -> list[dict[str, Any]]:
+        return await AsyncTx(tx, self.tracer, self.observe, self.where, slot).run(name, **params)
 
     async def verify(self) -> None:
         async def attempt() -> None:

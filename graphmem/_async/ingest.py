@@ -29,6 +29,7 @@ from .._learning.prompts import (
     Judgement,
 )
 from .._learning.usage import Tally
+from .._memory import embedded
 from .._memory import entities as _entities
 from .._memory import facts as _facts
 from .._memory.facts import AUTOMATIC
@@ -141,7 +142,9 @@ class AsyncIngestMixin(AsyncHost):
                 plans.append((draft, plan))
             elif skip is not None:
                 skipped.append(skip)
-        fact_rows = [{"props": {"text": p["text"], "embedding": None}} for _, p in plans]
+        # embedded as every fact is (_memory/embedded.py): with its predicate in words
+        fact_rows: list[dict[str, Any]] = [{"props": {"text": p["text"], "embedding": None},
+                      "embedText": embedded.fact_text(p["text"], p.get("predicate"))} for _, p in plans]
         await self._embed(fact_rows, ["facts"] * len(fact_rows))
         for (_, plan), row in zip(plans, fact_rows):
             plan["embedding"] = row["props"]["embedding"]

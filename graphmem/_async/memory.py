@@ -42,12 +42,14 @@ from .procedures import AsyncProceduresMixin
 from .profile import AsyncProfileMixin
 from .recall import AsyncRecallMixin
 from .records import AsyncRecordsMixin
+from .reembed import AsyncReembedMixin
 from .schema import AsyncSchemaMixin
 from .sessions import AsyncSessionsMixin
 from .store import AsyncStoreMixin
 from .summaries import AsyncSummariesMixin
 from .transfer import AsyncTransferMixin
 from .turn import AsyncTurnMixin
+from .upgrade import AsyncUpgradeMixin
 
 
 @instrument("graphmem")
@@ -68,6 +70,8 @@ class AsyncMemory(
     AsyncSummariesMixin,
     AsyncTurnMixin,
     AsyncSchemaMixin,
+    AsyncUpgradeMixin,
+    AsyncReembedMixin,
     AsyncSessionsMixin,
     AsyncStoreMixin,
     AsyncGraphMixin,

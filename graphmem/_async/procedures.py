@@ -17,6 +17,7 @@ from .._base.records import record_of
 from .._learning import procedures
 from .._learning.insights import status_entry
 from .._learning.prompts import INDUCE_SYSTEM, ProcedureDraft, trajectory_block
+from .._memory import embedded
 from .._memory import episodes as _episodes
 from .._memory.facts import AUTOMATIC
 from .._recall import plan
@@ -51,7 +52,7 @@ class AsyncProceduresMixin(AsyncHost):
             steps=steps, variables=variables, success_criteria=success_criteria, provenance=provenance,
             importance=importance, sensitivity=sensitivity, tags=tags, id=id,
         )
-        row = {"props": props, "embedText": procedures.embed_text(props)}
+        row = {"props": props, "embedText": embedded.procedure_text(props)}
         await self._embed([row], ["text"])
         now = self._core.now()
         tenant = self._core.tenant
@@ -126,7 +127,7 @@ class AsyncProceduresMixin(AsyncHost):
             success_criteria=draft.success_criteria, provenance=Provenance.INDUCTION, importance=None,
             sensitivity=None, tags=(), id=None,
         )
-        row = {"props": props, "embedText": procedures.embed_text(props)}
+        row = {"props": props, "embedText": embedded.procedure_text(props)}
         await self._embed([row, *episodes], ["trajectory"] * (1 + len(episodes)))
         cites = episode_ids or [e["props"]["id"] for e in episodes]
         threshold = self._core.neo4j_similarity(self._learning.procedure_merge_threshold)

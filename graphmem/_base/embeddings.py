@@ -196,15 +196,20 @@ def check_embedder(embedder: Any, observe: Observability = OFF) -> CheckedEmbedd
     return CheckedEmbedder(embedder, observe)
 
 
-EMBEDDERS = ("wordllama", "hashing", "none")
+EMBEDDERS = ("wordllama", "minilm", "hashing", "none")
 """The embedders the command line and the MCP server choose by name (``--embedder``)."""
 
 
 def named_embedder(name: str) -> Embeddings | None:
     """The embedder for a name of ``EMBEDDERS`` (WordLlama: the process's shared model,
-    ``default_embedder``); None for ``none`` (full-text recall only)."""
+    ``default_embedder``; MiniLM: ``OnnxEmbedder()``, with ``graphmem[onnx]``); None for
+    ``none`` (full-text recall only)."""
     if name == "wordllama":
         return default_embedder()
+    if name == "minilm":
+        from .onnx import OnnxEmbedder
+
+        return OnnxEmbedder()
     return HashingEmbedder() if name == "hashing" else None
 
 

@@ -19,13 +19,20 @@ Layout of the ``cypher/`` folder:
   it (Neo4j 2026: the vector index filtered in the index by ``SEARCH``). A template that
   includes such a fragment also has a Cypher 25 version, ``get("<name>:cypher25")``: the
   same statement with those fragments, sent as ``CYPHER 25``.
+- ``fragments/b/*.cypher``: the fragments that name where a memory's vector lives (its
+  property and the vector index over it) for a store whose vectors are in the second slot
+  (``_base/layout.py``: ``graphmem reembed`` moves a store from one slot to the other). A
+  template that includes one has a version for that slot, ``get("<name>:b")`` (and
+  ``"<name>:cypher25:b"`` when it has both); ``in_slot`` names the one to run.
+
+A fragment without ``__node__`` is a constant (an index's name), included as ``{{name}}``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -36,9 +43,10 @@ from .errors import TemplateError
 _HEADER = re.compile(r"^//\s*name:\s*([a-z][a-z0-9_]*)\s*$")
 _FRAGMENT_HEADER = re.compile(r"^//\s*fragment:\s*([a-z][a-z0-9_]*)\s*$")
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
-_INCLUDE = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)\(([a-z_][a-z0-9_]*)\)\s*\}\}")
+_INCLUDE = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)(?:\(([a-z_][a-z0-9_]*)\))?\s*\}\}")
 _NODE = "__node__"
 CYPHER25 = "cypher25"  # the variant of a template for servers that speak Cypher 25 (fragments/cypher25/)
+SLOT_B = "b"  # the variant of a template for a store whose vectors are in the second slot (fragments/b/)
 # Comment lines, then string literals and backquoted names, are blanked before parameters
 # are collected (a template's comments are whole lines starting with //).
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
@@ -74,24 +82,30 @@ def _statement(lines: list[str]) -> list[str]:
 
 def parse_fragment(name: str, source: str) -> str:
     """The text of a fragment file named ``name`` (header ``// fragment: <name>``, doc lines,
-    then the text, which refers to its node as ``__node__``)."""
+    then the text, which refers to its node as ``__node__``, or a constant without it)."""
     lines = source.splitlines()
     if not lines or not (m := _FRAGMENT_HEADER.match(lines[0].strip())) or m.group(1) != name:
         raise TemplateError(f"fragment {name!r}: first line must be '// fragment: {name}'")
     body = "\n".join(_statement(lines[1:])).strip()
-    if _NODE not in body:
-        raise TemplateError(f"fragment {name!r} never mentions {_NODE}")
+    if not body:
+        raise TemplateError(f"fragment {name!r} has no text")
     return body
 
 
 def expand(name: str, source: str, fragments: Mapping[str, str]) -> str:
-    """``source`` with every ``{{fragment(var)}}`` replaced by the fragment's text, in
-    parentheses when it is used inside an expression."""
+    """``source`` with every ``{{fragment(var)}}`` replaced by the fragment's text (its
+    ``__node__`` by ``var``) and every ``{{constant}}`` by the constant's text. A fragment
+    of a node included as a constant, or the reverse, is refused."""
     def include(match: re.Match[str]) -> str:
         fragment, var = match.group(1), match.group(2)
         if fragment not in fragments:
             raise TemplateError(f"template {name!r} includes unknown fragment {fragment!r}")
-        return fragments[fragment].replace(_NODE, var)
+        text = fragments[fragment]
+        if (var is None) == (_NODE in text):
+            usage = f"{{{{{fragment}}}}}" if var is None else f"{{{{{fragment}({var})}}}}"
+            kind = "a fragment of a node" if _NODE in text else "a constant"
+            raise TemplateError(f"template {name!r} includes {kind} as {usage}")
+        return text if var is None else text.replace(_NODE, var)
 
     return _INCLUDE.sub(include, source)
 
@@ -151,13 +165,13 @@ def _read_fragments(folder: Path) -> dict[str, str]:
     return {p.stem: parse_fragment(p.stem, p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.cypher"))}
 
 
-@lru_cache(maxsize=2)
-def fragments(variant: str | None = None) -> dict[str, str]:
+@lru_cache(maxsize=8)
+def fragments(*variants: str) -> dict[str, str]:
     """Fragment name -> its text, with the fragments it includes (one level) expanded; with
-    ``variant``, the fragments of that subfolder replace those of the same name."""
+    ``variants``, the fragments of those subfolders replace those of the same name, in order."""
     folder = template_dir() / "fragments"
     raw = _read_fragments(folder)
-    if variant is not None:
+    for variant in variants:
         own = _read_fragments(folder / variant)
         if unknown := sorted(set(own) - set(raw)):
             raise TemplateError(f"fragments/{variant}/ has no base fragment for {', '.join(unknown)}")
@@ -178,14 +192,19 @@ def as_cypher25(name: str, template: Template) -> Template:
 
 @lru_cache(maxsize=1)
 def _all() -> dict[str, Template]:
-    shared, own = fragments(), fragments(CYPHER25)
+    shared = fragments()
     found: dict[str, Template] = {}
     for name, path in files().items():
         source = path.read_text(encoding="utf-8")
         found[name] = parse(name, source, shared)
-        if expand(name, source, own) != expand(name, source, shared):  # it includes a Cypher 25 fragment
-            variant = f"{name}:{CYPHER25}"
-            found[variant] = as_cypher25(variant, parse(name, source, own))
+        base = expand(name, source, shared)
+        # a version per variant whose fragments change the text (it includes one of them),
+        # and one with both when each changes it
+        own = [v for v in (CYPHER25, SLOT_B) if expand(name, source, fragments(v)) != base]
+        for variants in [*([v] for v in own), *([own] if len(own) == 2 else [])]:
+            variant = ":".join([name, *variants])
+            parsed = parse(name, source, fragments(*variants))
+            found[variant] = as_cypher25(variant, parsed) if CYPHER25 in variants else replace(parsed, name=variant)
     return found
 
 
@@ -195,8 +214,18 @@ def names() -> list[str]:
 
 
 def variant_names() -> list[str]:
-    """Names of the templates' Cypher 25 versions (``<name>:cypher25``)."""
+    """Names of the templates' other versions: Cypher 25 (``<name>:cypher25``), the second
+    vector slot (``<name>:b``), both (``<name>:cypher25:b``)."""
     return sorted(name for name in _all() if ":" in name)
+
+
+def in_slot(name: str, slot: str) -> str:
+    """The name of the version of template ``name`` (or of its Cypher 25 version) to run on a
+    store whose vectors are in ``slot`` (``_base/layout.py``): ``name`` itself unless the slot
+    is the second and the template names where vectors live."""
+    if slot == SLOT_B and f"{name}:{SLOT_B}" in _all():
+        return f"{name}:{SLOT_B}"
+    return name
 
 
 @lru_cache(maxsize=1)

@@ -32,6 +32,7 @@ from .._base.errors import ConfigurationError, GraphMemError, InvalidInputError,
 from .._base.models import Provenance
 from .._learning import ingest as _plan
 from .._memory.erase import EraseReport
+from . import operations
 from .console import (
     NoSuchTenant,
     Progress,
@@ -52,7 +53,7 @@ from .console import (
 )
 
 OK, EMPTY, USAGE, UNAVAILABLE, FAILED = 0, 1, 2, 3, 4
-NAMES = ("setup", "remember", "ingest", "recall", "context", "facts", "history", "forget", "erase", "export",
+NAMES = ("setup", "reembed", "remember", "ingest", "recall", "context", "facts", "history", "forget", "erase", "export",
          "import", "stats", "graph", "tenants")
 # commands that read a tenant or change what it holds: an unknown tenant is named as such
 READS = ("recall", "context", "facts", "history", "forget", "erase", "export", "stats", "graph")
@@ -80,7 +81,7 @@ def register(subparsers: Any) -> None:
     """Add the memory commands to ``graphmem``'s subparsers."""
     c = _common()
     add = subparsers.add_parser
-    add("setup", parents=[c], help="create graphmem's constraints and indexes and wait for them")
+    operations.register(add, c)
     p = add("remember", parents=[c], help="store one fact; a single-valued one replaces the current value")
     p.add_argument("text", help="the statement, e.g. 'Ann lives in Paris'")
     for name in ("--subject", "--predicate", "--object", "--sensitivity", "--user-id", "--agent-id", "--session-id",
@@ -186,13 +187,6 @@ def _check_reading(memory: Any, args: argparse.Namespace) -> None:
 
 
 # -- the commands ----------------------------------------------------------------------
-
-
-def _setup(memory: Any, args: argparse.Namespace) -> int:
-    memory.setup()
-    info = memory.verify_connectivity()
-    emit(args, {"ok": True, **info}, lambda: f"schema ready on {info['name']} {info['version']} ({info['edition']})")
-    return OK
 
 
 def _remember(memory: Any, args: argparse.Namespace) -> int:
@@ -387,7 +381,7 @@ def _graph(memory: Any, args: argparse.Namespace) -> int:
 
 
 _COMMANDS: dict[str, Callable[[Any, argparse.Namespace], int]] = {
-    "setup": _setup, "remember": _remember, "ingest": _ingest, "recall": _recall, "context": _context, "facts": _facts,
+    "setup": operations.setup, "reembed": operations.reembed, "remember": _remember, "ingest": _ingest, "recall": _recall, "context": _context, "facts": _facts,
     "history": _history, "forget": _forget, "erase": _erase, "export": _export, "import": _import,
     "stats": _stats, "graph": _graph, "tenants": _tenants,
 }

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._base.embeddings import EMBEDDERS
 from .._base.errors import GraphMemError
 from .._server import launcher
 from . import commands as _commands
@@ -70,7 +71,7 @@ def _mcp_parser(commands: Any) -> None:
                                           "call; NEO4J_PASSWORD is read from the environment only.")
     mcp.add_argument("--tenant", help="the tenant served (default: GRAPHMEM_TENANT)")
     mcp.add_argument("--scope", help="the root scope tools may touch, e.g. acme/support/alice (default: GRAPHMEM_SCOPE)")
-    mcp.add_argument("--embedder", choices=["wordllama", "hashing", "none"], default=None,
+    mcp.add_argument("--embedder", choices=list(EMBEDDERS), default=None,
                      help="query and record embedder (default: GRAPHMEM_EMBEDDER or wordllama)")
     mcp.add_argument("--uri", help="Neo4j URI (default: NEO4J_URI)")
     mcp.add_argument("--user", help="Neo4j user (default: NEO4J_USER)")

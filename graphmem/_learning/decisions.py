@@ -67,11 +67,6 @@ def decision_props(
     return props
 
 
-def embed_text(props: Mapping[str, Any]) -> str:
-    """What a decision is embedded as: the decision and its reasoning."""
-    return f"{props['text']}\n{props['reasoning']}"
-
-
 def tool_call(tool: Any, args: Any, result: Any) -> tuple[str, str | None]:
     """A tool call as a decision's text (``tool(args as JSON)``) and context (its result)."""
     name = check.identifier(tool, "tool")

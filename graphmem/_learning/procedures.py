@@ -230,12 +230,6 @@ def procedure_props(
     return props
 
 
-def embed_text(props: Mapping[str, Any]) -> str:
-    """What a procedure is embedded as: its text, trigger and condition, so a task matches
-    on any of them."""
-    return "\n".join(p for p in (props["text"], props.get("trigger"), props.get("condition")) if p)
-
-
 def bind(procedure: Procedure, values: Mapping[str, Any]) -> list[str]:
     """The procedure's steps with every ``{variable}`` replaced by its value. A missing or
     unknown variable is refused."""

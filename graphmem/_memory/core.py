@@ -84,6 +84,8 @@ class Core:
         self.contradiction_threshold = contradiction_threshold
         self.dimension: int | None = None
         """The vector index's dimension, once known (from ``setup()`` or the database)."""
+        self.vector_slot: str | None = None
+        """The store's vector slot the dimension and filter were read for (``_base/layout.py``)."""
         self.filtered_index: bool | None = None
         """Whether the vector index is filtered by tenant inside the search (Neo4j 2026, made so
         by ``setup()``): recall then runs its Cypher 25 version. Read with the dimension."""
@@ -94,6 +96,15 @@ class Core:
         """Per visible scope chain, the tenant's memories per visible one at its last recall
         (how far recall's search within the tenant over-fetches on Neo4j 2026)."""
         self.background: Any = None  # the relevance floor's yardstick (a numpy matrix, _relevance.matrix)
+
+    def use_embedder(self, embedder: Any) -> None:
+        """Embed with ``embedder`` (checked, ``check_embedder``) from now on, forgetting what
+        came from the old one (the store was re-embedded with it)."""
+        self.embedder = embedder
+        self.background = None
+        self.dimension = None
+        self.filtered_index = None
+        self.vector_slot = None
 
     def now(self) -> datetime:
         return check.instant(self._clock(), "clock", allow_none=False)

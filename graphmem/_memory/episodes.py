@@ -12,14 +12,12 @@ from .._base import props as _props
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Provenance, Status
+from .embedded import windows
 
 ROLES = ("user", "assistant", "tool", "system", "event")
-
-
-# a long episode (a pasted document or log) is also embedded in overlapping windows, so a
-# question about its middle finds it (an average over the whole text blurs its parts)
-CHUNK_SIZE = 1_500
-CHUNK_OVERLAP = 200
+# a long episode (a pasted document or log) is also embedded in overlapping windows
+# (_memory/embedded.py), so a question about its middle finds it (an average over the whole
+# text blurs its parts)
 
 
 class EpisodeRow(TypedDict):
@@ -42,12 +40,8 @@ def chunks(episodes: list[EpisodeRow]) -> list[ChunkRow]:
     out: list[ChunkRow] = []
     for episode in episodes:
         p = episode["props"]
-        text: str = p["text"]
-        if len(text) <= CHUNK_SIZE:
-            continue
-        step = CHUNK_SIZE - CHUNK_OVERLAP
-        for n, start in enumerate(range(0, len(text) - CHUNK_OVERLAP, step)):
-            out.append({"episodeId": p["id"], "embedText": text[start:start + CHUNK_SIZE], "props": {
+        for n, part in enumerate(windows(p["text"])):
+            out.append({"episodeId": p["id"], "embedText": part, "props": {
                 "id": f"{p['id']}#{n}", "scope": p["scope"], "position": n, "provenance": p["provenance"],
                 "status": p["status"], "sensitivity": p["sensitivity"], "embedding": None,
             }})

@@ -13,7 +13,7 @@ from .._base import scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Provenance
-from . import entities
+from . import embedded, entities
 
 DEFAULT_SINGLE_VALUED = frozenset({
     # where and who
@@ -157,7 +157,7 @@ def row(item: Mapping[str, Any], *, tenant: str, now: datetime, single_valued: C
     })
     # a structured fact is embedded with its predicate in words, so a question about the
     # attribute ("where does Carol live?") meets "Carol moved to Denver" (lives_in)
-    embed_text = props["text"] if predicate is None else f"{props['text']} ({predicate.replace('_', ' ')})"
+    embed_text = embedded.fact_text(props["text"], predicate)
     return {"props": props, "chain": scopes.chain(props["scope"]), "derivedFrom": derived, "embedText": embed_text,
             "explicitId": item.get("id") is not None, "field": prefix}
 

@@ -16,6 +16,7 @@ from .._base.models import Decision
 from .._base.records import record_of
 from .._learning import decisions as _decisions
 from .._learning.decisions import DecisionQuality
+from .._memory import embedded
 from .._recall import plan
 from .executor import Tx
 from .host import Host
@@ -72,7 +73,7 @@ class DecisionsMixin(Host):
         return self._write_decision(props)
 
     def _write_decision(self, props: dict[str, Any]) -> Decision:
-        row = {"props": props, "embedText": _decisions.embed_text(props)}
+        row = {"props": props, "embedText": embedded.decision_text(props)}
         self._embed([row], ["decision"])
         now = self._core.now()
         tenant = self._core.tenant

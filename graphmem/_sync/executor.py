@@ -20,13 +20,19 @@ session), so that each kind of failure gets the patience it deserves:
 A statement the server fails inside a transaction function is kept from the driver (see
 ``_in_transaction``): the driver's own clean-up of it touches a connection it has already
 handed to another thread.
+
+Every template runs in the version for the slot the store's vectors are in (``_base/layout.py``),
+read from the store's node once per driver and database and again after
+``layout.KEPT_SECONDS``; a store written by a newer graphmem is refused before anything runs.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
+from weakref import WeakKeyDictionary
 
 from neo4j import READ_ACCESS, WRITE_ACCESS, Driver, ManagedTransaction, Session
 from neo4j.exceptions import (
@@ -40,8 +46,9 @@ from neo4j.exceptions import (
     TransactionError,
 )
 
+from .._base import layout as _layout
 from .._base import templates
-from .._base.errors import translated_errors
+from .._base.errors import SchemaError, translated_errors
 from .._base.events import Emitter, Pending, pending
 from .._base.observe import OFF, Observability, note
 from .._base.props import CREATES, created_by
@@ -53,6 +60,20 @@ Tracer = Callable[[str, dict[str, Any], float], None]
 
 _FIRST_DELAY = 0.05
 _MAX_DELAY = 1.0
+_log = logging.getLogger("graphmem")
+# per driver and database: what the store's node says (memory objects made from one driver,
+# one per tenant, share it)
+_LAYOUTS: WeakKeyDictionary[Any, dict[str | None, _layout.Layout]] = WeakKeyDictionary()
+_TOLD_OLDER: WeakKeyDictionary[Any, set[str | None]] = WeakKeyDictionary()
+
+
+def _per_driver(cache: WeakKeyDictionary[Any, Any], driver: Any, empty: Callable[[], Any]) -> Any:
+    """``cache``'s entry for ``driver`` (a fresh one, kept nowhere, for a driver that cannot be
+    weakly referenced: a test's stand-in)."""
+    try:
+        return cache.setdefault(driver, empty())
+    except TypeError:
+        return empty()
 
 
 def _in_transaction(execute: Callable[..., Any], fn: Callable[..., T], *args: Any) -> T:
@@ -105,8 +126,9 @@ class Tx:
     event to publish if (and once) it commits."""
 
     def __init__(self, tx: ManagedTransaction, tracer: Tracer | None, observe: Observability = OFF,
-                 where: tuple[str | None, tuple[str, int] | None] = (None, None)) -> None:
+                 where: tuple[str | None, tuple[str, int] | None] = (None, None), slot: str = _layout.SLOT_A) -> None:
         self._tx = tx
+        self.slot = slot
         self._tracer = tracer
         self._observe = observe
         self._where = where
@@ -120,7 +142,7 @@ class Tx:
             self.events.append(event)
 
     def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        template = templates.get(name)
+        template = templates.get(templates.in_slot(name, self.slot))
         template.check(params)
         with self._observe.query(name, *self._where) as span:
             started = time.perf_counter()
@@ -210,11 +232,46 @@ class Executor:
                 pause(delay)
                 delay = min(delay * 2, _MAX_DELAY)
 
+    def layout(self, *, fresh: bool = False) -> _layout.Layout:
+        """What the store's node says (schema version, vector slot, a re-embedding under way),
+        read once per driver and database and again when older than ``layout.KEPT_SECONDS``
+        or ``fresh``. A store of a newer schema version than this graphmem's is a
+        ``SchemaError``; an older one is said once on the ``graphmem`` logger."""
+        known: dict[str | None, _layout.Layout] = _per_driver(_LAYOUTS, self.driver, dict)
+        found = known.get(self.database)
+        if fresh or found is None or not found.fresh():
+            rows = self._auto("store_layout", {}, reading=True, slot=_layout.SLOT_A)
+            found = _layout.from_row(rows[0] if rows else None)
+            if found.version > _layout.VERSION:
+                known.pop(self.database, None)
+                raise SchemaError(
+                    f"this store's data follows schema version {found.version}, written by a newer graphmem; "
+                    f"this graphmem reads up to version {_layout.VERSION}: upgrade graphmem (pip install -U graphmem)")
+            told = _per_driver(_TOLD_OLDER, self.driver, set)
+            if _layout.EMPTY < found.version < _layout.VERSION and self.database not in told:
+                told.add(self.database)
+                _log.warning("this store's data follows schema version %d, this graphmem writes version %d: run "
+                             "setup() (or graphmem setup) to upgrade it; graphmem setup --check lists the steps",
+                             found.version, _layout.VERSION)
+            known[self.database] = found
+        return found
+
+    def forget_layout(self) -> None:
+        """Read the store's node again on the next call (it changed: a re-embedding switched
+        slots, or a vector index was found missing)."""
+        _per_driver(_LAYOUTS, self.driver, dict).pop(self.database, None)
+
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run one template as an auto-commit read (routable to a cluster's readers): one
         round trip where a transaction function takes three (BEGIN, RUN, COMMIT); a read runs
         one statement, so the transaction adds nothing (docs/design-notes.md#reads-auto-commit)."""
-        return self._auto(name, params, reading=True)
+        return self._auto(name, params, reading=True, slot=(self.layout()).slot)
+
+    def read_in(self, slot: str, name: str, **params: Any) -> list[dict[str, Any]]:
+        """``read`` with the template's version for ``slot``, whichever the store uses, and
+        without reading the store's node first (``graphmem setup --check`` reads a store
+        that ``layout`` would refuse)."""
+        return self._auto(name, params, reading=True, slot=slot)
 
     def write(self, work: Callable[[Tx], T]) -> T:
         """Run ``work`` in one write transaction: everything it runs lands, or nothing does.
@@ -223,10 +280,11 @@ class Executor:
         it creates, and keep no state of its own between attempts."""
 
         last: Tx | None = None  # the transaction of the latest attempt
+        slot = (self.layout()).slot
 
         def unit(tx: ManagedTransaction) -> T:
             nonlocal last
-            last = Tx(tx, self.tracer, self.observe, self.where)
+            last = Tx(tx, self.tracer, self.observe, self.where, slot)
             return work(last)
 
         def attempt() -> T:
@@ -240,23 +298,32 @@ class Executor:
 
         return self._retrying(attempt, write=True)
 
-    def write_one(self, name: str, **params: Any) -> list[dict[str, Any]]:
+    def write_one(self, name: str, *, slot: str | None = None, **params: Any) -> list[dict[str, Any]]:
         """Run one template in a write transaction of its own (not one that creates memories:
-        its ``remembered`` event is published by ``write`` only)."""
+        its ``remembered`` event is published by ``write`` only), in its version for ``slot``
+        when given, else for the store's."""
         if name in CREATES:
             raise ValueError(f"{name} creates memories: run it through write()")
+        if slot is None:
+            slot = (self.layout()).slot
+
         def attempt() -> list[dict[str, Any]]:
             with self._session() as session:
-                return _in_transaction(session.execute_write, self._one, name, params)
+                return _in_transaction(session.execute_write, self._one, name, params, slot)
 
         return self._retrying(attempt, write=True)
 
     def auto(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a template in an auto-commit transaction (schema statements need one)."""
-        return self._auto(name, params, reading=False)
+        return self._auto(name, params, reading=False, slot=(self.layout()).slot)
 
-    def _auto(self, name: str, params: dict[str, Any], *, reading: bool) -> list[dict[str, Any]]:
-        template = templates.get(name)
+    def auto_in(self, slot: str, name: str, **params: Any) -> list[dict[str, Any]]:
+        """``auto`` with the template's version for ``slot``, whichever the store uses (a
+        re-embedding makes the other slot's index, and drops the old one)."""
+        return self._auto(name, params, reading=False, slot=slot)
+
+    def _auto(self, name: str, params: dict[str, Any], *, reading: bool, slot: str) -> list[dict[str, Any]]:
+        template = templates.get(templates.in_slot(name, slot))
         template.check(params)
 
         def attempt() -> list[dict[str, Any]]:
@@ -273,8 +340,9 @@ class Executor:
 
         return self._retrying(attempt, write=False)
 
-    def _one(self, tx: ManagedTransaction, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        return Tx(tx, self.tracer, self.observe, self.where).run(name, **params)
+    def _one(self, tx: ManagedTransaction, name: str, params: dict[str, Any],
+                   slot: str) -> list[dict[str, Any]]:
+        return Tx(tx, self.tracer, self.observe, self.where, slot).run(name, **params)
 
     def verify(self) -> None:
         def attempt() -> None:

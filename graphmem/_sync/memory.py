@@ -44,12 +44,14 @@ from .procedures import ProceduresMixin
 from .profile import ProfileMixin
 from .recall import RecallMixin
 from .records import RecordsMixin
+from .reembed import ReembedMixin
 from .schema import SchemaMixin
 from .sessions import SessionsMixin
 from .store import StoreMixin
 from .summaries import SummariesMixin
 from .transfer import TransferMixin
 from .turn import TurnMixin
+from .upgrade import UpgradeMixin
 
 
 @instrument("graphmem")
@@ -70,6 +72,8 @@ class Memory(
     SummariesMixin,
     TurnMixin,
     SchemaMixin,
+    UpgradeMixin,
+    ReembedMixin,
     SessionsMixin,
     StoreMixin,
     GraphMixin,

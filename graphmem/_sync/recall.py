@@ -14,7 +14,7 @@ from typing import Any
 from .._base import dialect, scopes
 from .._base import validate as check
 from .._base.embeddings import bag_of_words
-from .._base.errors import GraphMemError
+from .._base.errors import GraphMemError, SchemaError
 from .._base.observe import annotate, recording
 from .._memory.core import put_bounded
 from .._recall import context as _context
@@ -111,11 +111,21 @@ class RecallMixin(Host):
         scopes: it is removed (the record stays) and the recall runs again, once."""
         name = dialect.template("recall", bool(args.get("cypher25")))
         params = plan.params(**args)
+        slot = (self._run.layout()).slot
         try:
             return self._run.read(name, **params)
         except GraphMemError as exc:
             if dialect.index_unusable(exc):
                 forget_index(self._run, self._core)
+                if (self._run.layout()).slot != slot:  # re-embedded meanwhile: the old index is gone
+                    dimension = self._known_dimension()
+                    vector = args.get("vector")
+                    if vector is not None and dimension is not None and len(vector) != dimension:
+                        raise SchemaError(
+                            f"this store was re-embedded (graphmem reembed) to vectors of {dimension} dimensions "
+                            f"while this memory object's embedder gives {len(vector)}: make the memory object "
+                            "with the new embedder") from exc
+                    return self._run.read(name, **params)
                 return self._run.read("recall", **plan.params(**{**args, "cypher25": False, "strategy": "exact"}))
             if not refused_vector(exc) or not repair_vectors(
                     self._run, self._core.tenant, self._known_dimension(), self._core.now()):

@@ -22,8 +22,8 @@ from .._recall import fulltext, relevance
 from .executor import Executor
 from .host import Host
 
-# per driver and database: the vector index's (dimension, filtered by tenant), read once
-_INDEXES: WeakKeyDictionary[Any, dict[str | None, tuple[int, bool]]] = WeakKeyDictionary()
+# per driver and (database, slot): the vector index's (dimension, filtered by tenant), read once
+_INDEXES: WeakKeyDictionary[Any, dict[tuple[str | None, str], tuple[int, bool]]] = WeakKeyDictionary()
 # per embedder: the relevance floor's background vectors (_relevance.matrix), embedded once
 # for every memory object that shares the embedder (an application's one per tenant)
 _BACKGROUNDS: WeakKeyDictionary[Any, Any] = WeakKeyDictionary()
@@ -32,7 +32,7 @@ _REPAIR_BATCH = 1000
 _log = logging.getLogger("graphmem")
 
 
-def _indexes_of(driver: Any) -> dict[str | None, tuple[int, bool]]:
+def _indexes_of(driver: Any) -> dict[tuple[str | None, str], tuple[int, bool]]:
     """What is known of the vector index per database of ``driver`` (a fresh dict, kept
     nowhere, for a driver that cannot be weakly referenced: a test's stand-in)."""
     try:
@@ -42,10 +42,15 @@ def _indexes_of(driver: Any) -> dict[str | None, tuple[int, bool]]:
 
 
 def forget_index(run: Executor, core: Core) -> None:
-    """Forget what is known of the vector index (it was found missing or not online): the
-    next recall reads it again."""
-    _indexes_of(run.driver).pop(run.database, None)
+    """Forget what is known of the vector index and the store's slot (the index was found
+    missing or not online: remade, or dropped by a re-embedding that switched slots): the
+    next call reads them again."""
+    for key in [k for k in _indexes_of(run.driver) if k[0] == run.database]:
+        _indexes_of(run.driver).pop(key, None)
+    run.forget_layout()
     core.filtered_index = None
+    core.dimension = None
+    core.vector_slot = None
 
 
 def refused_vector(error: GraphMemError) -> bool:
@@ -59,7 +64,7 @@ def repair_vectors(run: Executor, tenant: str, dimensions: int | None, now: date
     dimension is not ``dimensions``), in batches; the records stay, marked with
     ``embeddingRemovedAt``. Returns their ids and logs a warning naming how many."""
     repaired: list[str] = []
-    params = dict(tenant=tenant, minSquares=check.MIN_VECTOR_NORM ** 2, maxSquares=check.MAX_VECTOR_NORM ** 2,
+    params: dict[str, Any] = dict(tenant=tenant, minSquares=check.MIN_VECTOR_NORM ** 2, maxSquares=check.MAX_VECTOR_NORM ** 2,
                   dimensions=dimensions, limit=_REPAIR_BATCH, now=now)
     while True:
         batch = [r["id"] for r in run.write_one("memory_vector_repair", **params)]
@@ -93,16 +98,21 @@ class SchemaMixin(Host):
         """
         for name in templates.schema_names():
             self._run.auto(name)
+        self._upgrade_store()
         rebuilt: float | None = None
         if self._core.embedder is not None:
             probe = self._core.embedder.embed_query("dimension probe")
             wanted = len(check.embedding(probe, "embedder output", None))
             existing = self._vector_dimension(fresh=True)
             if existing is not None and existing != wanted:
+                found = self._run.layout()
+                under_way = (f"; a re-embedding to {wanted} dimensions is under way: run graphmem reembed with "
+                             "this embedder again to finish it" if (found.reembed or {}).get("dimensions") == wanted
+                             else "")
                 raise SchemaError(
-                    f"the vector index memory_embedding has {existing} dimensions but the embedder "
-                    f"returns {wanted}; drop the index (and re-embed) or use a matching embedder"
-                )
+                    f"the vector index {found.index} has {existing} dimensions but the embedder returns "
+                    f"{wanted}: re-embed the store with this embedder (graphmem reembed, docs/operations.md) "
+                    f"or use the embedder it was written with{under_way}")
             can_filter = dialect.filters_vectors((self._run.read("server_components"))[0]["version"])
             if existing is not None and can_filter and not self._core.filtered_index:
                 rebuilt = self._drop_unfiltered_index()
@@ -113,8 +123,8 @@ class SchemaMixin(Host):
             # what the index is now (another setup() may have made it first), for recall's choice
             self._core.dimension = self._vector_dimension(fresh=True)
         if rebuilt is not None:
-            _log.warning("vector index memory_embedding rebuilt with the tenant as its filter in %.1f s",
-                         time.monotonic() - rebuilt)
+            _log.warning("vector index %s rebuilt with the tenant as its filter in %.1f s",
+                         (self._run.layout()).index, time.monotonic() - rebuilt)
         if repair:
             repair_vectors(self._run, self._core.tenant, self._known_dimension(), self._core.now())
         # a read of a scope nobody writes to: Neo4j caches the plan (recall.cypher keeps it)
@@ -124,36 +134,51 @@ class SchemaMixin(Host):
         """Drop a vector index that cannot filter by tenant (setup() makes it again); the
         monotonic time it was dropped at."""
         size = (self._run.read("vector_index_size"))[0]["memories"]
-        _log.warning("rebuilding vector index memory_embedding with the tenant as its filter (this server "
-                     "can filter inside the index): %d memories to index, recall scans exactly until then", size)
+        _log.warning("rebuilding vector index %s with the tenant as its filter (this server "
+                     "can filter inside the index): %d memories to index, recall scans exactly until then",
+                     (self._run.layout()).index, size)
         started = time.monotonic()
         self._run.auto("schema_vector_drop")
         return started
 
     def _vector_dimension(self, *, fresh: bool = False) -> int | None:
-        """The vector index's dimension (None without one); notes whether it filters by tenant.
-        Read once per driver and database (memory objects made from one driver, one per
-        tenant, share it), unless ``fresh``."""
+        """The dimension of the vector index of the store's slot (None without one); notes
+        whether it filters by tenant. Read once per driver, database and slot (memory objects
+        made from one driver, one per tenant, share it), unless ``fresh``."""
+        found = self._run.layout()
         per_driver = _indexes_of(self._run.driver)
-        known = None if fresh else per_driver.get(self._run.database)
+        key = (self._run.database, found.slot)
+        known = None if fresh else per_driver.get(key)
         if known is None:
-            rows = self._run.read("schema_vector_info")  # a read: a cluster's readers answer it
+            # a read: a cluster's readers answer it
+            rows = [r for r in self._run.read("schema_vector_info") if r["name"] == found.index]
             if not rows:
-                per_driver.pop(self._run.database, None)
+                per_driver.pop(key, None)
                 return None
-            known = per_driver[self._run.database] = (int(rows[0]["dimensions"]),
-                                                      dialect.filtered(rows[0]["properties"]))
+            known = per_driver[key] = (int(rows[0]["dimensions"]), dialect.filtered(rows[0]["properties"]))
         self._core.filtered_index = known[1]
+        self._core.vector_slot = found.slot
         return known[0]
+
+    def _same_slot(self) -> None:
+        """Forget this memory object's dimension and filter when the store's vectors moved to
+        the other slot since it read them (``reembed``, in this process or another)."""
+        slot = (self._run.layout()).slot
+        if self._core.vector_slot is not None and self._core.vector_slot != slot:
+            self._core.dimension = None
+            self._core.filtered_index = None
+            self._core.vector_slot = None
 
     def _filtered_index(self) -> bool:
         """Whether recall may search the vector index within the tenant (read with the
-        dimension, once per driver and database; setup() reads it again after making it)."""
+        dimension, once per driver, database and slot; setup() reads it again after making it)."""
+        self._same_slot()
         if self._core.filtered_index is None:
             self._vector_dimension()
         return bool(self._core.filtered_index)
 
     def _known_dimension(self) -> int | None:
+        self._same_slot()
         if self._core.dimension is None:
             self._core.dimension = self._vector_dimension()
         return self._core.dimension

@@ -6,7 +6,7 @@
 // of the stored vector: docs/design-notes.md#vector-search-filtered), so no stored vector is
 // read again. SEARCH's LIMIT must be known before the query runs: the caller sizes it.
 MATCH (__node__:Memory)
-  SEARCH __node__ IN (VECTOR INDEX memory_embedding FOR $vector WHERE __node__.tenant = $tenant LIMIT $vectorLimit)
+  SEARCH __node__ IN (VECTOR INDEX {{vector_index}} FOR $vector WHERE __node__.tenant = $tenant LIMIT $vectorLimit)
   SCORE AS semantic
 WITH __node__, semantic
 WHERE __node__.scope IN $chain

@@ -1,0 +1,11 @@
+// name: reembed_clear
+// Removes up to $limit vectors of the slot this version names (`vector`: a store item's
+// several vectors too): after a switch, the old slot's, from memories whose new vector is in
+// place (run in the old slot's version); before a fresh re-embedding, with $all, every vector
+// an abandoned one (or a writer on the old slot) left in the slot it fills (run in that
+// slot's version). Returns how many it removed.
+MATCH (m:Memory)
+WHERE {{vector(m)}} IS NOT NULL AND ($all OR {{staging(m)}} IS NOT NULL)
+WITH m LIMIT $limit
+REMOVE {{vector(m)}}, {{store_vectors(m)}}
+RETURN count(m) AS cleared
