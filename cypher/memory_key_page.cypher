@@ -1,11 +1,10 @@
 // name: memory_key_page
-// One page of memories with normalised keys, in (tenant, id) order after ($afterTenant,
-// $afterId), at most $limit: what the upgrade step "keys" (and tools/rekey.py) reads to recompute textKey, nameKey and
-// aliasKeys after the key format changed (docs/limits.md). $tenant null: every tenant.
-MATCH (m:Memory)
-WHERE m.textKey IS NOT NULL AND ($tenant IS NULL OR m.tenant = $tenant)
-  AND (m.tenant > $afterTenant OR (m.tenant = $afterTenant AND m.id > $afterId))
+// One page of the memories of $tenant with normalised keys, in id order after $afterId, at
+// most $limit (an index seek on (tenant, id) in its order): what the upgrade step "keys" (and
+// tools/rekey.py) reads to recompute textKey, nameKey and aliasKeys after the key format
+// changed (docs/limits.md).
+MATCH (m:Memory {tenant: $tenant})
+WHERE m.id > $afterId AND m.textKey IS NOT NULL
+WITH m ORDER BY m.tenant, m.id LIMIT $limit
 RETURN m.tenant AS tenant, m.id AS id, m.text AS text, m.name AS name, m.aliases AS aliases,
        m.textKey AS textKey, m.nameKey AS nameKey, m.aliasKeys AS aliasKeys
-ORDER BY tenant, id
-LIMIT $limit

@@ -55,6 +55,8 @@ TOGETHER = {
     "tests/unit/test_onnx_embedder.py": "onnx",
     # test_the_tally reads the counts the module's fuzz tests left in this process
     "tests/reliability/test_fuzz_surfaces.py": "fuzz",
+    # a Neo4j of its own, re-embedded and switched between slots
+    "tests/integration/test_operations.py": "operations",
 }
 # the slowest tests (make test --durations), started first so that they overlap the rest
 FIRST = ("tests/launcher/", "tests/integration/test_recall_filtered.py", "tests/integration/test_bench_smoke.py",

@@ -142,9 +142,9 @@ class AsyncIngestMixin(AsyncHost):
                 plans.append((draft, plan))
             elif skip is not None:
                 skipped.append(skip)
-        # embedded as every fact is (_memory/embedded.py): with its predicate in words
-        fact_rows: list[dict[str, Any]] = [{"props": {"text": p["text"], "embedding": None},
-                      "embedText": embedded.fact_text(p["text"], p.get("predicate"))} for _, p in plans]
+        # an extracted fact is embedded from its text alone (what the contradiction band was
+        # measured with), and says so on its node (_memory/embedded.py)
+        fact_rows = [{"props": {"text": p["text"], "embedding": None}} for _, p in plans]
         await self._embed(fact_rows, ["facts"] * len(fact_rows))
         for (_, plan), row in zip(plans, fact_rows):
             plan["embedding"] = row["props"]["embedding"]
@@ -285,6 +285,8 @@ class AsyncIngestMixin(AsyncHost):
         batch = land.batch
         rows = _facts.rows([item for _, item in kept], tenant=self._core.tenant, now=batch.now,
                            single_valued=self._core.single_valued_predicates, dimension=self._core.dimension)
+        for row in rows:
+            row["props"]["embeddedFrom"] = embedded.TEXT_ONLY
         # the stored facts these retire are left to _retire, not superseded on the way
         retiring = [r.old_id for i, _ in kept for r in retirements(batch.decisions.get(i))]
         nodes = await self._create_fact_rows(land.tx, rows, batch.now, land.effects, exclude=retiring)

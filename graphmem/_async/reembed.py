@@ -25,11 +25,13 @@ from .._memory import reembed
 from .._memory.reembed import ReembedProgress, ReembedReport
 from .host import AsyncHost
 from .schema import forget_index
+from .upgrade import tenants
 
 PROBE = "dimension probe"  # the sentence whose vector tells one embedder from another
 _CLEAR_BATCH = 10_000
 _CATCH_UP_PASSES = 3  # passes for memories written on the old slot while the first ran
 MAX_BATCH = 10_000
+_SAMPLE, _SAMPLE_TENANTS = 256, 20  # what a dry run times the embedder on
 Report = Callable[[ReembedProgress], None]
 
 
@@ -138,21 +140,20 @@ class AsyncReembedMixin(AsyncHost):
         """Give every memory (of ``names``) that has a vector in slot ``old`` and none in the
         other its new one, a batch per transaction; return how many were written."""
         total = (await self._run.read_in(old, "reembed_remaining", tenants=names))[0]["remaining"]
-        after, done = ("", ""), 0
-        while True:
-            rows = await self._run.read_in(old, "reembed_page", tenants=names, afterTenant=after[0], afterId=after[1],
-                                           limit=batch)
-            if not rows:
-                return done
-            kept, texts = reembed.texts(rows)
-            if kept:
-                written = reembed.vectors(kept, await new.aembed_documents(texts), dimensions)
-                done += (await self._run.write_one("reembed_write", slot=old, rows=written))[0]["written"]
-            after = (rows[-1]["tenant"], rows[-1]["id"])
-            if progress is not None:
-                seconds = time.monotonic() - started
-                progress(ReembedProgress(phase="embed", done=done, total=max(total, done), seconds=seconds,
-                                         rate=done / seconds if seconds > 0 else 0.0))
+        done = 0
+        for tenant in await tenants(self._run, names):
+            after = ""
+            while rows := await self._run.read_in(old, "reembed_page", tenant=tenant, afterId=after, limit=batch):
+                kept, texts = reembed.texts(rows)
+                if kept:
+                    written = reembed.vectors(kept, await new.aembed_documents(texts), dimensions)
+                    done += (await self._run.write_one("reembed_write", slot=old, rows=written))[0]["written"]
+                after = rows[-1]["id"]
+                if progress is not None:
+                    seconds = time.monotonic() - started
+                    progress(ReembedProgress(phase="embed", done=done, total=max(total, done), seconds=seconds,
+                                             rate=done / seconds if seconds > 0 else 0.0))
+        return done
 
     async def _switch(self, old: str, to: str, timeout: int, progress: Report | None, started: float) -> None:
         """Wait for the new slot's index, switch the store to it in one transaction, forget
@@ -169,12 +170,16 @@ class AsyncReembedMixin(AsyncHost):
         """Remove the vectors of ``slot`` (``every``: all of them; else those of memories that
         have their vector in the other slot), a batch per transaction; return how many."""
         cleared = 0
-        while True:
-            batch: int = (await self._run.write_one("reembed_clear", slot=slot, all=every,
-                                                    limit=_CLEAR_BATCH))[0]["cleared"]
-            cleared += batch
-            if batch < _CLEAR_BATCH:
-                return cleared
+        for tenant in await tenants(self._run):
+            after = ""
+            while True:
+                row = (await self._run.write_one("reembed_clear", slot=slot, tenant=tenant, afterId=after, all=every,
+                                                 limit=_CLEAR_BATCH))[0]
+                cleared += row["cleared"]
+                if row["cleared"] < _CLEAR_BATCH:
+                    break
+                after = row["last"]
+        return cleared
 
     async def _reembed_plan(self, new: Any, names: list[str] | None, probe: list[float], label: str, batch: int,
                             started: float) -> ReembedReport:
@@ -191,9 +196,13 @@ class AsyncReembedMixin(AsyncHost):
                 resumed = filled
             else:
                 todo += filled
-        rows = await self._run.read_in(old, "reembed_page", tenants=names, afterTenant="", afterId="",
-                                       limit=min(batch, 256))
-        _, texts = reembed.texts(rows)
+        texts: list[str] = []
+        for tenant in (await tenants(self._run, names))[:_SAMPLE_TENANTS]:
+            rows = await self._run.read_in(old, "reembed_page", tenant=tenant, afterId="", limit=_SAMPLE)
+            texts += reembed.texts(rows)[1]
+            if len(texts) >= _SAMPLE:
+                break
+        texts = texts[:_SAMPLE]
         rate = 0.0
         if texts:
             await new.aembed_documents(texts[:4])

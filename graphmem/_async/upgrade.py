@@ -22,14 +22,31 @@ _log = logging.getLogger("graphmem")
 Progress = Callable[[str], None]
 
 
+async def tenants(run: AsyncExecutor, names: list[str] | None = None) -> list[str]:
+    """``names``, or every tenant that holds a memory, in order (one index seek each)."""
+    if names is not None:
+        return list(names)
+    found: list[str] = []
+    while rows := await run.read_in(layout.SLOT_A, "tenant_after", after=found[-1] if found else ""):
+        found.append(rows[0]["tenant"])
+    return found
+
+
 async def rekey(run: AsyncExecutor, *, tenant: str | None = None, page: int = _PAGE,
                 progress: Progress | None = None, apply: bool = True) -> int:
     """Recompute every stale lookup key (of one ``tenant``, or of all) with the current rule,
     a page per transaction; return how many records changed (would change, without ``apply``).
     Idempotent: current keys are left alone, so a run cut off is run again."""
-    after, changed = ("", ""), 0
+    changed = 0
+    for name in await tenants(run, None if tenant is None else [tenant]):
+        changed += await _rekey_tenant(run, name, page, progress, apply)
+    return changed
+
+
+async def _rekey_tenant(run: AsyncExecutor, tenant: str, page: int, progress: Progress | None, apply: bool) -> int:
+    after, changed = "", 0
     while True:
-        rows = await run.read("memory_key_page", tenant=tenant, afterTenant=after[0], afterId=after[1], limit=page)
+        rows = await run.read_in(layout.SLOT_A, "memory_key_page", tenant=tenant, afterId=after, limit=page)
         if not rows:
             return changed
         stale = [keys for row in rows if (keys := upgrade.fresh_keys(row)) is not None]
@@ -46,28 +63,29 @@ async def rekey(run: AsyncExecutor, *, tenant: str | None = None, page: int = _P
                     "store's keys were brought up to date): erase or merge one of them, then run it again") from exc
         else:
             changed += len(stale)
-        after = (rows[-1]["tenant"], rows[-1]["id"])
+        after = rows[-1]["id"]
         if progress is not None:
-            progress(f"keys: {changed} {'updated' if apply else 'stale'}, up to tenant {after[0]!r}")
+            progress(f"keys: {changed} {'updated' if apply else 'stale'} in tenant {tenant!r}")
 
 
 async def anchor_episodes(run: AsyncExecutor, *, page: int = _PAGE, progress: Progress | None = None,
                           apply: bool = True) -> int:
     """Give every episode without time anchors those its text names (in UTC), a page per
     transaction; return how many episodes got (would get) them. Idempotent."""
-    after, changed = ("", ""), 0
-    while True:
-        rows = await run.read("episode_anchor_page", afterTenant=after[0], afterId=after[1], limit=page)
-        if not rows:
-            return changed
-        anchored = [a for row in rows if (a := upgrade.time_anchors(row)) is not None]
-        if anchored and apply:
-            changed += (await run.write_one("episode_anchor_update", rows=anchored))[0]["updated"]
-        else:
-            changed += len(anchored)
-        after = (rows[-1]["tenant"], rows[-1]["id"])
-        if progress is not None:
-            progress(f"time anchors: {changed} episodes, up to tenant {after[0]!r}")
+    changed = 0
+    for tenant in await tenants(run):
+        after = ""
+        while rows := await run.read_in(layout.SLOT_A, "episode_anchor_page", tenant=tenant, afterId=after,
+                                        limit=page):
+            anchored = [a for row in rows if (a := upgrade.time_anchors(row)) is not None]
+            if anchored and apply:
+                changed += (await run.write_one("episode_anchor_update", slot=layout.SLOT_A, rows=anchored))[0]["updated"]
+            else:
+                changed += len(anchored)
+            after = rows[-1]["id"]
+            if progress is not None:
+                progress(f"time anchors: {changed} episodes in tenant {tenant!r}")
+    return changed
 
 
 async def _record_slots(run: AsyncExecutor, *, page: int = _PAGE, progress: Progress | None = None,

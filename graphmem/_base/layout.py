@@ -154,7 +154,7 @@ class SchemaPlan(BaseModel):
     """The dimension of the store's vector index (None: not made yet)."""
     embedder_dimensions: int | None
     """The dimension of this memory object's embedder (None: no embedder)."""
-    reembed: dict[str, Any] | None
+    reembed: dict[str, object] | None
     """The re-embedding under way, as the store's node records it."""
 
     @property

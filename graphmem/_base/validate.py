@@ -299,6 +299,10 @@ MAX_VECTOR_NORM = 1e6
 """The largest Euclidean norm an embedding may have (elements of 1e20 overflow 32-bit squares)."""
 
 
+EMBEDDER_OUTPUT = "embedder output"
+"""The field an embedder's own vector is checked as (its errors say which embedder to use)."""
+
+
 def embedding(value: Any, field: str, dimension: int | None) -> Vector:
     if not isinstance(value, (list, tuple)) or not value:
         raise InvalidInputError(field, "must be a non-empty list of numbers")
@@ -312,7 +316,9 @@ def embedding(value: Any, field: str, dimension: int | None) -> Vector:
     if not all(map(math.isfinite, vector)):
         raise InvalidInputError(field, "contains NaN or infinity")
     if dimension is not None and len(vector) != dimension:
-        raise InvalidInputError(field, f"has {len(vector)} dimensions; the vector index has {dimension}")
+        hint = ("; the store's vectors come from another embedder (the one it was written or re-embedded with: "
+                "docs/operations.md)" if field == EMBEDDER_OUTPUT else "")
+        raise InvalidInputError(field, f"has {len(vector)} dimensions; the vector index has {dimension}{hint}")
     if not any(vector):
         raise InvalidInputError(field, "is all zeros (cosine similarity is undefined)")
     norm = math.hypot(*vector)  # no overflow or underflow on the way (it scales internally)

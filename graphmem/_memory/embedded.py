@@ -4,7 +4,8 @@ re-embedded with an embedder holds the vectors a store written with it from the 
 
 - a fact: its text, and when it has a predicate, the predicate in words ("Carol moved to
   Denver (lives in)"), so a question about the attribute meets it; a LangGraph store item
-  (predicate ``langgraph_item``) its text alone;
+  (predicate ``langgraph_item``) its text alone, and so a fact extracted by ``ingest``, which
+  says so with ``embeddedFrom: 'text'`` (its contradiction check compares texts alone);
 - a procedure: its text, trigger and condition, so a task matches on any of them;
 - a decision: the decision and its reasoning;
 - a window (``:Chunk``) of a long episode: its slice of the episode's text (``window``);
@@ -20,6 +21,8 @@ CHUNK_SIZE = 1_500
 CHUNK_OVERLAP = 200
 """Characters a window shares with the next."""
 STORE_ITEM = "langgraph_item"  # the predicate of LangGraph store items (_memory/store.py)
+TEXT_ONLY = "text"
+"""``embeddedFrom`` of a memory embedded from its text alone where its kind's rule says more."""
 
 
 def fact_text(text: str, predicate: str | None) -> str:
@@ -61,7 +64,7 @@ def text_of(kind: str, props: Mapping[str, Any], episode_text: str | None = None
     if text is None:
         return None
     if kind == "fact":
-        return fact_text(text, props.get("predicate"))
+        return str(text) if props.get("embeddedFrom") == TEXT_ONLY else fact_text(text, props.get("predicate"))
     if kind == "procedure":
         return procedure_text(props)
     if kind == "decision" and props.get("reasoning") is not None:

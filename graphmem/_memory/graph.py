@@ -43,7 +43,7 @@ def __getattr__(name: str) -> Any:
 EDGE_TYPES = ("CITES", "SUPERSEDES", "RELATES", "ABOUT", "DERIVED_FROM", "MENTIONS", "SPOKE", "SAME_AS", "NEXT", "PART_OF",
               "CORROBORATES", "OUTCOME")
 # lookup keys and locks that only the templates use; the embedding is left to recall
-_HIDDEN = frozenset({"embedding", "tenant", "lexKey", "textKey", "nameKey", "aliasKeys", "stepsKey", "_lock"})
+_HIDDEN = frozenset({"embedding", "embeddingB", "storeVectors", "storeVectorsB", "embeddedFrom", "tenant", "lexKey", "textKey", "nameKey", "aliasKeys", "stepsKey", "_lock"})
 _CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
 _TIME_KEYS = frozenset({"at", "as_of", "valid_from", "valid_to"})
 

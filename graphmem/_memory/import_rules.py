@@ -20,7 +20,7 @@ from .._base import scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Provenance, Sensitivity, Status
-from . import entities, store
+from . import embedded, entities, store
 from .episodes import ROLES
 
 Checker = Callable[[Any, str], Any]
@@ -155,6 +155,7 @@ NODE_RULES: dict[str, Checker] = {
     "object": lambda value, field: check.literal(value, field),
     "predicate": _predicate,
     "role": _choice(ROLES),
+    "embeddedFrom": _choice((embedded.TEXT_ONLY,)),
     "singleValued": _flag,
     "validFromStated": _flag,
     "salience": _integer,

@@ -41,7 +41,7 @@ class ReembedProgress(BaseModel):
         return max(self.total - self.done, 0) / self.rate
 
     def line(self) -> str:
-        """One line for a terminal: ``embed: 12,000 / 40,000 (30%), 820/s, about 34 s left``."""
+        """One line for a terminal: ``embed: 12,000 / 40,000 (30%), 820/s, about 35 s left``."""
         share = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
         left = self.left_seconds
         about = "" if left is None or self.phase != "embed" else f", about {_duration(left)} left"

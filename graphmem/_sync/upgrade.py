@@ -24,14 +24,31 @@ _log = logging.getLogger("graphmem")
 Progress = Callable[[str], None]
 
 
+def tenants(run: Executor, names: list[str] | None = None) -> list[str]:
+    """``names``, or every tenant that holds a memory, in order (one index seek each)."""
+    if names is not None:
+        return list(names)
+    found: list[str] = []
+    while rows := run.read_in(layout.SLOT_A, "tenant_after", after=found[-1] if found else ""):
+        found.append(rows[0]["tenant"])
+    return found
+
+
 def rekey(run: Executor, *, tenant: str | None = None, page: int = _PAGE,
                 progress: Progress | None = None, apply: bool = True) -> int:
     """Recompute every stale lookup key (of one ``tenant``, or of all) with the current rule,
     a page per transaction; return how many records changed (would change, without ``apply``).
     Idempotent: current keys are left alone, so a run cut off is run again."""
-    after, changed = ("", ""), 0
+    changed = 0
+    for name in tenants(run, None if tenant is None else [tenant]):
+        changed += _rekey_tenant(run, name, page, progress, apply)
+    return changed
+
+
+def _rekey_tenant(run: Executor, tenant: str, page: int, progress: Progress | None, apply: bool) -> int:
+    after, changed = "", 0
     while True:
-        rows = run.read("memory_key_page", tenant=tenant, afterTenant=after[0], afterId=after[1], limit=page)
+        rows = run.read_in(layout.SLOT_A, "memory_key_page", tenant=tenant, afterId=after, limit=page)
         if not rows:
             return changed
         stale = [keys for row in rows if (keys := upgrade.fresh_keys(row)) is not None]
@@ -48,28 +65,29 @@ def rekey(run: Executor, *, tenant: str | None = None, page: int = _PAGE,
                     "store's keys were brought up to date): erase or merge one of them, then run it again") from exc
         else:
             changed += len(stale)
-        after = (rows[-1]["tenant"], rows[-1]["id"])
+        after = rows[-1]["id"]
         if progress is not None:
-            progress(f"keys: {changed} {'updated' if apply else 'stale'}, up to tenant {after[0]!r}")
+            progress(f"keys: {changed} {'updated' if apply else 'stale'} in tenant {tenant!r}")
 
 
 def anchor_episodes(run: Executor, *, page: int = _PAGE, progress: Progress | None = None,
                           apply: bool = True) -> int:
     """Give every episode without time anchors those its text names (in UTC), a page per
     transaction; return how many episodes got (would get) them. Idempotent."""
-    after, changed = ("", ""), 0
-    while True:
-        rows = run.read("episode_anchor_page", afterTenant=after[0], afterId=after[1], limit=page)
-        if not rows:
-            return changed
-        anchored = [a for row in rows if (a := upgrade.time_anchors(row)) is not None]
-        if anchored and apply:
-            changed += (run.write_one("episode_anchor_update", rows=anchored))[0]["updated"]
-        else:
-            changed += len(anchored)
-        after = (rows[-1]["tenant"], rows[-1]["id"])
-        if progress is not None:
-            progress(f"time anchors: {changed} episodes, up to tenant {after[0]!r}")
+    changed = 0
+    for tenant in tenants(run):
+        after = ""
+        while rows := run.read_in(layout.SLOT_A, "episode_anchor_page", tenant=tenant, afterId=after,
+                                        limit=page):
+            anchored = [a for row in rows if (a := upgrade.time_anchors(row)) is not None]
+            if anchored and apply:
+                changed += (run.write_one("episode_anchor_update", slot=layout.SLOT_A, rows=anchored))[0]["updated"]
+            else:
+                changed += len(anchored)
+            after = rows[-1]["id"]
+            if progress is not None:
+                progress(f"time anchors: {changed} episodes in tenant {tenant!r}")
+    return changed
 
 
 def _record_slots(run: Executor, *, page: int = _PAGE, progress: Progress | None = None,

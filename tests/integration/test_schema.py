@@ -81,7 +81,7 @@ def test_every_template_compiles(driver, schema, name):
     driver.execute_query("EXPLAIN " + statement, params)
 
 
-@pytest.mark.parametrize("name", templates.variant_names())
+@pytest.mark.parametrize("name", [n for n in templates.variant_names() if n.endswith(":cypher25")])
 def test_cypher25_versions_compile_on_neo4j_2026_and_neo4j_5_refuses_them(driver, schema, name):
     """Which version a server gets is decided by its version (graphmem._base.dialect): on Neo4j
     2026 every Cypher 25 version compiles (the index DDL runs: IF NOT EXISTS), and Neo4j 5

@@ -23,7 +23,8 @@ def test_an_index_filters_by_tenant_only_when_it_carries_the_tenant():
 
 
 def test_recall_and_the_vector_index_have_cypher25_versions_and_nothing_else_does():
-    assert templates.variant_names() == ["recall:cypher25", "schema_vector:cypher25"]
+    assert [n for n in templates.variant_names() if n.endswith(":cypher25")] == ["recall:cypher25",
+                                                                                 "schema_vector:cypher25"]
     assert "recall:cypher25" not in templates.names()
     assert dialect.template("recall", True) == "recall:cypher25" and dialect.template("recall", False) == "recall"
 

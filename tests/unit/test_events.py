@@ -31,6 +31,9 @@ class FakeSession:
     def __exit__(self, *exc):
         return False
 
+    def run(self, statement, params):  # the store's node, read before the first write: none
+        return []
+
     def execute_write(self, unit):
         out = unit(object())
         self.driver.attempts += 1

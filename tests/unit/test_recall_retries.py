@@ -4,6 +4,7 @@ asked again, with which parameters, and never more than three round trips."""
 from __future__ import annotations
 
 from graphmem import Memory
+from graphmem._base import layout
 
 
 class ScriptedRun:
@@ -15,6 +16,12 @@ class ScriptedRun:
     def __init__(self, *firsts: dict) -> None:
         self.firsts = list(firsts)
         self.calls: list[dict] = []
+
+    def layout(self, fresh: bool = False) -> layout.Layout:  # a current store, its vectors in slot a
+        return layout.Layout(version=layout.VERSION)
+
+    def forget_layout(self) -> None:
+        pass
 
     def read(self, name: str, **params):
         if name == "schema_vector_info":  # the query vector is checked against the index

@@ -137,10 +137,21 @@ def test_an_unknown_fragment_fails_at_load():
         templates.parse("x", "// name: x\n// doc\nMATCH (n) WHERE {{nope(n)}} RETURN n\n", {})
 
 
-@pytest.mark.parametrize("source", ["// fragment: other\n(__node__.a)\n", "// fragment: f\n(x.a)\n"])
-def test_a_fragment_needs_its_header_and_its_node(source):
+@pytest.mark.parametrize("source", ["// fragment: other\n(__node__.a)\n", "// fragment: f\n// only a comment\n"])
+def test_a_fragment_needs_its_header_and_a_text(source):
     with pytest.raises(TemplateError):
         templates.parse_fragment("f", source)
+
+
+def test_a_fragment_without_its_node_is_a_constant_and_is_included_as_one():
+    constant = templates.parse_fragment("f", "// fragment: f\n// an index name\nmy_index\n")
+    fragments = {"f": constant, "alive": "__node__.alive"}
+    t = templates.parse("x", "// name: x\n// doc\nSHOW INDEXES WHERE name = '{{f}}' AND {{alive(n)}}\n", fragments)
+    assert "name = 'my_index' AND n.alive" in t.text
+    with pytest.raises(TemplateError, match="includes a constant as"):
+        templates.parse("x", "// name: x\n// doc\nRETURN {{f(n)}}\n", fragments)
+    with pytest.raises(TemplateError, match="includes a fragment of a node as"):
+        templates.parse("x", "// name: x\n// doc\nRETURN {{alive}}\n", fragments)
 
 
 def test_recall_shares_its_filter_and_record_fragments():
