@@ -31,6 +31,7 @@ from ._base.embeddings import HashingEmbedder, WordLlamaEmbedder
 from ._base.errors import (
     ConfigurationError,
     ConflictError,
+    EventLoopThreadError,
     ExtractionTimeoutError,
     GraphMemError,
     InvalidInputError,
@@ -120,6 +121,7 @@ __all__ = [
     "EntityExtractor",
     "Episode",
     "EraseReport",
+    "EventLoopThreadError",
     "ExtractionTimeoutError",
     "Fact",
     "GraphMemError",

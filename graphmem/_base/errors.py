@@ -2,7 +2,8 @@
 
     GraphMemError
     ├── ConfigurationError        settings or environment are unusable
-    │   └── LauncherError         the embedded Neo4j could not be started or stopped
+    │   ├── LauncherError         the embedded Neo4j could not be started or stopped
+    │   └── EventLoopThreadError  a blocking call on the event loop's own thread (an asyncio.InvalidStateError too)
     ├── Neo4jUnavailableError     Neo4j cannot be reached or refused the credentials
     ├── TemplateError             a Cypher template is unknown or called with wrong parameters
     ├── SchemaError               the database schema does not fit (e.g. vector dimension)
@@ -19,6 +20,7 @@ a URI is redacted (``redact()``) before it reaches a message.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,6 +48,13 @@ class ConfigurationError(GraphMemError):
 
 class LauncherError(ConfigurationError):
     """The embedded Neo4j launcher failed (java/mvn missing, port taken, start timeout)."""
+
+
+class EventLoopThreadError(ConfigurationError, asyncio.InvalidStateError):
+    """A blocking call was made on the thread of the event loop it has to wait for (a sync
+    ``GraphMemStore`` call over an ``AsyncMemory`` from async code), so it would block that
+    loop for ever: the message names the async method to use. It is also an
+    ``asyncio.InvalidStateError``, what LangGraph's async stores raise there."""
 
 
 class Neo4jUnavailableError(GraphMemError):

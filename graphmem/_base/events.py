@@ -43,8 +43,9 @@ class MemoryEvent(BaseModel):
       fact it corrected; ``detail["invalidated"]`` counts what it retired;
     - ``forgotten``: ``forget`` (or a store's delete) retired records at a caller's
       request; ``ids`` are those records (each also has its ``invalidated`` event);
-    - ``erased``: ``erase`` deleted a person's or a scope's records for good; ``detail``
-      counts what went (no ids: they are gone);
+    - ``erased``: ``erase`` deleted a person's or a scope's records for good, or a store's
+      TTL sweep deleted expired items (``reason`` ``expired``); ``detail`` counts what went
+      (no ids: they are gone);
 
     and these, for what the memory decides itself:
 

@@ -19,8 +19,9 @@ makes every put a new version that supersedes the current one (``SUPERSEDES {rea
 to end in ``storeVectors``: a store search scores it by its best text, as LangGraph's
 reference stores do, while ``embedding`` (of the joined texts) is what ``recall`` sees. A
 TTL is the end of the version's valid time; a delete forgets the current version, so
-``history(subject=...)`` shows every value the item ever had. The I/O is in
-``_async/store.py``."""
+``history(subject=...)`` shows every value the item ever had. A TTL sweep (``sweep``) is
+the one hard delete here: an item whose current value's TTL ran out goes with its history.
+The I/O is in ``_async/store.py``."""
 
 from __future__ import annotations
 
@@ -47,6 +48,8 @@ MAX_VALUE_BYTES = 1_048_576
 """The largest item value, as UTF-8 JSON (the longest episode is as long, in characters)."""
 MAX_TTL = 100 * 366 * 24 * 60
 """The longest TTL, in minutes: a century, any end of valid time a datetime can hold."""
+SWEEP_BATCH = 1_000
+"""The most expired items one transaction of a TTL sweep deletes (a sweep runs until none is left)."""
 
 
 @dataclass(frozen=True)

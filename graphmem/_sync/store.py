@@ -52,6 +52,12 @@ class ItemStore:
         """Every value the item ``key`` at ``scope`` ever had, oldest first."""
         return self.memory._item_history(scope, key)
 
+    def sweep(self, prefix: str | None = None) -> int:
+        """Delete for good the items at ``prefix`` or below it (None: the whole tenant) whose
+        current value's TTL has run out, each with every value it ever had (its history);
+        returns how many items went. Without a sweep an expired item is only never read."""
+        return self.memory._item_sweep(prefix)
+
 
 class StoreMixin(Host):
     """The I/O of ``ItemStore`` (adapters go through that class)."""
@@ -156,6 +162,22 @@ class StoreMixin(Host):
         subject = store.item_subject(scopes.check_path(scope), key)
         rows = self._run.read("store_history", tenant=self._core.tenant, subject=subject, scope=scope)
         return [store.item_version(r) for r in rows]
+
+    def _item_sweep(self, prefix: str | None) -> int:
+        if prefix is not None:
+            prefix = scopes.check_path(prefix, "prefix")
+        tenant, now = self._core.tenant, self._core.now()
+        items = facts = 0
+        while True:  # batches of SWEEP_BATCH items, each landing whole
+            rows = self._run.write_one("store_sweep", tenant=tenant, prefix=prefix, now=now,
+                                             limit=store.SWEEP_BATCH)
+            done = int(rows[0]["items"]) if rows else 0
+            items, facts = items + done, facts + (int(rows[0]["facts"]) if rows else 0)
+            if done < store.SWEEP_BATCH:
+                break
+        if facts:
+            self._events.emit("erased", scope=prefix, reason="expired", detail={"total": facts, "fact": facts})
+        return items
 
     def _read_one(self, name: str, **params: Any) -> list[dict[str, Any]]:
         return self._run.read(name, **params)

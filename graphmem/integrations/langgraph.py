@@ -43,7 +43,7 @@ from .._async.memory import AsyncMemory
 from .._async.store import AsyncItemStore
 from .._base import scopes as _scopes
 from .._base import validate as check
-from .._base.errors import ConfigurationError, InvalidInputError
+from .._base.errors import ConfigurationError, EventLoopThreadError, InvalidInputError
 from .._base.traced import instrument
 from .._memory import store
 from .._memory.store import (
@@ -58,7 +58,7 @@ from .._memory.store import (
     StoredItem,
 )
 from .._sync.store import ItemStore
-from . import _lg_namespaces
+from . import _lg_filters, _lg_namespaces, _lg_sweeper
 from ._bridge import check_memory
 from ._lg_batch import Batcher
 
@@ -78,7 +78,8 @@ class GraphMemStore(BaseStore):
     different one must match the memory's vector index (``dims``). Every ``batch`` runs in
     one transaction; its reads see the state before its writes. ``search`` with a
     ``query`` ranks by cosine similarity; ``filter`` takes LangGraph's operators
-    (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``).
+    (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``) and keys that are plain paths
+    (``"user.access-level"`` reaches into nested dicts; any other key is refused).
 
     ``user_id`` says whose the items are, so that ``memory.erase(user_id=...)`` reaches
     them: a user id for every item, or a function of the namespace that returns one (or
@@ -87,7 +88,8 @@ class GraphMemStore(BaseStore):
     ``ttl={"default_ttl": minutes, "refresh_on_read": True}`` (or ``put(..., ttl=...)``):
     an item's valid time ends that many minutes after it was written or last read; an
     expired item is never returned (whatever ``omit_expired`` says) and stays in
-    ``history``. There is no sweeper: ``memory.erase`` is the hard delete."""
+    ``history`` until a TTL sweep (``sweep_ttl``, or the sweeper of ``start_ttl_sweeper``)
+    deletes it for good, with its history."""
 
     supports_ttl = True
 
@@ -111,6 +113,11 @@ class GraphMemStore(BaseStore):
             self.fields = [(p, p if p == "$" else tokenize_path(p)) for p in (self.index_config.get("fields") or ["$"])]
         self._loop: asyncio.AbstractEventLoop | None = None
         self._batcher: Batcher | None = None
+        self._sweeper: _lg_sweeper.ThreadSweeper | _lg_sweeper.TaskSweeper
+        if isinstance(self._items, AsyncItemStore):
+            self._sweeper = _lg_sweeper.TaskSweeper(self._asweep)
+        else:
+            self._sweeper = _lg_sweeper.ThreadSweeper(self.sweep_ttl)
         if isinstance(self.memory, AsyncMemory):
             self._batcher = Batcher(self._abatch_now)
             try:  # built in async code: sync calls from other threads run on this loop
@@ -167,6 +174,29 @@ class GraphMemStore(BaseStore):
             return await asyncio.to_thread(self.history, namespace, key)
         return [asdict(v) for v in await self._items.history(self.scope_of(namespace), key)]
 
+    # -- TTL sweeping (on an AsyncMemory, coroutines, as on LangGraph's async stores) ---
+    def sweep_ttl(self) -> Any:
+        """Delete for good the store's expired items (under its ``scope`` root), each with its
+        history; returns how many items went."""
+        return self._items.sweep(self.root)
+
+    async def _asweep(self) -> int:
+        assert isinstance(self._items, AsyncItemStore)
+        return await self._items.sweep(self.root)
+
+    def start_ttl_sweeper(self, sweep_interval_minutes: float | None = None) -> Any:
+        """Run ``sweep_ttl`` every ``sweep_interval_minutes`` (default: the ``ttl`` config's
+        ``sweep_interval_minutes``, else 5) until ``stop_ttl_sweeper``; returns a future
+        (over an AsyncMemory: a task) that ends when the sweeper does. A running sweeper is
+        kept (its future returned)."""
+        minutes = _lg_sweeper.interval(sweep_interval_minutes, self.ttl_config)  # type: ignore[arg-type]
+        return self._sweeper.start(minutes)
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> Any:
+        """Stop the sweeper, waiting up to ``timeout`` seconds (None: as long as a sweep
+        takes); True once it has stopped or when none ran."""
+        return self._sweeper.stop(timeout)
+
     # -- batch --------------------------------------------------------------------------
     def _plan(self, ops: Iterable[Op]) -> tuple[list[Op], list[ItemRead], list[PutOp]]:
         ops = list(ops)
@@ -175,6 +205,7 @@ class GraphMemStore(BaseStore):
         reads: list[ItemRead] = [ItemGet(self.scope_of(op.namespace), op.key, refresh) for op in gets]
         for op in ops:
             if isinstance(op, SearchOp):
+                _lg_filters.check(op.filter)  # refused before anything is read
                 # a filter runs here, on the prefix's items: then the query fetches them all
                 unfiltered = not op.filter and op.offset >= 0 and op.limit >= 0
                 limit = min(op.offset + op.limit, store.MAX_SEARCH) if unfiltered else store.MAX_SEARCH
@@ -260,7 +291,7 @@ class GraphMemStore(BaseStore):
             elif isinstance(op, SearchOp):
                 items = [self._item(i, search=bool(op.query)) for i in next(found)]
                 if op.filter:
-                    items = [i for i in items if all(_matches(i.value.get(k), v) for k, v in op.filter.items())]
+                    items = [i for i in items if _lg_filters.matches(i.value, op.filter)]
                 out.append(items[op.offset: op.offset + op.limit])
             elif isinstance(op, ListNamespacesOp):
                 out.append(self._namespaces(op, next(scopes)))
@@ -336,8 +367,8 @@ class GraphMemStore(BaseStore):
         except RuntimeError:
             running = None
         if running is loop:
-            raise ConfigurationError("sync store calls from the event loop's own thread would block it: "
-                                     "use aget/aput/asearch")
+            raise EventLoopThreadError("sync store calls from the event loop's own thread would block it: "
+                                       "use aget/aput/asearch/adelete/alist_namespaces/abatch")
         return asyncio.run_coroutine_threadsafe(self.abatch(list(ops)), loop).result()
 
 
@@ -348,32 +379,3 @@ def _namespace_matches(condition: MatchCondition, namespace: tuple[str, ...]) ->
     pairs = zip(namespace, path) if condition.match_type == "prefix" else zip(reversed(namespace), reversed(path))
     return all(p == "*" or n == p for n, p in pairs)
 
-
-def _matches(value: Any, wanted: Any) -> bool:
-    """LangGraph's filter semantics: equality, nested dicts, and comparison operators."""
-    if isinstance(wanted, dict):
-        if any(k.startswith("$") for k in wanted):
-            return all(_compare(value, op, operand) for op, operand in wanted.items())
-        return isinstance(value, dict) and all(_matches(value.get(k), v) for k, v in wanted.items())
-    return value == wanted
-
-
-def _compare(value: Any, op: str, operand: Any) -> bool:
-    if op == "$eq":
-        return bool(value == operand)
-    if op == "$ne":
-        return bool(value != operand)
-    if value is None:
-        return False
-    try:
-        if op == "$gt":
-            return bool(value > operand)
-        if op == "$gte":
-            return bool(value >= operand)
-        if op == "$lt":
-            return bool(value < operand)
-        if op == "$lte":
-            return bool(value <= operand)
-    except TypeError:
-        return False
-    raise InvalidInputError("filter", f"{op!r} is not one of $eq, $ne, $gt, $gte, $lt, $lte")

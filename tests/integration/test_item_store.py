@@ -71,3 +71,13 @@ def test_reads_and_writes_of_other_shapes_are_refused_naming_them(memory):
             items.batch(**arguments)
         assert info.value.field == field, (arguments, info.value)
     assert items.batch([ItemScopes("s")]).scopes == [[]]  # nothing of the refused batches was written
+
+
+def test_a_sweep_takes_a_checked_prefix_and_deletes_only_expired_items_below_it(memory):
+    items = ItemStore(memory)
+    with pytest.raises(InvalidInputError) as info:
+        items.sweep("/bad/")
+    assert info.value.field == "prefix"
+    items.batch(writes=[ItemPut("kv/a", "k", {"n": 1}, ttl=30), ItemPut("kv/b", "k", {"n": 2})])
+    assert items.sweep("kv") == 0 and items.sweep() == 0  # a TTL not yet run out
+    assert [v.value for v in items.history("kv/a", "k")] == [{"n": 1}]

@@ -1,17 +1,18 @@
 """GraphMemStore behaves as LangGraph's reference stores do where its contract says so
 (docs/integrations.md#langgraph-store): several indexed texts scored by the best one,
-namespace labels of any text LangGraph accepts, sync calls from threads on an async
-store, and thousands of concurrent async calls. Against a real Neo4j."""
+namespace labels of any text LangGraph accepts, filter keys as plain paths, sync calls from
+threads on an async store (refused on the loop's own thread as LangGraph's callers expect),
+and thousands of concurrent async calls. Against a real Neo4j."""
 
 from __future__ import annotations
 
 import asyncio
 
 import pytest
-from langgraph.store.base import InvalidNamespaceError, PutOp
+from langgraph.store.base import InvalidNamespaceError, PutOp, SearchOp
 from neo4j import AsyncGraphDatabase
 
-from graphmem import AsyncMemory, ConfigurationError, HashingEmbedder, InvalidInputError
+from graphmem import AsyncMemory, ConfigurationError, EventLoopThreadError, HashingEmbedder, InvalidInputError, Memory
 from graphmem.integrations.langgraph import GraphMemStore
 
 
@@ -100,6 +101,44 @@ def test_labels_map_to_distinct_scopes_and_plain_labels_keep_theirs(memory):
             store.put(bad, "k", {"v": 1})
 
 
+# -- filters ------------------------------------------------------------------------------
+def test_filter_keys_are_value_keys_or_dotted_paths_into_nested_dicts(memory):
+    store = GraphMemStore(memory)
+    store.put(("docs",), "hyphen", {"access-level": "public", "user": {"access-level": "nested", "rank": 3}})
+    store.put(("docs",), "digit", {"123abc": "ok", "user": {"123abc": "ok2", "rank": 1}})
+    store.put(("docs",), "dotted", {"user.access-level": "literal", "user": {"access-level": "inner"}})
+
+    def keys(**filters):
+        return sorted(i.key for i in store.search(("docs",), filter=filters["f"]))
+
+    assert keys(f={"access-level": "public"}) == ["hyphen"] and keys(f={"123abc": "ok"}) == ["digit"]
+    assert keys(f={"user.access-level": "nested"}) == ["hyphen"] and keys(f={"user.123abc": "ok2"}) == ["digit"]
+    assert keys(f={"user.access-level": "literal"}) == ["dotted"]  # a key the value holds as it is wins
+    assert keys(f={"user.access-level": "inner"}) == []
+    assert keys(f={"user.rank": {"$gte": 2}}) == ["hyphen"] and keys(f={"user.rank": {"$ne": 3}}) == ["digit", "dotted"]
+    assert keys(f={"user": {"access-level": "nested"}}) == ["hyphen"]  # nested dicts, as before
+
+
+async def test_a_filter_key_that_is_not_a_plain_path_is_refused_before_any_read(neo4j, schema, embedder, tenant):
+    reads = []
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
+                tracer=lambda name, params, seconds: reads.append(name)) as memory:
+        store = GraphMemStore(memory)
+        store.put(("docs",), "public", {"access": "public"})
+        reads.clear()
+        bad = "access') = 'public' OR '1'='1' OR json_extract(value, '$."
+        with pytest.raises(ValueError, match="Invalid filter key") as info:
+            store.search(("docs",), filter={bad: "dummy"})
+        assert isinstance(info.value, InvalidInputError) and info.value.field == "filter"
+        assert repr(bad) in str(info.value)
+        with pytest.raises(InvalidInputError, match="Invalid filter key 'a\\[0\\]'"):
+            await store.asearch(("docs",), filter={"a[0]": 1})
+        with pytest.raises(InvalidInputError, match="'\\$in'"):
+            store.batch([SearchOp(("docs",), filter={"access": {"$in": ["public"]}})])
+        assert reads == []
+        assert [i.key for i in store.search(("docs",), filter={"access": "public"})] == ["public"] and reads
+
+
 # -- the async store ----------------------------------------------------------------------
 async def test_sync_calls_from_threads_on_a_store_built_in_async_code(neo4j, schema, embedder, tenant):
     async with AsyncMemory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as amem:
@@ -107,8 +146,14 @@ async def test_sync_calls_from_threads_on_a_store_built_in_async_code(neo4j, sch
         await asyncio.to_thread(store.put, ("t",), "k", {"v": 1})  # no async call was made before
         assert (await asyncio.to_thread(store.get, ("t",), "k")).value == {"v": 1}
         assert (await store.aget(("t",), "k")).value == {"v": 1}
-        with pytest.raises(ConfigurationError, match="event loop's own thread"):
-            store.get(("t",), "k")
+        calls = [lambda: store.get(("t",), "k"), lambda: store.put(("t",), "k", {"v": 2}),
+                 lambda: store.delete(("t",), "k"), lambda: store.search(("t",)),
+                 lambda: store.list_namespaces(prefix=("t",)), lambda: store.batch([PutOp(("t",), "k", {"v": 3})])]
+        for call in calls:  # LangGraph's callers catch asyncio.InvalidStateError; every refusal is graphmem's
+            with pytest.raises(EventLoopThreadError, match="event loop's own thread") as info:
+                call()
+            assert isinstance(info.value, asyncio.InvalidStateError) and isinstance(info.value, ConfigurationError)
+        assert (await store.aget(("t",), "k")).value == {"v": 1}  # nothing was written
         elsewhere = await asyncio.to_thread(GraphMemStore, amem)  # built where no loop runs
         with pytest.raises(ConfigurationError, match="build the store in async code"):
             await asyncio.to_thread(elsewhere.get, ("t",), "k")

@@ -38,16 +38,57 @@ def test_namespaces_map_onto_scopes_and_back():
 
 
 def test_filters_follow_langgraph_semantics():
-    from graphmem.integrations.langgraph import _matches
+    from graphmem.integrations._lg_filters import check, matches
 
-    assert _matches("db", "db") and not _matches("db", "web")
-    assert _matches(5, {"$gt": 4, "$lte": 5}) and not _matches(None, {"$gt": 4})
-    assert _matches(3, {"$ne": 5}) and _matches({"a": {"b": 1}}, {"a": {"b": 1}})
-    assert not _matches("x", {"$gt": 4})  # incomparable values never match
+    assert matches({"k": "db"}, {"k": "db"}) and not matches({"k": "db"}, {"k": "web"})
+    assert matches({"k": 5}, {"k": {"$gt": 4, "$lte": 5}}) and not matches({}, {"k": {"$gt": 4}})
+    assert matches({"k": 3}, {"k": {"$ne": 5}}) and matches({"a": {"b": 1, "c": 2}}, {"a": {"b": 1}})
+    assert not matches({"k": "x"}, check({"k": {"$gt": 4}}))  # incomparable values never match
+    assert matches({}, {"k": {"$ne": 5}}) and matches({"k": None}, {"k": None})  # missing is None
     from graphmem import InvalidInputError
 
-    with pytest.raises(InvalidInputError):
-        _matches(1, {"$regex": "x"})
+    for bad in [{"k": {"$regex": "x"}}, {"k": {"$gt": 1, "plain": 2}}, {"k": {"inner": {"$in": [1]}}}]:
+        with pytest.raises(InvalidInputError) as info:
+            check(bad)
+        assert info.value.field == "filter" and "'k'" in str(info.value)
+
+
+PLAIN_KEYS = ["access", "access-level", "123abc", "user.access-level", "user.123abc", "a_b.c-d.9",
+              "first name", "名前", "यह.रूसी", "x" * 1024]
+NOT_PLAIN = ["access') = 'public' OR '1'='1' OR json_extract(value, '$.", "", ".a", "a.", "a..b", " a", "a .b",
+             "$eq", "a[0]", "a/b", "a'b", 'a"b', "a\nb", "a\x00", "a:b", "x" * 1025, 7, None, ("a",)]
+
+
+@pytest.mark.parametrize("key", PLAIN_KEYS)
+def test_a_plain_path_is_a_filter_key(key):
+    from graphmem.integrations._lg_filters import check, plain_path
+
+    assert plain_path(key) and check({key: 1}) == {key: 1}
+
+
+@pytest.mark.parametrize("key", NOT_PLAIN, ids=repr)
+def test_any_other_filter_key_is_refused_as_a_value_error_naming_it(key):
+    from graphmem import InvalidInputError
+    from graphmem.integrations._lg_filters import check
+
+    with pytest.raises(ValueError, match="Invalid filter key") as info:
+        check({key: 1})
+    assert isinstance(info.value, InvalidInputError) and info.value.field == "filter"
+    assert repr(key) in str(info.value)
+
+
+def test_a_dotted_key_is_the_key_the_value_holds_else_a_path_into_nested_dicts():
+    from graphmem.integrations._lg_filters import lookup, matches
+
+    value = {"access-level": "public", "user": {"access-level": "nested", "123abc": {"x": 1}}, "a.b": "literal",
+             "a": {"b": "path"}, "list": [{"k": 1}]}
+    assert lookup(value, "user.access-level") == "nested" and lookup(value, "user.123abc.x") == 1
+    assert lookup(value, "a.b") == "literal"  # the value's own key wins over the path
+    assert lookup(value, "a") == {"b": "path"} and lookup(value, "user.missing") is None
+    assert lookup(value, "access-level.deeper") is None and lookup(value, "list.0.k") is None  # no list indexes
+    assert matches(value, {"user.access-level": "nested", "access-level": {"$ne": "private"}})
+    assert not matches(value, {"user.access-level": "public"})
+    assert matches(value, {"user.123abc.x": {"$gte": 1}}) and matches(value, {"user": {"access-level": "nested"}})
 
 
 def test_item_subject_is_stable_and_scoped():
