@@ -82,16 +82,16 @@ CHECKS_LOG := build/checks.log
 # a process): the suite's processes write and reuse bytecode
 test test-reliability notebooks: export PYTHONDONTWRITEBYTECODE =
 
-# the Browser test drives Debian's headless Chromium (no browser download at run time); the
+# the Browser test drives Debian's headless Chromium (no browser download at run time;
+# tools/chromium.sh installs it as root, and without root says what to install); the
 # checks (generated sync code, ruff, mypy, API reference) run beside the suite, their output
 # printed after it: either failing fails make test
 test: $(VENV)/.bench-installed
-	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
-	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver)
+	@sh tools/chromium.sh
 	@mkdir -p $(dir $(CHECKS_LOG)); \
 	( set -e; $(PY) tools/unasync.py --check; $(VENV)/bin/ruff check graphmem tests bench tools; \
 	  $(VENV)/bin/mypy; $(PY) tools/apidoc.py --check ) > $(CHECKS_LOG) 2>&1 & checks=$$!; \
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --max-worker-restart=0 -m "not long" --durations=30 $(TEST_ARGS); \
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --max-worker-restart=0 -m "not long" -rs --durations=30 $(TEST_ARGS); \
 	status=$$?; \
 	if wait $$checks; then echo "checks passed (unasync, ruff, mypy, apidoc; $(CHECKS_LOG)):"; else \
 	  echo "checks FAILED ($(CHECKS_LOG)):"; status=1; fi; \
