@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 from neo4j import GraphDatabase
 
-from graphmem import HashingEmbedder, Memory, SchemaError, WordLlamaEmbedder
-from graphmem._base import layout
+from graphmem import HashingEmbedder, Memory, RecallSettings, SchemaError, WordLlamaEmbedder
+from graphmem._base import dialect, layout, templates
 from graphmem._base.embeddings import named_embedder
 from graphmem._cli import sample
 from graphmem._sync.executor import Executor
@@ -32,8 +32,20 @@ from tests.fakes import extraction, scripted
 from tests.launcher.cli import env_lines, neo4j_cli
 
 ROOT = Path(__file__).resolve().parents[2]
-QUESTIONS = ["Where does Person 7 live?", "What club did Samira join?", "What does Nora do at the weekend?",
-             "Who codes in Rust?", "How do I handle a damaged delivery?"]
+QUESTIONS = ["Where does Yusuf live?", "What club did Samira join?", "What does Nora do at the weekend?",
+             "Who codes in Rust?", "How do I handle a damaged delivery?", "Where does Ada live?"]
+# distinct words in every fact: texts a bag-of-words embedder would embed alike ("Person 5" and
+# "Person 7") tie exactly, and recall orders exact ties as the store happens to return them
+NAMES = ("Yusuf Mirela Tomas Ingrid Kwame Lucia Anders Priya Mateo Sione Hana Olek Amara Bruno Keiko Dmitri Fatima "
+         "Rowan Zeynep Idris Noor Casimir Leilani Oskar Thandi Emeka Solveig Ravi Marisol Jonas Aiko Farid Greta "
+         "Laszlo Nadia Pedro Ulla Vikram Wanda Xavier").split()
+CITIES = ("Porto", "Ghent", "Turku", "Bergen", "Split", "Kraków", "Aarhus")
+LANGUAGES = ("Rust", "Go", "Haskell", "Elixir", "Kotlin")
+# questions whose words pick out a few memories: "where does Yusuf live?" matches forty
+# "... lives in ..." facts with one full-text score, which Lucene orders by its own document
+# order, different in any two stores written apart
+COMPARED = ["What club did Samira join?", "What does Nora do at the weekend?", "How do I handle a damaged delivery?",
+            "Which step did the backup job fail at?", "Why was the order refunded?", "Is Tariq at the observatory?"]
 
 
 class Store:
@@ -52,9 +64,13 @@ class Store:
         return [r.data() for r in records]
 
     def wipe(self) -> None:
+        """An empty database, as a fresh server's: no node, no constraint, no index but Neo4j's
+        own lookup indexes (a full-text index keeps the statistics of deleted documents)."""
         self.query("MATCH (n) DETACH DELETE n")
-        for index in layout.INDEXES.values():
-            self.query(f"DROP INDEX {index} IF EXISTS")
+        for row in self.query("SHOW CONSTRAINTS YIELD name RETURN name"):
+            self.query(f"DROP CONSTRAINT {row['name']}")
+        for row in self.query("SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"):
+            self.query(f"DROP INDEX {row['name']}")
 
     def cli(self, *args: str, **kwargs: Any) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "graphmem._cli", *args], capture_output=True, text=True,
@@ -64,8 +80,10 @@ class Store:
         return dict(os.environ, **{k: self.env[k] for k in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD")})
 
     def vectors(self, tenant: str) -> dict[tuple[str, str], tuple[list[float] | None, list[float] | None]]:
-        """(kind, text or id) -> (slot a's vector, slot b's vector) of every memory of ``tenant``."""
-        rows = self.query("MATCH (m:Memory {tenant: $t}) RETURN m.kind AS kind, coalesce(m.text, m.id) AS key, "
+        """(kind, text) -> (slot a's vector, slot b's vector) of every memory of ``tenant`` (a long
+        episode's window by its position: the tests write one long episode a tenant)."""
+        rows = self.query("MATCH (m:Memory {tenant: $t}) "
+                          "RETURN m.kind AS kind, coalesce(m.text, 'window ' + toString(m.position)) AS key, "
                           "m.embedding AS a, m.embeddingB AS b", t=tenant)
         return {(r["kind"], r["key"]): (r["a"], r["b"]) for r in rows}
 
@@ -91,11 +109,11 @@ def populate(memory: Memory) -> None:
     entities), facts with and without a predicate, an extracted fact, a long episode (its
     windows), an insight, a procedure, a decision, a note."""
     sample.store(memory, "friends")
-    facts = memory.remember_many([{"text": f"Person {i} lives in City {i % 7}", "scope": "people",
-                                   "subject": f"person-{i}", "predicate": "lives_in", "object": f"city-{i % 7}"}
-                                  for i in range(40)] +
-                                 [{"text": f"Person {i} codes in {'Rust' if i % 3 else 'Go'}", "scope": "people"}
-                                  for i in range(40)])
+    facts = memory.remember_many([{"text": f"{name} lives in {CITIES[i % 7]}", "scope": "people",
+                                   "subject": name.lower(), "predicate": "lives_in", "object": CITIES[i % 7]}
+                                  for i, name in enumerate(NAMES)] +
+                                 [{"text": f"{name} writes {LANGUAGES[i % 5]} at {CITIES[(i + 3) % 7]} startups",
+                                   "scope": "people"} for i, name in enumerate(NAMES)])
     memory.ingest([{"role": "user", "content": "I'm Ada and I live in Lisbon"}], scope="people",
                   llm=scripted(extraction(
                       [{"name": "Ada", "type": "person", "aliases": []}, {"name": "Lisbon", "type": "city", "aliases": []}],
@@ -104,7 +122,7 @@ def populate(memory: Memory) -> None:
                         "single_valued": True}])))
     memory.add_episode("log line " * 400 + "the backup job failed at the zebra step " + "ok " * 600,
                        scope="people", role="tool")
-    memory.add_insight("Many people live in City 3", cites=[facts[3].id, facts[10].id], scope="people")
+    memory.add_insight("Two of them live in Bergen", cites=[facts[3].id, facts[10].id], scope="people")
     memory.add_procedure("Offer a refund first", scope="people", trigger="damaged delivery",
                          condition="the parcel arrived broken", steps=["apologise", "refund"])
     memory.log_decision("bot", "Refund the order", reasoning="the parcel was dented", decision_type="refund",
@@ -112,9 +130,25 @@ def populate(memory: Memory) -> None:
     memory.note_add("prefers short answers", scope="people", owner="assistant")
 
 
-def answers(memory: Memory) -> dict[str, list[str]]:
-    return {q: [r.record.text or r.record.id for r in memory.recall(q, scope="people", k=5)] +
-            [r.record.text or r.record.id for r in memory.recall(q, scope="friends", k=5)] for q in QUESTIONS}
+def answers(store: Store, embedder: Any) -> dict[tuple[str, str], list[tuple[str, float]]]:
+    """Per question and scope: the top 10, as (text, semantic similarity), the semantic side
+    scanned exactly (the vector index is approximate: two HNSW graphs of the same vectors,
+    built in another order, return slightly different neighbours)."""
+    memory = Memory(store.env["NEO4J_URI"], store.auth, tenant="ops", embedder=embedder,
+                    recall_settings=RecallSettings(strategy="exact"))
+    with memory:
+        return {(q, scope): [(r.record.text or "", r.parts.semantic) for r in memory.recall(q, scope=scope, k=10)]
+                for q in COMPARED for scope in ("people", "friends")}
+
+
+def assert_same_answers(got: dict[tuple[str, str], list[tuple[str, float]]],
+                        expected: dict[tuple[str, str], list[tuple[str, float]]]) -> None:
+    """The same memories in the same order, with the same semantic similarity (to 1e-4: a
+    transformer's batched inference pads each batch to its longest text, so vectors made in
+    other batches agree to about 1e-6)."""
+    for key, want in expected.items():
+        assert [t for t, _ in got[key]] == [t for t, _ in want], key
+        assert [s for _, s in got[key]] == pytest.approx([s for _, s in want], abs=1e-4), key
 
 
 class Asker(threading.Thread):
@@ -187,19 +221,23 @@ def test_wordllama_to_minilm_killed_midway_resumed_answering_throughout_equal_to
     assert empty.query("SHOW VECTOR INDEXES YIELD name RETURN collect(name) AS names")[0]["names"] == ["memory_embedding_b"]
     assert empty.query("MATCH (m:Memory) WHERE m.embedding IS NOT NULL RETURN count(m) AS n")[0]["n"] == 0
     assert old.schema_plan().reembed is None
-    # the same memories written with MiniLM from the start: the same vectors, the same answers
-    fresh = empty.memory("fresh", named_embedder("minilm"))
+    # the same memories written with MiniLM from the start, on an emptied database (full-text
+    # statistics span tenants): the same vectors, the same answers
+    minilm = named_embedder("minilm")
+    got, ops = answers(empty, minilm), empty.vectors("ops")
+    empty.wipe()
+    fresh = empty.memory("ops", minilm)
     fresh.setup()
     populate(fresh)
-    ops, new = empty.vectors("ops"), empty.vectors("fresh")
+    new = empty.vectors("ops")
     assert ops.keys() == new.keys()
-    for key, (a, b) in new.items():
-        assert a is None and ops[key][0] is None
-        if b is None:
+    for key, (a, b) in new.items():  # the re-embedded store's in slot b, the fresh one's in slot a
+        assert b is None and ops[key][0] is None, key
+        if a is None:
             assert ops[key][1] is None, key
         else:
-            assert ops[key][1] == pytest.approx(b, abs=1e-5), key
-    assert answers(old) == answers(fresh)
+            assert ops[key][1] == pytest.approx(a, abs=1e-5), key
+    assert_same_answers(got, answers(empty, minilm))
 
 
 def test_re_embedding_with_the_same_embedder_gives_every_kind_the_vector_it_was_written_with(empty):
@@ -404,3 +442,27 @@ class empty_executor:
 
     def __exit__(self, *exc: Any) -> None:
         self.driver.close()
+
+
+def test_every_template_s_version_for_slot_b_compiles_on_a_store_in_slot_b(empty):
+    """The session's shared server stays in slot a; here the store is moved to slot b (its
+    index made), and every ``:b`` version is EXPLAINed (the index DDL run: IF NOT EXISTS), its
+    Cypher 25 ones where the server speaks it (Neo4j 2026)."""
+    memory = empty.memory("compile", HashingEmbedder(64))
+    memory.setup()
+    memory.remember("one memory", scope="s")
+    assert memory.reembed(HashingEmbedder(64)).index == "memory_embedding_b"
+    version = empty.query("CALL dbms.components() YIELD versions RETURN versions[0] AS v")[0]["v"]
+    names = [n for n in templates.variant_names() if n.endswith(":b")]
+    assert {"recall:b", "recall:cypher25:b", "fact_create:b", "schema_vector:b", "reembed_page:b"} <= set(names)
+    for name in names:
+        if ":cypher25" in name and not dialect.filters_vectors(version):
+            continue
+        template = templates.get(name)
+        params = {p: None for p in template.parameters}
+        if name == "schema_vector_drop:b":  # it would drop the index everything here searches
+            assert template.text.splitlines()[1] == "DROP INDEX memory_embedding_b IF EXISTS"
+        elif name.startswith("schema_"):
+            empty.query(template.text, dimensions=64)
+        else:
+            empty.query("EXPLAIN " + template.text, **params)
