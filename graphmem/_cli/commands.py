@@ -308,8 +308,9 @@ def _erase(memory: Any, args: argparse.Namespace) -> int:
         report = sum((memory.erase(scope=s["path"]) for s in memory.scopes() if s["parent"] is None), EraseReport())
     kinds = report.by_kind
     listed = ", ".join(f"{kind}: {n}" for kind, n in kinds.items())
-    emit(args, {"erased": report.total, "kinds": kinds},
-         lambda: f"erased {report.total} memories ({target})" + (f": {listed}" if listed else ""))
+    back = f"; {report.restored} superseded facts current again" if report.restored else ""
+    emit(args, {"erased": report.total, "kinds": kinds, "restored": report.restored},
+         lambda: f"erased {report.total} memories ({target})" + (f": {listed}" if listed else "") + back)
     return OK if kinds else EMPTY
 
 

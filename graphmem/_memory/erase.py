@@ -50,6 +50,8 @@ class EraseReport(BaseModel):
     """Windows of long episodes (not memories)."""
     scope: int = 0
     """``:Scope`` nodes left empty and deleted."""
+    restored: int = 0
+    """Surviving facts an erased fact had superseded, given back their times (not deletions)."""
 
     @property
     def total(self) -> int:
@@ -59,7 +61,7 @@ class EraseReport(BaseModel):
     @property
     def by_kind(self) -> dict[str, int]:
         """The kinds with at least one deletion, and how many."""
-        return {kind: n for kind, n in self.model_dump().items() if n}
+        return {kind: n for kind, n in self.model_dump().items() if n and kind != "restored"}
 
     def __int__(self) -> int:
         return self.total
@@ -82,7 +84,8 @@ class EraseReport(BaseModel):
 
     def __str__(self) -> str:
         parts = ", ".join(f"{kind}: {n}" for kind, n in self.by_kind.items())
-        return f"{self.total} memories erased" + (f" ({parts})" if parts else "")
+        back = f"; {self.restored} superseded facts current again" if self.restored else ""
+        return f"{self.total} memories erased" + (f" ({parts})" if parts else "") + back
 
 
 def batch_report(row: Mapping[str, Any] | None) -> EraseReport:

@@ -80,7 +80,9 @@ class RecordsMixin(Host):
         whoever it names) with their edges, embeddings and episode windows, and what
         only they gave rise to: records derived over CITES / DERIVED_FROM from erased records
         alone, entities nothing else refers to, scopes left empty. No id of an erased record
-        stays in a surviving one. Large erases run in transactions of about 5,000 memories,
+        stays in a surviving one. A surviving fact that an erased one had superseded is
+        given back its times, as if the erased fact had never been said: current again, or
+        ended where a surviving later fact says (counted in ``restored``). Large erases run in transactions of about 5,000 memories,
         each landing whole; calling again after an interruption finishes the job. Returns
         an ``EraseReport``: counts by kind, ``total`` (or ``int(report)``) the memories."""
         if id is None and user_id is None and session_id is None and scope is None:
@@ -98,10 +100,14 @@ class RecordsMixin(Host):
             marked = tx.run("erase_mark_selected", tenant=tenant, limit=limit, **params)
             tx.run("erase_mark_derived", tenant=tenant, **params)
             tx.run("erase_mark_entities", tenant=tenant, personal=_erase.PERSONAL)
+            # what an erased fact superseded is current again (or ends where a survivor says)
+            restored = (tx.run("erase_restore", tenant=tenant))[0]["restored"]
+            if restored:
+                tx.run("fact_relates_sync", tenant=tenant, ids=restored)
             tx.run("erase_scrub", tenant=tenant)
             rows = tx.run("erase_delete", tenant=tenant)
             more = marked[0]["selected"] >= limit or marked[0]["orphans"] >= limit
-            return more, _erase.batch_report(rows[0] if rows else None)
+            return more, _erase.batch_report(rows[0] if rows else None) + EraseReport(restored=len(restored))
 
         report = EraseReport()
         more = True

@@ -318,3 +318,137 @@ def test_ingest_llm_benchmark_smoke(neo4j, schema, tmp_path, driver):
     assert "cl100k_base" in table and "graphiti#186" in table
     records, _, _ = driver.execute_query("MATCH (n:Memory) WHERE n.tenant STARTS WITH 'bench-llm-' RETURN count(n) AS n")
     assert records[0]["n"] == 0  # every run erased what it wrote
+
+
+def _rows(table: str, first: str) -> dict[str, list[str]]:
+    """A markdown table's rows by their first cell (the header, whose first cell is ``first``, left out)."""
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in table.splitlines()
+            if line.startswith("| ") and not line.startswith(f"| {first} |")]
+    return {row[0]: row[1:] for row in rows}
+
+
+def test_graph_walk_benchmark_smoke(neo4j, schema, tmp_path, driver):
+    """The made-up LoCoMo conversation, recall as shipped beside one PageRank weight: a row
+    per weight, a recall per category in [0, 1], the walk's cost in the notes, the table
+    written to the run's results folder (never over bench/results/graph-walk.md) and every
+    turn the run stored erased."""
+    import json
+
+    committed = (ROOT / "bench" / "results" / "graph-walk.md").read_bytes()
+    other = dict(locomo_sample(), sample_id="made-up-2")  # left out by --samples
+    data = tmp_path / "locomo.json"
+    data.write_text(json.dumps([locomo_sample(), other]))
+    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
+               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "graph_walk.py"), "--data", str(data),
+                           "--samples", "made-up-1", "--weights", "0,1", "--hits", "3"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    written = tmp_path / "graph-walk.md"
+    assert f"written to {written}" in done.stdout
+    table = written.read_text()
+    assert "| ranking | 1 multi-hop | 2 temporal | 3 open-domain | 4 single-hop | 1-4 |" in table
+    rows = _rows(table, "ranking")
+    shipped = "recall as shipped (one-hop ties, two hops through rare names)"
+    assert list(rows) == [shipped, "+ 1 x PageRank"]
+    for label, cells in rows.items():
+        assert len(cells) == 5 and all(re.fullmatch(r"[01]\.\d{3}", c) for c in cells), (label, cells)
+        values = [float(c) for c in cells]
+        assert all(0.0 <= v <= 1.0 for v in values)
+        # one question each in categories 1, 2 and 4 (none in 3, one without evidence, one adversarial)
+        assert values[2] == 0.0 and abs(values[4] - (values[0] + values[1] + values[3]) / 3) < 0.0015, (label, cells)
+    # the adoption is said in one turn, in the question's words: recall as shipped finds it in its top 10
+    assert rows[shipped][1] == "1.000"
+    assert "1 conversations of locomo.json" in table and "restart 0.5" in table and "the best 3 hits" in table
+    took = re.search(r"The walk took ([\d.,]+) ms p50, ([\d.,]+) ms p95 per question", table)
+    assert took and 0 <= float(took.group(1).replace(",", "")) <= float(took.group(2).replace(",", ""))
+    assert table.split("\n\n", 2)[2] in done.stdout  # printed as written
+    assert (ROOT / "bench" / "results" / "graph-walk.md").read_bytes() == committed
+    records, _, _ = driver.execute_query("MATCH (n:Memory) WHERE n.tenant STARTS WITH 'walk-' RETURN count(n) AS n")
+    assert records[0]["n"] == 0  # the run erased what it wrote
+    assert neo4j.password not in table + done.stdout + done.stderr
+
+
+def test_observability_benchmark_smoke(neo4j, schema, tmp_path, driver):
+    """60 memories, 8 queries: a row per way of running OpenTelemetry, 'bare' the baseline
+    (+0.0%), every measured recall of the SDK row in the histogram (the warm-up read away),
+    spans exported, the table and plot in the run's results folder, the tenant erased."""
+    committed = {name: (ROOT / "bench" / "results" / name).read_bytes() for name in ("observability.md", "observability.png")}
+    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
+               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "observability.py"), "--size", "60",
+                           "--queries", "8", "--warmup", "3"], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "loaded 60 in" in done.stderr
+    table = (tmp_path / "observability.md").read_text()
+    assert "| memories: 60 | recall p50 ms | recall p95 ms | p50 vs bare | per-query ratio to bare, median |" in table
+    rows = _rows(table, "memories: 60")
+    assert list(rows) == ["bare", "off", "API, no SDK", "SDK"]
+    for mode, (p50, p95, versus, ratio) in rows.items():
+        assert 0 < float(p50.replace(",", "")) <= float(p95.replace(",", "")), (mode, p50, p95)
+        assert re.fullmatch(r"[+-]\d[\d,]*\.\d%", versus) and re.fullmatch(r"[+-]\d[\d,]*\.\d%", ratio), mode
+    assert rows["bare"][2:] == ["+0.0%", "+0.0%"]  # the baseline against itself
+    # only the SDK row records metrics; the warm-up's 3 recalls were read away before the 8 measured
+    histogram = re.search(r"graphmem.operation = graphmem.recall, (\d+) recalls after the warm-up\): p50 in the "
+                          r"([\d.]+)-([\d.]+) ms bucket, p95 in (> )?([\d.]+)(-[\d.]+)? ms; ([\d,]+) spans exported",
+                          table)
+    assert histogram, table
+    assert int(histogram.group(1)) == 8 and float(histogram.group(2)) < float(histogram.group(3))
+    assert int(histogram.group(7).replace(",", "")) >= 8 * 3  # each SDK recall: the call, its embedding, a statement
+    assert table.split("\n\n", 2)[2].split("\n\n")[0] in done.stdout  # the table, printed
+    assert (tmp_path / "observability.png").stat().st_size > 1000  # the histogram's plot
+    assert {name: (ROOT / "bench" / "results" / name).read_bytes() for name in committed} == committed
+    records, _, _ = driver.execute_query("MATCH (n:Memory) WHERE n.tenant STARTS WITH 'bench-otel-' RETURN count(n) AS n")
+    assert records[0]["n"] == 0  # the run erased its memories
+    assert neo4j.password not in table + done.stdout + done.stderr
+
+
+def test_span_tree_smoke(neo4j, schema, driver):
+    """The span trees docs/observability.md shows: after_turn with its writes and, one level
+    down, its background extraction holding the model's span and its tokens; recall with its
+    embedding and statement. It writes no results file; its tenant is erased."""
+    results = sorted((ROOT / "bench" / "results").iterdir())
+    stamps = {p.name: p.stat().st_mtime_ns for p in results}
+    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password)
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "span_tree.py")], capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    turn, recall = done.stdout.split("\n\nrecall:\n")
+    assert turn.startswith("after_turn:\n")
+    line = re.compile(r"( *)(\S.*?)  ([\d.]+) ms(?:  (.*))?")
+    spans = [line.fullmatch(s) for s in turn.splitlines()[1:]]
+    assert all(spans), turn
+    depth = [(len(m.group(1)) // 2, m.group(2), m.group(4) or "") for m in spans]  # type: ignore[union-attr]
+    assert depth[0][:2] == (0, "graphmem.after_turn")
+    assert "graphmem.messages=2" in depth[0][2] and "graphmem.scope.depth=2" in depth[0][2]
+    assert all(d >= 1 for d, _, _ in depth[1:])  # one tree: everything under the turn's span
+    tenant = re.search(r"graphmem.tenant=(spans-[0-9a-f]{8})", depth[0][2]).group(1)  # type: ignore[union-attr]
+    direct = [name for d, name, _ in depth if d == 1]
+    assert {"episode_create", "graphmem.after_turn.background"} <= set(direct)
+    assert any(n.startswith("embeddings ") for n in direct)
+    at = [name for _, name, _ in depth].index("graphmem.after_turn.background")
+    background = depth[at][2]
+    assert "graphmem.episodes=2" in background and "graphmem.ok=True" in background
+    under = []
+    for d, name, told in depth[at + 1:]:
+        if d <= 1:
+            break
+        under.append((d, name, told))
+    assert under and all(d == 2 for d, _, _ in under)
+    [chat] = [told for _, name, told in under if name == "chat PromptedChatModel"]
+    assert "gen_ai.usage.output_tokens=48" in chat and "graphmem.purpose=ingest" in chat
+    assert int(re.search(r"gen_ai.usage.input_tokens=(\d+)", chat).group(1)) > 0  # type: ignore[union-attr]
+    assert {"fact_create", "fact_supersede"} <= {name for _, name, _ in under}
+    assert re.search(r"^ +fact_create  [\d.]+ ms  db.response.returned_rows=1$", turn, re.M)
+    # the recall: its own tree, its embedding and its statement below it
+    tree = [line.fullmatch(s) for s in recall.strip().splitlines()]
+    assert all(tree), recall
+    assert tree[0].group(1) == "" and tree[0].group(2) == "graphmem.recall"  # type: ignore[union-attr]
+    assert f"graphmem.tenant={tenant}" in tree[0].group(4) and "graphmem.returned=" in tree[0].group(4)  # type: ignore[union-attr]
+    children = [m.group(2) for m in tree[1:] if m.group(1) == "  "]  # type: ignore[union-attr]
+    assert any(n.startswith("embeddings ") for n in children) and any(n.startswith("recall") for n in children)
+    assert "Priya" not in done.stdout and "Glasgow" not in done.stdout  # no text, no question (record_content off)
+    records, _, _ = driver.execute_query("MATCH (n:Memory {tenant: $tenant}) RETURN count(n) AS n", {"tenant": tenant})
+    assert records[0]["n"] == 0  # both scopes it wrote were erased
+    assert {p.name: p.stat().st_mtime_ns for p in sorted((ROOT / "bench" / "results").iterdir())} == stamps
+    assert neo4j.password not in done.stdout + done.stderr

@@ -131,3 +131,48 @@ def test_large_erases_run_in_batches(memory, monkeypatch):
     assert memory.erase(scope="big").by_kind == {"fact": 1, "insight": 1, "scope": 2}
     assert memory.facts(scope="big/part") == []
     assert "big/part" not in {row["path"] for row in memory.scopes()}  # left empty: pruned
+
+
+def _lives(memory, city, user, at):
+    return memory.remember(f"Alice lives in {city}", scope=SCOPE, subject="alice", predicate="lives_in", object=city,
+                           user_id=user, valid_from=at)
+
+
+def test_erasing_the_user_whose_fact_superseded_another_s_restores_it(memory, driver):
+    """Issue 43.6: Maria says Alice lives in Paris, Bob later that she lives in Berlin; erasing
+    Bob gives Paris back its open end, as if Bob had never said anything."""
+    paris = _lives(memory, "Paris", "maria", utc(2024, 1, 1))
+    _lives(memory, "Berlin", "bob", utc(2024, 6, 1))
+    assert memory.get(paris.id).valid_to == utc(2024, 6, 1)
+    report = memory.erase(user_id="bob")
+    assert (report.fact, report.restored, report.total) == (1, 1, 1)
+    assert str(report) == "1 memories erased (fact: 1); 1 superseded facts current again"
+    back = memory.get(paris.id)
+    assert back.valid_to is None and back.believed and back.superseded_by == ()
+    assert [f.text for f in memory.facts(scope=SCOPE, subject="alice")] == ["Alice lives in Paris"]
+    closed, _, _ = driver.execute_query("MATCH (f:Fact {tenant: $t, id: $id}) RETURN f.closedAt AS c",
+                                        {"t": memory.tenant, "id": paris.id})
+    assert closed[0]["c"] is None
+
+
+def test_a_later_survivor_takes_over_what_the_erased_fact_superseded(memory):
+    paris = _lives(memory, "Paris", "maria", utc(2024, 1, 1))
+    _lives(memory, "Berlin", "bob", utc(2024, 6, 1))
+    rome = _lives(memory, "Rome", "carol", utc(2025, 1, 1))
+    assert memory.erase(user_id="bob").restored == 1
+    back = memory.get(paris.id)
+    assert back.valid_to == utc(2025, 1, 1)  # Paris until Rome, not until the erased Berlin
+    assert [s.by for s in back.superseded_by] == [rome.id]
+    assert [f.text for f in memory.facts(scope=SCOPE, subject="alice")] == ["Alice lives in Rome"]
+    assert [f.text for f in memory.facts(scope=SCOPE, subject="alice", valid_at=utc(2024, 8, 1))] == [
+        "Alice lives in Paris"]
+
+
+def test_a_fact_the_erased_one_corrected_is_believed_again(memory):
+    paris = _lives(memory, "Paris", "maria", utc(2024, 1, 1))
+    _lives(memory, "Berlin", "bob", utc(2024, 1, 1))  # the same start: Paris is corrected, not ended
+    assert not memory.get(paris.id).believed
+    assert memory.erase(user_id="bob").restored == 1
+    back = memory.get(paris.id)
+    assert back.believed and back.invalidated_at is None and back.invalidation_reason is None
+    assert [f.text for f in memory.facts(scope=SCOPE, subject="alice")] == ["Alice lives in Paris"]

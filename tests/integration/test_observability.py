@@ -71,8 +71,9 @@ def observed(neo4j, schema, embedder, tenant, otel):
         yield memory
 
 
-def model(usage: int = 9) -> PromptedChatModel:
-    """A recorded extraction model that reports its tokens (input: prompt length / 4)."""
+def model(usage: int | None = 9) -> PromptedChatModel:
+    """A recorded extraction model that reports its tokens (input: prompt length / 4; none
+    with ``usage=None``)."""
 
     def answer(prompt: str) -> tuple[Any, float]:
         if "Messages:" not in prompt:
@@ -356,3 +357,76 @@ def test_an_integration_s_call_is_a_span_over_the_memory_s(observed, otel):
     [inner] = otel.named("graphmem.recall")
     assert inner.parent is not None and inner.parent.span_id == tool.context.span_id
     assert tool.attributes["graphmem.tenant"] == observed.tenant
+
+
+def _points(otel: Telemetry, metric: str) -> dict[tuple[tuple[str, Any], ...], Any]:
+    """The data points of ``metric``, by their attributes (sorted pairs)."""
+    return {tuple(sorted(dict(p.attributes).items())): p for p in otel.metrics().get(metric, [])}
+
+
+def test_a_newer_value_counts_one_superseded_fact_and_no_invalidation(observed, otel):
+    from .helpers import utc
+
+    old = observed.remember(f"Ann lives in {SECRET}", scope=SCOPE, subject="ann", predicate="lives_in",
+                            object=SECRET, valid_from=utc(2020))
+    assert otel.total("graphmem.facts.superseded") == 0  # a first value ends nothing
+    new = observed.remember("Ann lives in Berlin", scope=SCOPE, subject="ann", predicate="lives_in", object="Berlin",
+                            valid_from=utc(2023))
+    closed = observed.get(old.id)
+    assert closed.valid_to == new.valid_from and closed.invalidated_at is None  # the world changed: ended, believed
+    superseded = _points(otel, "graphmem.facts.superseded")
+    assert list(superseded) == [()] and superseded[()].value == 1  # one fact, no attribute (no text, no id)
+    assert otel.total("graphmem.memories.invalidated") == 0
+    observed.remember("Ann likes Berlin", scope=SCOPE)  # no subject/predicate: supersedes nothing
+    assert otel.total("graphmem.facts.superseded") == 1
+    # a third value from the same instant as Berlin: two values for one period, the newer wins
+    # (invalidated, reason corrected) and nothing more is superseded
+    third = observed.remember("Ann lives in Madrid", scope=SCOPE, subject="ann", predicate="lives_in",
+                              object="Madrid", valid_from=utc(2023))
+    assert observed.get(new.id).invalidated_at is not None and observed.get(third.id).invalidated_at is None
+    assert otel.total("graphmem.facts.superseded") == 1
+    assert {k: p.value for k, p in _points(otel, "graphmem.memories.invalidated").items()} == {
+        (("graphmem.reason", "corrected"),): 1}
+
+
+def test_forget_and_correct_count_invalidated_memories_by_reason(observed, otel):
+    observed.remember(f"Ana keeps bees in {SECRET}", scope=SCOPE)
+    kept = observed.remember(f"Ana keeps goats in {SECRET}", scope=SCOPE)
+    assert observed.forget(scope=SCOPE, text=f"Ana keeps bees in {SECRET}") == 1
+    assert {k: p.value for k, p in _points(otel, "graphmem.memories.invalidated").items()} == {
+        (("graphmem.reason", "forgotten"),): 1}
+    assert observed.forget(scope=SCOPE, text="Ana keeps nothing of the kind") == 0  # nothing forgotten, nothing counted
+    observed.correct(kept.id, f"Ana keeps sheep in {SECRET}", reason=f"{SECRET}: misheard")
+    assert {k: p.value for k, p in _points(otel, "graphmem.memories.invalidated").items()} == {
+        (("graphmem.reason", "forgotten"),): 1, (("graphmem.reason", "corrected"),): 1}
+    assert otel.total("graphmem.facts.superseded") == 0  # an invalidation ends no valid time
+    assert [s for s in _strings(otel) if SECRET.lower() in s.lower()] == []  # the reason's text is not a label
+
+
+def test_each_model_request_records_its_tokens_in_the_gen_ai_histogram(observed, otel):
+    from graphmem._base.observe import TOKENS
+
+    llm = model(usage=9)
+    result = observed.ingest([{"role": "user", "name": "Ana", "content": f"I live in {SECRET} now."}], scope=SCOPE,
+                             llm=llm)
+    requests = len(llm.prompts)
+    assert requests >= 1 and result.usage.output_tokens == 9 * requests
+    points = _points(otel, "gen_ai.client.token.usage")
+    labels = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "PromptedChatModel"}
+    assert set(points) == {tuple(sorted({**labels, "gen_ai.token.type": kind}.items())) for kind in ("input", "output")}
+    output = points[tuple(sorted({**labels, "gen_ai.token.type": "output"}.items()))]
+    assert (output.count, output.sum, output.min, output.max) == (requests, 9 * requests, 9, 9)
+    assert tuple(output.explicit_bounds) == TOKENS and output.bucket_counts[0] == requests  # 9 <= 16: the first bucket
+    said = [len(p) // 4 for p in llm.prompts]  # what the recorded model reports as input tokens
+    given = points[tuple(sorted({**labels, "gen_ai.token.type": "input"}.items()))]
+    assert (given.count, given.sum, given.min, given.max) == (requests, sum(said), min(said), max(said))
+    assert given.sum == result.usage.input_tokens
+    assert sum(given.bucket_counts) == requests and given.bucket_counts[0] == sum(1 for n in said if n <= TOKENS[0])
+    assert otel.total("graphmem.model.requests") == requests
+
+
+def test_a_model_that_reports_no_tokens_records_no_token_usage(observed, otel):
+    llm = model(usage=None)  # no usage_metadata on its replies
+    observed.ingest([{"role": "user", "name": "Ana", "content": f"I live in {SECRET} now."}], scope=SCOPE, llm=llm)
+    assert llm.prompts and otel.total("graphmem.model.requests") == len(llm.prompts)
+    assert _points(otel, "gen_ai.client.token.usage") == {} and otel.total("graphmem.model.tokens") == 0
