@@ -56,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     samples = json.loads(path.read_text())
     if args.samples:
         samples = [s for s in samples if s["sample_id"] in set(args.samples.split(","))]
+        if not samples:
+            raise SystemExit(f"no conversation of {path.name} has a sample_id in --samples {args.samples!r}")
     weights = [float(w) for w in args.weights.split(",")]
     uri, auth = harness.neo4j_auth()
     embedder = WordLlamaEmbedder()
@@ -101,13 +103,16 @@ def main(argv: list[str] | None = None) -> int:
                     ranked = [turn_of[n] for n in sorted(mixed, key=lambda n: -mixed[n]) if n in turn_of][:K]
                     scores[w][category].append(len(set(ranked) & set(evidence)) / len(evidence))
             memory.erase(scope="locomo")
+    if not walk_ms:
+        raise SystemExit("no question with evidence in the conversations chosen: nothing to score")
     rows_out = []
     for w in weights:
         per = scores[w]
         every = [v for c in SCORED for v in per[c]]
         label = "recall as shipped (one-hop ties, two hops through rare names)" if w == 0 else f"+ {w:g} x PageRank"
-        rows_out.append([label, *(f"{sum(per[c]) / max(1, len(per[c])):.3f}" for c in SCORED),
-                         f"{sum(every) / max(1, len(every)):.3f}"])
+        # a category without a question has no figure ("-"), not a recall of zero
+        rows_out.append([label, *(f"{sum(per[c]) / len(per[c]):.3f}" if per[c] else "-" for c in SCORED),
+                         f"{sum(every) / len(every):.3f}"])
     body = harness.table(["ranking", *(CATEGORIES[c] for c in SCORED), "1-4"], rows_out)
     notes = (f"{len(samples)} conversations of {path.name}, ingest(llm=None) per session, WordLlama; PageRank over "
              f"the SPOKE, MENTIONS and NEXT edges of each conversation, restart {DAMPING}, seeded by the question's "
