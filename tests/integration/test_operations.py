@@ -466,3 +466,24 @@ def test_every_template_s_version_for_slot_b_compiles_on_a_store_in_slot_b(empty
             empty.query(template.text, dimensions=64)
         else:
             empty.query("EXPLAIN " + template.text, **params)
+
+
+def test_the_re_embedding_benchmark_runs_and_refuses_a_database_it_would_switch(empty, tmp_path):
+    """bench/reembed.py in small (make bench runs it on a server of its own): its table, and
+    its refusal of a database holding memories without --wipe."""
+    env = dict(empty.cli_env(), GRAPHMEM_BENCH_RESULTS=str(tmp_path))
+    bench = [sys.executable, str(ROOT / "bench" / "reembed.py"), "--sizes", "300", "--from", "hashing", "--to",
+             "hashing384", "--batch", "64"]
+    done = subprocess.run(bench, capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    table = (tmp_path / "reembed.md").read_text()
+    row = next(line for line in table.splitlines() if line.startswith("| 300 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1] == "hashing -> hashing384" and cells[-1] == "yes"
+    assert float(cells[3]) > 0 and float(cells[4].replace(",", "")) > 0 and int(cells[9].replace(",", "")) >= 0
+    assert empty.query("SHOW VECTOR INDEXES YIELD name, options "
+                       "RETURN name, options.indexConfig['vector.dimensions'] AS d") == [
+        {"name": "memory_embedding_b", "d": 384}]
+    refused = subprocess.run(bench, capture_output=True, text=True, env=env, timeout=600)
+    assert refused.returncode != 0 and "holds 300 memories" in refused.stderr and "--wipe" in refused.stderr
+    assert empty.env["NEO4J_PASSWORD"] not in table + done.stdout + done.stderr
