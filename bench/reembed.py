@@ -67,7 +67,7 @@ class Asker(threading.Thread):
 
 
 def wipe(uri: str, auth: tuple[str, str]) -> None:
-    with GraphDatabase.driver(uri, auth=auth) as driver:
+    with GraphDatabase.driver(uri, auth=auth, notifications_min_severity="OFF") as driver:
         with driver.session() as session:
             session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
         for index in layout.INDEXES.values():
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", default="reembed")
     args = parser.parse_args(argv)
     uri, auth = harness.neo4j_auth()
-    with GraphDatabase.driver(uri, auth=auth) as driver:
+    with GraphDatabase.driver(uri, auth=auth, notifications_min_severity="OFF") as driver:
         held = driver.execute_query("MATCH (m:Memory) RETURN count(m) AS n").records[0]["n"]
     if held and not args.wipe:
         raise SystemExit(f"the database holds {held:,} memories: this benchmark re-embeds and switches the whole "

@@ -89,7 +89,8 @@ def _report_lines(report: ReembedReport, to: str) -> str:
         about = "" if report.estimate_seconds is None else f", about {_duration(report.estimate_seconds)}"
         resumed = f" ({report.resumed:,} done by an earlier run)" if report.resumed else ""
         return (f"reembed --dry-run: {report.embedded:,} memories to embed with {report.embedder} "
-                f"({report.dimensions} dimensions){resumed}; {report.rate:,.0f} memories/s on a sample{about}")
+                f"({report.dimensions} dimensions){resumed}; {report.rate:,.0f} memories/s on a sample{about} "
+                f"of embedding (the run adds the writes and the new index)")
     lines = [f"reembed: {report.embedded:,} memories embedded with {report.embedder} ({report.dimensions} dimensions) "
              f"in {_duration(report.seconds)}, {report.rate:,.0f}/s"
              + (f"; {report.resumed:,} done by an earlier run" if report.resumed else "")]
