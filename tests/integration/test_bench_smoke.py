@@ -11,12 +11,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_recall_benchmark_smoke(neo4j, schema, tmp_path):
-    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
-               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
-    # 1,200 memories: the whole tenant (1,000) takes the index path with the open Lucene query
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "recall.py"), "--sizes", "1200", "--queries", "3", "--warmup", "5"],
+def run_bench(neo4j, results: Path | None, script: str, *args: str) -> subprocess.CompletedProcess:
+    """bench/<script> with these arguments against the test server, its tables written to
+    ``results`` (a test's own folder, never bench/results) when given."""
+    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password)
+    if results is not None:
+        env["GRAPHMEM_BENCH_RESULTS"] = str(results)
+    return subprocess.run([sys.executable, str(ROOT / "bench" / script), *args],
                           capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_recall_benchmark_smoke(neo4j, schema, tmp_path):
+    # 1,200 memories: the whole tenant (1,000) takes the index path with the open Lucene query
+    done = run_bench(neo4j, tmp_path, "recall.py", "--sizes", "1200", "--queries", "3", "--warmup", "5")
     assert done.returncode == 0, done.stderr[-2000:]
     table = (tmp_path / "recall.md").read_text()
     assert "| 1,200 | whole tenant |" in table and "200-memory scope (in 1,200)" in table
@@ -34,11 +41,7 @@ def test_recall_benchmark_smoke(neo4j, schema, tmp_path):
 
 
 def test_write_benchmark_smoke(neo4j, schema, tmp_path, driver):
-    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
-               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "write.py"), "--sizes", "120", "--batch", "50",
-                           "--warmup", "30"],
-                          capture_output=True, text=True, env=env, timeout=600)
+    done = run_bench(neo4j, tmp_path, "write.py", "--sizes", "120", "--batch", "50", "--warmup", "30")
     assert done.returncode == 0, done.stderr[-2000:]
     table = (tmp_path / "write.md").read_text()
     assert "| 120 |" in table and "floor rows/s" in table
@@ -77,10 +80,7 @@ def test_longmemeval_benchmark_smoke(neo4j, schema, tmp_path):
     questions.append(abstention)
     data = tmp_path / "lme.json"
     data.write_text(json.dumps(questions))
-    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
-               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "longmemeval.py"), "--data", str(data)],
-                          capture_output=True, text=True, env=env, timeout=600)
+    done = run_bench(neo4j, tmp_path, "longmemeval.py", "--data", str(data))
     assert done.returncode == 0, done.stderr[-2000:]
     table = (tmp_path / "longmemeval.md").read_text()
     assert "| overall | graphmem | 2 |" in table and "| overall | BM25 | 2 |" in table and "| overall | dense | 2 |" in table
@@ -94,11 +94,8 @@ def test_graphiti_comparison_smoke(neo4j, schema, tmp_path, driver):
     """Both systems on a few facts: Graphiti's adapters (embedder, cross-encoder, oracle LLM,
     bulk writer) still fit the pinned graphiti-core, the temporal scenario is scored for all
     three rows, and Graphiti's data is removed afterwards."""
-    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
-               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "graphiti_compare.py"), "--sizes", "40",
-                           "--subjects", "3", "--changes", "3", "--queries", "3"],
-                          capture_output=True, text=True, env=env, timeout=600)
+    done = run_bench(neo4j, tmp_path, "graphiti_compare.py",
+                     "--sizes", "40", "--subjects", "3", "--changes", "3", "--queries", "3")
     assert done.returncode == 0, done.stderr[-2000:]
     table = (tmp_path / "graphiti.md").read_text()
     assert "| 40 |" in table
@@ -155,10 +152,7 @@ def test_locomo_benchmark_smoke(neo4j, schema, tmp_path):
 
     data = tmp_path / "locomo.json"
     data.write_text(json.dumps([locomo_sample()]))
-    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
-               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "locomo.py"), "--data", str(data)],
-                          capture_output=True, text=True, env=env, timeout=600)
+    done = run_bench(neo4j, tmp_path, "locomo.py", "--data", str(data))
     assert done.returncode == 0, done.stderr[-2000:]
     table = (tmp_path / "locomo.md").read_text()
     assert "1 conversations (made-up-1) of locomo.json, 16 turns, 4 questions recalled (1 without an evidence turn left out)" in table
@@ -190,10 +184,7 @@ def test_locomo_turn_text_appends_the_image_caption():
 def test_curation_benchmark_smoke(neo4j, schema, tmp_path):
     """400 facts: the planted restatements are deduplicated (the machine-made ones only),
     the stale ones pruned, the near-duplicates merged, and a second pass changes nothing."""
-    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
-               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "curation.py"), "--size", "400", "--near", "5",
-                           "--batch", "50"], capture_output=True, text=True, env=env, timeout=600)
+    done = run_bench(neo4j, tmp_path, "curation.py", "--size", "400", "--near", "5", "--batch", "50")
     assert done.returncode == 0, done.stderr[-2000:]
     table = (tmp_path / "curation.md").read_text()
     rows = {line.split("|")[1].strip(): [c.strip() for c in line.strip("|").split("|")]
@@ -215,12 +206,9 @@ def test_scale_benchmark_smoke(neo4j, schema, tmp_path, driver):
     """1,000 memories in one tenant, a 250-memory tenant erased, 1,000 across 10 tenants:
     every table is written, the erased tenant leaves no node, the server's memory is read
     from /proc when it runs on this machine, and --cleanup leaves none of the run's data."""
-    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
-               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "scale.py"), "--memories", "1000", "--tenants", "10",
-                           "--erase", "250", "--checkpoints", "500", "--batch", "250", "--queries", "5",
-                           "--warmup", "3", "--progress", "500", "--cleanup"],
-                          capture_output=True, text=True, env=env, timeout=600)
+    done = run_bench(neo4j, tmp_path, "scale.py",
+                     "--memories", "1000", "--tenants", "10", "--erase", "250", "--checkpoints", "500", "--batch", "250",
+                     "--queries", "5", "--warmup", "3", "--progress", "500", "--cleanup")
     assert done.returncode == 0, done.stderr[-2000:]
     assert "1,000 written" in done.stderr  # progress while loading
     table = (tmp_path / "scale.md").read_text()
@@ -251,11 +239,8 @@ def test_scale_benchmark_smoke(neo4j, schema, tmp_path, driver):
 def test_small_tenants_benchmark_smoke(neo4j, schema, tmp_path, driver):
     """Two groups of small tenants: a row per group and round, p50 <= p95, and --cleanup
     leaves none of the run's data."""
-    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
-               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "scale_tenants.py"), "--groups", "4x50,3x20",
-                           "--queries", "5", "--warmup", "2", "--progress", "100", "--cleanup"],
-                          capture_output=True, text=True, env=env, timeout=600)
+    done = run_bench(neo4j, tmp_path, "scale_tenants.py",
+                     "--groups", "4x50,3x20", "--queries", "5", "--warmup", "2", "--progress", "100", "--cleanup")
     assert done.returncode == 0, done.stderr[-2000:]
     table = (tmp_path / "scale-tenants.md").read_text()
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()
@@ -269,10 +254,7 @@ def test_small_tenants_benchmark_smoke(neo4j, schema, tmp_path, driver):
 
 
 def test_offline_ingest_benchmark_smoke(neo4j, schema, tmp_path, driver):
-    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
-               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "ingest_offline.py"), "--data", str(tmp_path / "none"),
-                           "--rounds", "1"], capture_output=True, text=True, env=env, timeout=600)
+    done = run_bench(neo4j, tmp_path, "ingest_offline.py", "--data", str(tmp_path / "none"), "--rounds", "1")
     assert done.returncode == 0, done.stderr[-2000:]
     table = (tmp_path / "ingest-offline.md").read_text()
     rows = {line.split("|")[1].strip(): [c.strip() for c in line.strip("|").split("|")]
@@ -301,11 +283,8 @@ def test_ingest_llm_benchmark_smoke(neo4j, schema, tmp_path, driver):
                                              "Bo": [["Bo runs marathons.", "D2:2"]]}}
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps([{"sample_id": "tiny", "conversation": talk, "observation": observation, "qa": []}]))
-    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
-               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "ingest_llm.py"), "--data", str(data),
-                           "--latencies", "0.05", "--users", "3", "--warmup", "1"],
-                          capture_output=True, text=True, env=env, timeout=600)
+    done = run_bench(neo4j, tmp_path, "ingest_llm.py",
+                     "--data", str(data), "--latencies", "0.05", "--users", "3", "--warmup", "1")
     assert done.returncode == 0, done.stderr[-2000:]
     table = (tmp_path / "ingest-llm.md").read_text()
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines() if line.startswith("| 0.05 |")]
@@ -338,11 +317,8 @@ def test_graph_walk_benchmark_smoke(neo4j, schema, tmp_path, driver):
     other = dict(locomo_sample(), sample_id="made-up-2")  # left out by --samples
     data = tmp_path / "locomo.json"
     data.write_text(json.dumps([locomo_sample(), other]))
-    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
-               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "graph_walk.py"), "--data", str(data),
-                           "--samples", "made-up-1", "--weights", "0,1", "--hits", "3"],
-                          capture_output=True, text=True, env=env, timeout=600)
+    done = run_bench(neo4j, tmp_path, "graph_walk.py",
+                     "--data", str(data), "--samples", "made-up-1", "--weights", "0,1", "--hits", "3")
     assert done.returncode == 0, done.stderr[-2000:]
     written = tmp_path / "graph-walk.md"
     assert f"written to {written}" in done.stdout
@@ -375,10 +351,7 @@ def test_observability_benchmark_smoke(neo4j, schema, tmp_path, driver):
     (+0.0%), every measured recall of the SDK row in the histogram (the warm-up read away),
     spans exported, the table and plot in the run's results folder, the tenant erased."""
     committed = {name: (ROOT / "bench" / "results" / name).read_bytes() for name in ("observability.md", "observability.png")}
-    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password,
-               GRAPHMEM_BENCH_RESULTS=str(tmp_path))
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "observability.py"), "--size", "60",
-                           "--queries", "8", "--warmup", "3"], capture_output=True, text=True, env=env, timeout=600)
+    done = run_bench(neo4j, tmp_path, "observability.py", "--size", "60", "--queries", "8", "--warmup", "3")
     assert done.returncode == 0, done.stderr[-2000:]
     assert "loaded 60 in" in done.stderr
     table = (tmp_path / "observability.md").read_text()
@@ -410,9 +383,7 @@ def test_span_tree_smoke(neo4j, schema, driver):
     embedding and statement. It writes no results file; its tenant is erased."""
     results = sorted((ROOT / "bench" / "results").iterdir())
     stamps = {p.name: p.stat().st_mtime_ns for p in results}
-    env = dict(os.environ, NEO4J_URI=neo4j.uri, NEO4J_USER=neo4j.user, NEO4J_PASSWORD=neo4j.password)
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "span_tree.py")], capture_output=True, text=True,
-                          env=env, timeout=600)
+    done = run_bench(neo4j, None, "span_tree.py")
     assert done.returncode == 0, done.stderr[-2000:]
     turn, recall = done.stdout.split("\n\nrecall:\n")
     assert turn.startswith("after_turn:\n")
