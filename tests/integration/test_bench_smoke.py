@@ -47,6 +47,9 @@ def test_write_benchmark_smoke(neo4j, schema, tmp_path, driver):
     assert "| 120 |" in table and "floor rows/s" in table
     assert "indexed floor rows/s" in table and "where remember_many's time goes" in table
     assert "statement fact_create" in table and "validation (rows built in Python)" in table
+    assert "import facts/s" in table and "import / indexed floor" in table
+    records, _, _ = driver.execute_query("MATCH (m:Memory) WHERE m.tenant STARTS WITH 'bench-write-' RETURN count(m) AS n")
+    assert records[0]["n"] == 0  # the written and the imported facts erased
     records, _, _ = driver.execute_query("MATCH (n) WHERE n:Floor OR n:FloorIndexed RETURN count(n) AS n")
     assert records[0]["n"] == 0  # the benchmark cleans up after itself
     records, _, _ = driver.execute_query("SHOW INDEXES YIELD name WHERE name STARTS WITH 'floor_' RETURN count(*) AS n")
