@@ -303,7 +303,10 @@ EMBEDDER_OUTPUT = "embedder output"
 """The field an embedder's own vector is checked as (its errors say which embedder to use)."""
 
 
-def embedding(value: Any, field: str, dimension: int | None) -> Vector:
+def embedding(value: Any, field: str, dimension: int | None, *, embedded: bool = False) -> Vector:
+    """``value`` as a vector of ``dimension`` numbers (any when None). ``embedded``: the
+    embedder made it (not the caller), so a wrong dimension says the embedder is not the
+    store's, as the embedder's own output always does."""
     if not isinstance(value, (list, tuple)) or not value:
         raise InvalidInputError(field, "must be a non-empty list of numbers")
     # checked element by element only when some element is not a plain float or int (a
@@ -317,7 +320,7 @@ def embedding(value: Any, field: str, dimension: int | None) -> Vector:
         raise InvalidInputError(field, "contains NaN or infinity")
     if dimension is not None and len(vector) != dimension:
         hint = ("; the store's vectors come from another embedder (the one it was written or re-embedded with: "
-                "docs/operations.md)" if field == EMBEDDER_OUTPUT else "")
+                "docs/operations.md)" if embedded or field == EMBEDDER_OUTPUT else "")
         raise InvalidInputError(field, f"has {len(vector)} dimensions; the vector index has {dimension}{hint}")
     if not any(vector):
         raise InvalidInputError(field, "is all zeros (cosine similarity is undefined)")

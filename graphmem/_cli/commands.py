@@ -60,12 +60,17 @@ READS = ("recall", "context", "facts", "history", "forget", "erase", "export", "
 SCOPED = ("recall", "context", "facts", "history", "forget", "graph")
 
 
-def _common() -> argparse.ArgumentParser:
+def _common(scope_from_env: bool = True) -> argparse.ArgumentParser:
+    """The options every tenant command takes. ``scope_from_env=False`` (erase): what to
+    delete is always named on the command line, never taken from GRAPHMEM_SCOPE."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--tenant", default=os.environ.get("GRAPHMEM_TENANT") or "default",
                         help="tenant (default: GRAPHMEM_TENANT or 'default')")
-    common.add_argument("--scope", default=os.environ.get("GRAPHMEM_SCOPE") or None,
-                        help="scope path such as acme/support/ann (default: GRAPHMEM_SCOPE)")
+    if scope_from_env:
+        common.add_argument("--scope", default=os.environ.get("GRAPHMEM_SCOPE") or None,
+                            help="scope path such as acme/support/ann (default: GRAPHMEM_SCOPE)")
+    else:
+        common.add_argument("--scope", default=None, help="scope path such as acme/support/ann (never GRAPHMEM_SCOPE)")
     common.add_argument("--json", action="store_true", help="print JSON for scripts instead of a table")
     common.add_argument("--embedder", choices=EMBEDDERS, default=os.environ.get("GRAPHMEM_EMBEDDER") or "wordllama",
                         help="embedder matching the vector index (default: GRAPHMEM_EMBEDDER or wordllama)")
@@ -119,7 +124,7 @@ def register(subparsers: Any) -> None:
     p = add("forget", parents=[c], help="forget memories (kept as tombstones) matching every selector given")
     for name in ("--id", "--text", "--subject", "--predicate"):
         p.add_argument(name, default=None)
-    p = add("erase", parents=[c], help="hard-delete memories: by id, user, session, scope, or the whole tenant with --all")
+    p = add("erase", parents=[_common(scope_from_env=False)], help="hard-delete memories: by id, user, session, scope, or the whole tenant with --all")
     p.add_argument("--id", default=None)
     p.add_argument("--user-id", default=None)
     p.add_argument("--session-id", default=None, help="everything written in that conversation")

@@ -197,7 +197,7 @@ class SchemaMixin(Host):
         if len(vectors) != len(todo):
             raise InvalidInputError("embedder", f"returned {len(vectors)} vectors for {len(todo)} texts")
         for i, vector in zip(todo, vectors):
-            rows[i]["props"]["embedding"] = check.embedding(vector, fields[i], dimension)
+            rows[i]["props"]["embedding"] = check.embedding(vector, fields[i], dimension, embedded=True)
 
     def _yardstick(self, vector: Vector | None) -> tuple[float, float] | None:
         """The mean and deviation of the query's cosines to everyday sentences that answer

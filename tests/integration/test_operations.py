@@ -373,6 +373,7 @@ def test_a_store_of_the_previous_layout_is_upgraded_step_by_step(empty, caplog):
                 "m.nameKey = CASE m.id WHEN $e THEN 'c' END, m.aliasKeys = CASE m.id WHEN $e THEN ['cpp'] END",
                 e=entity.id)
     empty.query("MATCH (e:Episode) REMOVE e.refersTo")
+    empty.query("DROP CONSTRAINT graphmem_store_id IF EXISTS")  # a release before versions had none
     reader = empty.memory("old", HashingEmbedder(64))
     plan = reader.schema_plan()
     assert plan.store_version == 1 and plan.graphmem_version == layout.VERSION and not plan.current
@@ -382,6 +383,7 @@ def test_a_store_of_the_previous_layout_is_upgraded_step_by_step(empty, caplog):
     assert check.returncode == 1
     assert "store schema version: 1 (written before versions were recorded)" in check.stdout
     assert "step 3 (time anchors)" in check.stdout and "1 records to change" in check.stdout
+    assert "graphmem_store_id" in plan.missing and "  to create: graphmem_store_id" in check.stdout
     with caplog.at_level(logging.WARNING, logger="graphmem"):
         reader.setup()
     said_lines = [r.getMessage() for r in caplog.records if r.name == "graphmem"]

@@ -105,8 +105,12 @@ def test_a_wrong_dimension_from_the_embedder_is_refused(neo4j, schema, tenant, d
             return [1.0, 0.0, 0.0]
 
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=Short()) as m:
-        with pytest.raises(InvalidInputError, match="3 dimensions; the vector index has 256"):
+        with pytest.raises(InvalidInputError, match="3 dimensions; the vector index has 256; the store's vectors "
+                                                    "come from another embedder"):
             m.remember("x", scope=SCOPE)
+        # a vector the caller gives is the caller's: no word of embedders
+        with pytest.raises(InvalidInputError, match=r"embedding: has 3 dimensions; the vector index has 256$"):
+            m.remember("x", scope=SCOPE, embedding=[1.0, 0.0, 0.0])
     assert count(driver, tenant) == 0
 
 

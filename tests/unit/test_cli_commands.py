@@ -120,6 +120,16 @@ def test_errors_about_an_item_name_the_line_it_came_from():
     assert located(InvalidInputError("batch_size", "must be positive"), ["line 1"], "records", "a.jsonl") is None
 
 
+def test_erase_takes_no_scope_from_the_environment(monkeypatch):
+    """GRAPHMEM_SCOPE is the scope of every other command; erase deletes only what its command
+    line names (else `erase --yes` would erase that scope, and `erase --all` would be refused)."""
+    monkeypatch.setenv("GRAPHMEM_SCOPE", "acme/support/ann")
+    assert main._parser().parse_args(["facts"]).scope == "acme/support/ann"
+    assert main._parser().parse_args(["erase", "--yes"]).scope is None
+    assert main._parser().parse_args(["erase", "--all", "--yes"]).scope is None
+    assert main._parser().parse_args(["erase", "--scope", "acme/x", "--yes"]).scope == "acme/x"
+
+
 def test_erase_and_remember_options():
     args = main._parser().parse_args(["erase", "--all", "--yes"])
     assert (args.all, args.yes, args.id, args.scope) == (True, True, None, None)

@@ -131,6 +131,20 @@ def test_embedding_rejects_bad_vectors(value, dimension, reason):
     assert reason in info.value.message
 
 
+def test_a_wrong_dimension_from_the_embedder_names_the_embedder():
+    """A vector the embedder made (a write's, or recall's question) says the store's vectors
+    come from another embedder; one the caller gave says only the dimensions."""
+    hint = "the store's vectors come from another embedder"
+    for field, embedded in (("items[0].embedding", True), (check.EMBEDDER_OUTPUT, False)):
+        with pytest.raises(InvalidInputError) as info:
+            check.embedding([1.0, 2.0], field, 3, embedded=embedded)
+        assert info.value.field == field and "has 2 dimensions; the vector index has 3" in info.value.message
+        assert hint in info.value.message
+    with pytest.raises(InvalidInputError) as info:
+        check.embedding([1.0, 2.0], "items[0].embedding", 3)
+    assert hint not in info.value.message
+
+
 # -- choice / unit_interval / tags ------------------------------------------------------
 
 def test_choice_accepts_members_and_values():
