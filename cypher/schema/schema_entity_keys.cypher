@@ -1,4 +1,5 @@
 // name: schema_entity_keys
+// creates: entity_keys
 // Full-text index of every entity's lookup keys with the keyword analyzer (each key one
 // whole term, matched exactly): its normalised name, its aliases' keys (a list, which a
 // range index cannot look into) and lexKey, the token of its (tenant, scope). Entity

@@ -1,4 +1,5 @@
 // name: schema_fulltext
+// creates: memory_text
 // Full-text index over every memory's text (lexical recall) with the English analyzer
 // (stop words dropped, words stemmed), and lexKey, a single token naming the memory's
 // (tenant, scope), so a recall query is narrowed to the visible scopes of its tenant

@@ -118,12 +118,11 @@ class AsyncUpgradeMixin(AsyncHost):
             for step in layout.pending(found.version)]
         have = {r["name"] for r in await self._run.read_in(layout.SLOT_A, "store_indexes")}
         have |= {r["name"] for r in await self._run.read_in(layout.SLOT_A, "store_constraints")}
-        wanted = [name for t in templates.schema_names() if (name := layout.object_name(templates.get(t).text))]
         dimension = None if found.version > layout.VERSION else await self._vector_dimension(fresh=True)
         embedder = None
         if self._core.embedder is not None:
             embedder = len(await self._core.embedder.aembed_query("dimension probe"))
-        missing = [name for name in wanted if name not in have]
+        missing = [name for name in templates.schema_objects() if name not in have]
         if dimension is None and embedder is not None:
             missing.append(found.index)
         return SchemaPlan(store_version=found.version, graphmem_version=layout.VERSION, steps=steps, missing=missing,

@@ -15,7 +15,6 @@ transaction."""
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -109,15 +108,6 @@ def pending(version: int) -> list[Step]:
     if version == EMPTY:
         return []
     return [step for step in STEPS if step.version > version]
-
-
-_SCHEMA_OBJECT = re.compile(r"^CREATE (?:CONSTRAINT|(?:[A-Z]+ )?INDEX) ([a-z_]+) IF NOT EXISTS", re.MULTILINE)
-
-
-def object_name(statement: str) -> str | None:
-    """The name of the constraint or index a schema statement creates."""
-    found = _SCHEMA_OBJECT.search(statement)
-    return found.group(1) if found else None
 
 
 class SchemaStep(BaseModel):

@@ -10,7 +10,10 @@ Layout of the ``cypher/`` folder:
 
 - ``*.cypher``: the statements graphmem runs;
 - ``schema/*.cypher``: constraints and indexes that ``setup()`` applies, every one of them,
-  in name order (the vector index, whose dimension comes from the embedder, is not there);
+  in name order (the vector index, whose dimension comes from the embedder, is not there).
+  Each names what it makes on its second line, ``// creates: <name>`` (``Template.creates``:
+  what ``setup --check`` looks for among the store's constraints and indexes), as does
+  ``schema_vector.cypher``;
 - ``fragments/*.cypher``: text shared by several statements. A statement includes one with
   ``{{name(var)}}``; the fragment's ``__node__`` becomes ``var``. Fragments are expanded
   when the template is loaded, so a missing fragment fails at load, and their parameters
@@ -41,6 +44,7 @@ from typing import Any
 from .errors import TemplateError
 
 _HEADER = re.compile(r"^//\s*name:\s*([a-z][a-z0-9_]*)\s*$")
+_CREATES = re.compile(r"^//\s*creates:\s*([a-z][a-z0-9_]*)\s*$")
 _FRAGMENT_HEADER = re.compile(r"^//\s*fragment:\s*([a-z][a-z0-9_]*)\s*$")
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _INCLUDE = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)(?:\(([a-z_][a-z0-9_]*)\))?\s*\}\}")
@@ -61,6 +65,8 @@ class Template:
     doc: str
     text: str
     parameters: frozenset[str]
+    creates: str | None = None
+    """The constraint or index a schema statement makes (its ``// creates:`` line)."""
 
     def check(self, params: Mapping[str, Any]) -> None:
         """Raise ``TemplateError`` unless ``params`` has exactly this template's keys."""
@@ -118,14 +124,19 @@ def parse(name: str, source: str, fragments: Mapping[str, str] | None = None) ->
         raise TemplateError(f"template {name!r}: first line must be '// name: {name}'")
     if m.group(1) != name:
         raise TemplateError(f"template {name!r}: header names {m.group(1)!r}")
+    # a schema statement's second line names what it creates; the documentation follows
+    creates = m.group(1) if len(lines) > 1 and (m := _CREATES.match(lines[1].strip())) else None
     doc_lines = []
-    for line in lines[1:]:
+    for line in lines[2 if creates else 1:]:
         stripped = line.strip()
         if not stripped.startswith("//"):
             break
         doc_lines.append(stripped[2:].strip())
     if not any(doc_lines):
         raise TemplateError(f"template {name!r}: needs at least one '//' doc line after its header")
+    statement = "\n".join(_statement(lines[1:]))
+    if creates is not None and creates not in statement:
+        raise TemplateError(f"template {name!r} says it creates {creates!r}, which its statement does not name")
     body = _QUOTED.sub("''", _COMMENT_LINE.sub("", source))
     if not body.strip():
         raise TemplateError(f"template {name!r} has no statement")
@@ -134,8 +145,9 @@ def parse(name: str, source: str, fragments: Mapping[str, str] | None = None) ->
     return Template(
         name=name,
         doc="\n".join(doc_lines).strip(),
-        text="\n".join([lines[0].strip(), *_statement(lines[1:])]).strip() + "\n",
+        text="\n".join([lines[0].strip(), statement]).strip() + "\n",
         parameters=frozenset(_PARAM.findall(body)),
+        creates=creates,
     )
 
 
@@ -187,7 +199,7 @@ def as_cypher25(name: str, template: Template) -> Template:
         statement = "CYPHER 25 " + statement[len("CYPHER "):]
     else:
         statement = "CYPHER 25\n" + statement
-    return Template(name=name, doc=template.doc, text=f"{header}\n{statement}", parameters=template.parameters)
+    return replace(template, name=name, text=f"{header}\n{statement}")
 
 
 @lru_cache(maxsize=1)
@@ -232,6 +244,16 @@ def in_slot(name: str, slot: str) -> str:
 def schema_names() -> tuple[str, ...]:
     """The constraints and indexes ``setup()`` applies, in the order it applies them."""
     return tuple(name for name, path in files().items() if path.parent.name == "schema")
+
+
+@lru_cache(maxsize=1)
+def schema_objects() -> tuple[str, ...]:
+    """The names of the constraints and indexes ``setup()`` creates (the vector index aside),
+    from each schema template's ``// creates:`` line."""
+    found = [(name, get(name).creates) for name in schema_names()]
+    if unnamed := [name for name, creates in found if creates is None]:
+        raise TemplateError(f"schema templates without a '// creates: <name>' line: {', '.join(unnamed)}")
+    return tuple(creates for _, creates in found if creates is not None)
 
 
 def get(name: str) -> Template:

@@ -120,12 +120,11 @@ class UpgradeMixin(Host):
             for step in layout.pending(found.version)]
         have = {r["name"] for r in self._run.read_in(layout.SLOT_A, "store_indexes")}
         have |= {r["name"] for r in self._run.read_in(layout.SLOT_A, "store_constraints")}
-        wanted = [name for t in templates.schema_names() if (name := layout.object_name(templates.get(t).text))]
         dimension = None if found.version > layout.VERSION else self._vector_dimension(fresh=True)
         embedder = None
         if self._core.embedder is not None:
             embedder = len(self._core.embedder.embed_query("dimension probe"))
-        missing = [name for name in wanted if name not in have]
+        missing = [name for name in templates.schema_objects() if name not in have]
         if dimension is None and embedder is not None:
             missing.append(found.index)
         return SchemaPlan(store_version=found.version, graphmem_version=layout.VERSION, steps=steps, missing=missing,

@@ -11,6 +11,7 @@ import pytest
 
 from graphmem import InvalidInputError
 from graphmem._base import dates, layout, templates
+from graphmem._base.errors import TemplateError
 from graphmem._base.layout import SchemaPlan, SchemaStep
 from graphmem._base.validate import text_key
 from graphmem._memory import embedded, episodes, reembed, upgrade
@@ -79,11 +80,11 @@ def test_pending_steps():
 
 @pytest.mark.parametrize("name", templates.schema_names())
 def test_every_schema_statement_names_its_object(name):
-    assert layout.object_name(templates.get(name).text) is not None
+    assert templates.get(name).creates is not None
 
 
 def test_the_schema_objects_have_distinct_names():
-    names = [layout.object_name(templates.get(name).text) for name in templates.schema_names()]
+    names = list(templates.schema_objects())
     assert len(set(names)) == len(names)
     assert "memory_text" in names  # the full-text index: CREATE FULLTEXT INDEX
 
@@ -92,14 +93,15 @@ def test_the_schema_objects_have_distinct_names():
 def test_the_vector_index_statement_names_the_slots_index(slot):
     for name in ("schema_vector", "schema_vector:cypher25"):
         chosen = templates.in_slot(name, slot)
-        assert layout.object_name(templates.get(chosen).text) == layout.INDEXES[slot]
+        assert templates.get(chosen).creates == layout.INDEXES[slot]
 
 
-def test_object_name_of_a_statement_that_creates_nothing_is_none():
-    assert layout.object_name("MATCH (n) RETURN n") is None
-    assert layout.object_name("DROP INDEX memory_embedding IF EXISTS") is None
-    assert layout.object_name("CREATE RANGE INDEX x_y IF NOT EXISTS FOR (n:X) ON (n.y)") == "x_y"
-    assert layout.object_name("// name: s\nCREATE CONSTRAINT a_b IF NOT EXISTS FOR (n:A) REQUIRE n.b IS UNIQUE") == "a_b"
+def test_a_creates_line_must_name_what_the_statement_creates():
+    head = "// name: t\n// creates: x_y\n// doc\n"
+    assert templates.parse("t", head + "CREATE RANGE INDEX x_y IF NOT EXISTS FOR (n:X) ON (n.y)").creates == "x_y"
+    assert templates.parse("t", "// name: t\n// doc\nMATCH (n) RETURN n").creates is None
+    with pytest.raises(TemplateError, match="creates 'x_y'"):
+        templates.parse("t", head + "DROP INDEX memory_embedding IF EXISTS")
 
 
 def plan(**changes) -> SchemaPlan:
