@@ -125,7 +125,7 @@ def parse(name: str, source: str, fragments: Mapping[str, str] | None = None) ->
     if m.group(1) != name:
         raise TemplateError(f"template {name!r}: header names {m.group(1)!r}")
     # a schema statement's second line names what it creates; the documentation follows
-    creates = m.group(1) if len(lines) > 1 and (m := _CREATES.match(lines[1].strip())) else None
+    creates = c.group(1) if len(lines) > 1 and (c := _CREATES.match(lines[1].strip())) else None
     doc_lines = []
     for line in lines[2 if creates else 1:]:
         stripped = line.strip()

@@ -66,11 +66,9 @@ def _common(scope_from_env: bool = True) -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--tenant", default=os.environ.get("GRAPHMEM_TENANT") or "default",
                         help="tenant (default: GRAPHMEM_TENANT or 'default')")
-    if scope_from_env:
-        common.add_argument("--scope", default=os.environ.get("GRAPHMEM_SCOPE") or None,
-                            help="scope path such as acme/support/ann (default: GRAPHMEM_SCOPE)")
-    else:
-        common.add_argument("--scope", default=None, help="scope path such as acme/support/ann (never GRAPHMEM_SCOPE)")
+    common.add_argument("--scope", default=(os.environ.get("GRAPHMEM_SCOPE") or None) if scope_from_env else None,
+                        help="scope path such as acme/support/ann "
+                             + ("(default: GRAPHMEM_SCOPE)" if scope_from_env else "(never GRAPHMEM_SCOPE)"))
     common.add_argument("--json", action="store_true", help="print JSON for scripts instead of a table")
     common.add_argument("--embedder", choices=EMBEDDERS, default=os.environ.get("GRAPHMEM_EMBEDDER") or "wordllama",
                         help="embedder matching the vector index (default: GRAPHMEM_EMBEDDER or wordllama)")
