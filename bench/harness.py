@@ -85,7 +85,8 @@ def write_result(name: str, title: str, body: str, notes: str = "") -> Path:
     return path
 
 
-def plot(name: str, title: str, xlabel: str, ylabel: str, series: dict[str, tuple[list[float], list[float]]]) -> Path | None:
+def plot(name: str, title: str, xlabel: str, ylabel: str, series: dict[str, tuple[list[float], list[float]]],
+         *, log: bool = True) -> Path | None:
     try:
         import matplotlib
 
@@ -97,8 +98,9 @@ def plot(name: str, title: str, xlabel: str, ylabel: str, series: dict[str, tupl
     fig, ax = plt.subplots(figsize=(6, 4))
     for label, (xs, ys) in series.items():
         ax.plot(xs, ys, marker="o", label=label)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    if log:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)

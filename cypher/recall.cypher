@@ -23,8 +23,8 @@
 //   graph    -- the seeds: entities the question names ($entityQuery on the entity_keys
 //               index: a name or alias equal to a run of its words) or implies ($roleTypes:
 //               the user for "I", the agent for "you"), each with its degree; then what the
-//               seeds said, are named in or are about (SPOKE, MENTIONS, ABOUT), the best
-//               $graphFetch by cosine: walked for a seed tied to at most $walkLimit records;
+//               seeds said (SPOKE), are about (ABOUT) or, for a seed that does not speak, are
+//               named in (MENTIONS; a speaker named is mostly addressed), the best $graphFetch by cosine: walked for a seed tied to at most $walkLimit records;
 //               for a wider one, the records tied to it among the best $poolLimit the
 //               semantic side found (what the vector search returned, past its own top).
 //               Every returned record lists its ties to the seeds (`entities`), which the
@@ -110,8 +110,12 @@ CALL () {
   }
   WITH DISTINCT e
   WHERE e.tenant = $tenant AND e.scope IN $chain AND e.invalidatedAt IS NULL
-  RETURN collect({e: e, degree: COUNT { (e)-[:SPOKE|MENTIONS|ABOUT]-() },
-                  speaks: EXISTS { (e)-[:SPOKE]->(:Episode) }}) AS seeds
+  WITH e, EXISTS { (e)-[:SPOKE]->(:Episode) } AS speaks
+  // a speaker's ties are what they said and what is about them: a turn naming them mostly
+  // addresses them ("Hey Mel"), so it is no tie (docs/design-notes.md#recall-entity-side)
+  RETURN collect({e: e, speaks: speaks,
+                  degree: CASE WHEN speaks THEN COUNT { (e)-[:SPOKE|ABOUT]-() }
+                               ELSE COUNT { (e)-[:SPOKE|MENTIONS|ABOUT]-() } END}) AS seeds
 }
 // the words of the speakers' names among them: the full-text side leaves them out (the
 // graph side says who spoke; in the text such a name is mostly an address, "Hey Mel")
@@ -147,17 +151,19 @@ CALL (inScope, total, spoken) {
 CALL (seeds, semanticPool) {
   CALL (seeds, semanticPool) {
     UNWIND seeds AS seed
-    WITH seed.e AS e
+    WITH seed.e AS e, seed.speaks AS speaks
     WHERE seed.degree <= $walkLimit
-    MATCH (e)-[:SPOKE|MENTIONS|ABOUT]-(m:Memory)
-    WHERE m.tenant = $tenant AND m.scope IN $chain AND {{recall_filter(m)}}
+    MATCH (e)-[link:SPOKE|MENTIONS|ABOUT]-(m:Memory)
+    WHERE m.tenant = $tenant AND m.scope IN $chain AND NOT (speaks AND link:MENTIONS) AND {{recall_filter(m)}}
     RETURN m, CASE WHEN $vector IS NOT NULL AND {{vector(m)}} IS NOT NULL
                    THEN vector.similarity.cosine({{vector(m)}}, $vector) END AS semantic
     UNION
-    WITH semanticPool, [s IN seeds WHERE s.degree > $walkLimit | s.e] AS wide
+    WITH semanticPool, [s IN seeds WHERE s.degree > $walkLimit | s.e] AS wide,
+         [s IN seeds WHERE s.degree > $walkLimit AND NOT s.speaks | s.e] AS quiet
     UNWIND CASE WHEN wide = [] THEN [] ELSE semanticPool END AS found
-    WITH found.m AS m, found.score AS semantic, wide
-    WHERE EXISTS { (m)-[:SPOKE|MENTIONS|ABOUT]-(s:Entity) WHERE s IN wide }
+    WITH found.m AS m, found.score AS semantic, wide, quiet
+    WHERE EXISTS { (m)-[:SPOKE|ABOUT]-(s:Entity) WHERE s IN wide }
+       OR EXISTS { (m)-[:MENTIONS]->(s:Entity) WHERE s IN quiet }
     RETURN m, semantic
   }
   WITH DISTINCT m, semantic

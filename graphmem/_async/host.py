@@ -111,6 +111,12 @@ class AsyncHost(Protocol):
                       user_id: str | None = None, agent_id: str | None = None,
                       session_id: str | None = None) -> str: ...
 
+    async def _context(self, query: str, *, scope: str, max_tokens: int, order: list[str], k: int = 50,
+                       as_of: datetime | None = None, valid_at: datetime | None = None, purpose: str = "inform",
+                       max_sensitivity: str | None = None, min_relevance: float | None = None,
+                       user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+                       shown: frozenset[str] = frozenset()) -> str: ...
+
     async def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Fact]: ...
 
     async def facts(self, *, scope: str, as_of: datetime | None = None, valid_at: datetime | None = None,

@@ -16,6 +16,7 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Episode
 from .._learning import profile
+from .._recall import lines
 from .._working import turn
 from .._working.background import AsyncTurnHandle
 from .._working.lanes import AsyncTicket
@@ -142,41 +143,47 @@ class AsyncTurnMixin(AsyncHost):
     ) -> str:
         """One prompt block for the turn that answers ``input``: the core notes of
         ``agent_id`` and ``user_id``, the profile of ``user_id``, the memories ``context``
-        finds for ``input`` (facts, insights, procedures), the summaries of ``session_id``
-        and its newest ``window`` messages. ``max_tokens`` (characters / 4) is shared
-        between the sections in proportion to ``priorities`` (notes 3, profile 2, memories
-        4, summaries 2, messages 4 unless given; 0 drops one); each section keeps what fits
-        its share, every line marked with where it came from. Sections with nothing to
-        show are left out. The same graph gives the same block."""
+        finds for ``input`` (facts, insights, procedures, and turns of earlier conversations
+        with the exchange around them), the summaries of ``session_id`` and its newest
+        ``window`` messages. ``max_tokens`` (characters / 4) is shared between the sections
+        in proportion to ``priorities`` (notes 3, profile 2, memories 4, summaries 2,
+        messages 4 unless given; 0 drops one); each section keeps what fits its share, and
+        the memories take what the others leave unused. Every line says where it came from:
+        a message or turn its date and who said it. Sections with nothing to show are left
+        out, and a turn among the recent messages is not repeated among the memories. The
+        same graph gives the same block."""
         check.text(input, "input")
         path = scopes.check_path(scope)
         budget = turn.shares(max_tokens, turn.priorities(priorities))
         check.identifier(session_id, "session_id", allow_none=True)
         check.identifier(user_id, "user_id", allow_none=True)
         check.identifier(agent_id, "agent_id", allow_none=True)
-        blocks: list[str] = []
+        blocks: dict[str, str] = {}
         if "notes" in budget:
-            lines = [f"- [{n.label}] {turn.one_line(n.text)}"
+            notes = [f"- [{n.label}] {turn.one_line(n.text)}"
                      for owner in (agent_id, user_id) if owner is not None
                      for n in await self.notes(scope=path, owner=owner)]
-            blocks.append(turn.section("notes", lines, budget["notes"]))
+            blocks["notes"] = turn.section("notes", notes, budget["notes"])
         if "profile" in budget and user_id is not None:
             facts = await self.facts(scope=path, subject=profile.subject(user_id))
-            lines = [f"- {name.replace('_', ' ')}: {turn.one_line(fact.object or '')} [{fact.provenance.value}]"
-                     for name, fact in sorted(profile.chosen(facts).items())]
-            blocks.append(turn.section("profile", lines, budget["profile"]))
-        if "memories" in budget and budget["memories"] > 1:
-            blocks.append(await self.context(input, scope=path, max_tokens=budget["memories"] - 1,
-                                             sections=["facts", "insights", "procedures"]))
+            fields = [f"- {name.replace('_', ' ')}: {turn.one_line(fact.object or '')} [{fact.provenance.value}]"
+                      for name, fact in sorted(profile.chosen(facts).items())]
+            blocks["profile"] = turn.section("profile", fields, budget["profile"])
         if session_id is not None and "summaries" in budget:
-            lines = [f"- [summary {_span(s)}] {turn.one_line(s.text, 2_000)}"
-                     for s in await self.summaries(session_id, scope=path)]
-            blocks.append(turn.section("summaries", lines, budget["summaries"], newest_last=True))
+            summaries = [f"- [summary {_span(s)}] {turn.one_line(s.text, 2_000)}"
+                         for s in await self.summaries(session_id, scope=path)]
+            blocks["summaries"] = turn.section("summaries", summaries, budget["summaries"], newest_last=True)
+        shown: frozenset[str] = frozenset()
         if session_id is not None and "messages" in budget:
-            lines = [f"- [{m.role}] {turn.one_line(m.text, 2_000)}"
-                     for m in await self.messages(session_id, scope=path, max_messages=window)]
-            blocks.append(turn.section("messages", lines, budget["messages"], newest_last=True))
-        return turn.join(blocks)
+            recent = await self.messages(session_id, scope=path, max_messages=window)
+            said = [f"- {lines.said(m, 2_000)}" for m in recent]
+            blocks["messages"] = turn.section("messages", said, budget["messages"], newest_last=True)
+            shown = frozenset(m.id for m, text in zip(recent, said) if text in blocks["messages"].splitlines())
+        room = turn.room(max_tokens, blocks.values())
+        if "memories" in budget and room > 0:
+            blocks["memories"] = await self._context(input, scope=path, max_tokens=room, order=list(turn.MEMORIES),
+                                                     shown=shown)
+        return turn.join(blocks.get(name, "") for name in turn.SECTIONS)
 
 
 def _span(summary: Any) -> str:

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
 
 from .._base.errors import InvalidInputError
-from .._base.models import Correction, Decision, Episode, Fact, Record
-from .fusion import ScoredMemory
+from .._base.models import Episode, Record
+from .._base.records import to_record
+from . import lines
+from .fusion import ScoredMemory, ScoreParts
 
 SECTIONS = {"corrections": "Corrections", "facts": "Facts", "insights": "Insights", "procedures": "Procedures",
-            "episodes": "Recent episodes", "entities": "Entities", "decisions": "Decisions", "notes": "Core notes",
+            "episodes": "Episodes", "entities": "Entities", "decisions": "Decisions", "notes": "Core notes",
             "summaries": "Summaries"}
 DEFAULT_SECTIONS = ("corrections", "facts", "insights", "procedures", "episodes")
 _SECTION_OF = {"fact": "facts", "insight": "insights", "procedure": "procedures", "episode": "episodes",
@@ -27,43 +31,57 @@ def estimate_tokens(text: str) -> int:
     return max(1, math.ceil(len(text) / CHARS_PER_TOKEN))
 
 
-def _validity(record: Record) -> str:
-    """When a record holds, in words a model reads right: a stated interval ("valid
-    2023-03-01..2024-01-01", "since 2023-03-01"), a statement only noted at a time ("noted
-    2026-11-30"), an end with an unknown start ("until 2026-10-01"), or an episode's date."""
-    if isinstance(record, Fact):
-        start = record.valid_from.date().isoformat() if record.valid_from else None
-        end = record.valid_to.date().isoformat() if record.valid_to else None
-        if start is None:
-            return f" (until {end})" if end else ""
-        if end is not None:
-            return f" (valid {start}..{end})"
-        return f" (since {start})" if record.valid_from_stated else f" (noted {start})"
-    occurred = getattr(record, "occurred_at", None)
-    return f" ({occurred.date().isoformat()})" if occurred else ""
-
-
-def _shown(record: Record) -> str:
-    """What a line says: a correction names what was wrong, a decision its outcome."""
-    if isinstance(record, Correction):
-        what = f"{record.field}: " if record.field else ""
-        return f"{what}not {record.original_value!r} but {record.corrected_value!r}" + (
-            f" ({record.reason})" if record.reason else "")
-    if isinstance(record, Decision) and record.outcome is not None:
-        return f"{record.text} -> {record.quality}: {record.outcome}"
-    return record.text
-
-
 def line(result: ScoredMemory) -> str:
+    """One result as a line of the block (``_recall/lines.py``): an episode as a transcript
+    line (its date and who said it), anything else with its provenance (and
+    ``unvalidated`` while quarantined) before what it says; an insight's citations after it."""
     record = result.record
-    # an episode is labelled by who spoke (its provenance says user or manual for everyone else)
-    source = record.role if isinstance(record, Episode) else record.provenance.value
-    marker = source + (", unvalidated" if result.quarantined else "")
-    text = " ".join(_shown(record).split())
-    out = f"- [{marker}] {text}{_validity(record)}"
+    if isinstance(record, Episode):
+        return f"- {lines.body(record)}"
+    marker = record.provenance.value + (", unvalidated" if result.quarantined else "")
+    out = f"- [{marker}] {lines.body(record)}"
     if result.citations and record.kind == "insight":
-        out += " [cites: " + "; ".join(" ".join(c.text.split())[:80] for c in result.citations) + "]"
+        out += " [cites: " + "; ".join(lines.flat(c.text)[:80] for c in result.citations) + "]"
     return out
+
+
+def with_exchange(results: list[ScoredMemory], rows: list[dict[str, Any]], share: float) -> list[ScoredMemory]:
+    """``results`` with the exchange around each episode among them (``rows`` of the
+    ``context_exchange`` template: hit id, offset, record), best first. A turn of the
+    exchange counts as ``share`` of its hit's score (or its own score, if higher) and only
+    when someone other than the hit's speaker says a turn from the hit to it: in a
+    conversation a topic one person opens ("I went to a poetry reading") is often answered
+    two turns on, after the other asks; turns of one speaker in a row (a user's messages
+    stored without the replies) are no exchange (docs/design-notes.md#context-exchange)."""
+    if share <= 0 or not rows:
+        return results
+    near: dict[str, dict[int, Episode]] = {}
+    for row in rows:
+        record = to_record(row["node"])
+        if isinstance(record, Episode):
+            near.setdefault(row["hit"], {})[int(row["offset"])] = record
+    present = {r.record.id for r in results}
+    scores = {r.record.id: r.score for r in results}
+    found: dict[str, Episode] = {}  # turns of an exchange that recall did not return
+    for hit in results:
+        turns = near.get(hit.record.id)
+        if not turns or not isinstance(hit.record, Episode):
+            continue
+        who = lines.speaker(hit.record)
+        for offset, turn in turns.items():
+            between = [turns.get(o) for o in ((-1,) if offset < 0 else range(1, offset + 1))]
+            if not any(t is not None and lines.speaker(t) != who for t in between):
+                continue  # no one else spoke: no exchange
+            score = share * hit.score
+            if score > scores.get(turn.id, -math.inf):
+                scores[turn.id] = score
+                if turn.id not in present:
+                    found[turn.id] = turn
+    merged = [r if r.score == scores[r.record.id] else r.model_copy(update={"score": scores[r.record.id]})
+              for r in results]
+    merged += [ScoredMemory.model_construct(record=turn, score=scores[i], parts=ScoreParts(), citations=(),
+                                            quarantined=False, via_graph=True) for i, turn in found.items()]
+    return sorted(merged, key=lambda r: (-r.score, r.record.id))
 
 
 def sections(value: Iterable[str] | None) -> list[str]:
@@ -76,25 +94,44 @@ def sections(value: Iterable[str] | None) -> list[str]:
     return chosen
 
 
-def render(results: list[ScoredMemory], *, max_tokens: int, order: list[str]) -> str:
-    """Group results by kind into sections (in ``order``) and keep the best-scored lines
-    that fit ``max_tokens``; the same results always render the same text."""
+def check_budget(max_tokens: Any) -> int:
+    """``max_tokens`` if it is a positive integer, else ``InvalidInputError`` naming it."""
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
         raise InvalidInputError("max_tokens", "must be a positive integer")
-    chosen: dict[str, list[str]] = {name: [] for name in order}
-    used = 0
+    return max_tokens
+
+
+def render(results: list[ScoredMemory], *, max_tokens: int, order: list[str]) -> str:
+    """Group results by kind into sections (in ``order``) and keep the best-scored lines
+    that fit ``max_tokens`` (the whole block's ``estimate_tokens``, headings and line breaks
+    included); episodes are then shown in the order they were said. The same results always
+    render the same text."""
+    check_budget(max_tokens)
+    chosen: dict[str, list[tuple[ScoredMemory, str]]] = {name: [] for name in order}
+    size = 0  # characters of the block as it would be rendered now
     for result in results:  # best first: what does not fit is the least relevant
         section = _SECTION_OF[result.record.kind]
         if section not in chosen:
             continue
         text = line(result)
-        # each piece is costed with its separator, so the sum bounds the whole block
-        cost = estimate_tokens(text + "\n")
-        if not chosen[section]:
-            cost += estimate_tokens(f"## {SECTIONS[section]}\n\n\n")
-        if used + cost > max_tokens:
+        if chosen[section]:
+            grown = size + 1 + len(text)  # a line break and the line
+        else:  # a new section: its heading, and a blank line after the one before
+            grown = size + (2 if size else 0) + len(f"## {SECTIONS[section]}\n") + len(text)
+        if math.ceil(grown / CHARS_PER_TOKEN) > max_tokens:
             continue
-        chosen[section].append(text)
-        used += cost
-    blocks = [f"## {SECTIONS[name]}\n" + "\n".join(lines) for name, lines in chosen.items() if lines]
+        chosen[section].append((result, text))
+        size = grown
+    blocks = []
+    for name, picked in chosen.items():
+        if picked:
+            if name == "episodes":  # what was said reads in the order it was said
+                picked.sort(key=lambda pair: _said_at(pair[0].record))
+            blocks.append(f"## {SECTIONS[name]}\n" + "\n".join(text for _, text in picked))
     return "\n\n".join(blocks)
+
+
+def _said_at(record: Record) -> tuple[datetime, str, str]:
+    episode = record if isinstance(record, Episode) else None
+    moment = (episode.occurred_at if episode else None) or record.created_at
+    return moment, record.session_id or "", record.id

@@ -106,6 +106,8 @@ class RecallSettings:
             raise InvalidInputError("lexical_gate", f"must be None or a number of 0 or more, got {self.lexical_gate!r}")
         if not (_is_number(self.min_standout) and math.isfinite(self.min_standout)):
             raise InvalidInputError("min_standout", f"must be a finite number, got {self.min_standout!r}")
+        if not (_is_number(self.exchange_share) and 0.0 <= self.exchange_share <= 1.0):
+            raise InvalidInputError("exchange_share", f"must be between 0 and 1, got {self.exchange_share!r}")
         if not (self.session_penalty >= 0 and math.isfinite(self.session_penalty)):
             raise InvalidInputError("session_penalty", f"must be 0 or more, got {self.session_penalty!r}")
         if not self.lexical_open_share > 0:
@@ -175,6 +177,11 @@ class RecallSettings:
     min_relevance: float | None = None
     """A plain cosine floor instead of ``min_standout``, the same for every question (None:
     the calibrated floor)."""
+    exchange_share: float = 0.8
+    """``context()`` shows with a conversation turn it found the exchange around it: the turn
+    before, the reply and the turn after that, when someone else speaks in between (a topic
+    one person opens is often answered two turns on). Each counts as this share of the
+    turn's score when the block is filled; 0 leaves them out (docs/recall.md#the-prompt-block)."""
 
 
 def _is_number(value: Any) -> bool:
@@ -297,6 +304,18 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "expandLimit": min(settings.expand_limit, 2 * k),
         "mentionLimit": settings.expand_mentions,
     }
+
+
+
+_FILTERS = ("tenant", "chain", "statuses", "sensitivities", "asOf", "validAt", "includeInvalidated", "userId",
+            "agentId", "sessionId")
+
+
+def exchange_params(args: dict[str, Any], ids: list[str]) -> dict[str, Any]:
+    """Parameters of ``context_exchange``: the turns around ``ids`` under the filters of the
+    recall made with ``args`` (``params``' keyword arguments), episodes only."""
+    full = params(**args)
+    return {"ids": ids, "kinds": ["episode"], **{key: full[key] for key in _FILTERS}}
 
 
 SEED_LIMIT = 50

@@ -15,7 +15,7 @@ from .._base.errors import InvalidInputError
 from .._base.models import Episode, Procedure
 from .._learning.ingest import IngestResult
 from .._learning.procedures import ToolCall
-from .._recall.context import estimate_tokens
+from .._recall.context import CHARS_PER_TOKEN, estimate_tokens
 
 MIN_TOOL_CALLS = 2
 """A turn with at least this many tool calls is a trajectory ``after_turn`` learns from."""
@@ -150,8 +150,20 @@ def section(name: str, lines: list[str], budget: int, *, newest_last: bool = Fal
     return head + "\n".join(kept) if kept else ""
 
 
+MEMORIES = ("facts", "insights", "procedures", "episodes")
+"""The sections of ``context`` that make the memories of ``context_for_turn``."""
+
+
 def join(blocks: Iterable[str]) -> str:
     return "\n\n".join(b for b in blocks if b)
+
+
+def room(max_tokens: int, blocks: Iterable[str]) -> int:
+    """The tokens left for one more section beside ``blocks`` (joined by ``join``), so the
+    whole stays within ``max_tokens`` (``estimate_tokens``)."""
+    rendered = join(blocks)
+    used = len(rendered) + (2 if rendered else 0)  # and the blank line before the next section
+    return max(0, (max_tokens * CHARS_PER_TOKEN - used) // CHARS_PER_TOKEN)
 
 
 def one_line(text: str, limit: int = 500) -> str:
