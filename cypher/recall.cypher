@@ -21,8 +21,7 @@
 //               costs more). Keeps the best $fetch. Returns whether the open query dropped
 //               others' documents and came back full (the caller may retry).
 //   graph    -- the seeds: entities the question names ($entityQuery on the entity_keys
-//               index: a name or alias equal to a run of its words) or implies ($roleTypes:
-//               the user for "I", the agent for "you"), each with its degree; then what the
+//               index: a name or alias equal to a run of its words), each with its degree; then what the
 //               seeds said (SPOKE), are about (ABOUT) or, for a seed that does not speak, are
 //               named in (MENTIONS; a speaker named is mostly addressed), the best $graphFetch by cosine: walked for a seed tied to at most $walkLimit records;
 //               for a wider one, the records tied to it among the best $poolLimit the
@@ -94,20 +93,11 @@ CALL (inScope, pool, exact) {
   RETURN found[0..$semanticFetch] AS semanticHits, found AS semanticPool
 }
 // the entities the question names (their names or aliases: $entityQuery on the entity_keys
-// index) or implies ($roleTypes: "I", "my" the user; "you" the agent)
+// index; "I" and "you" seed nothing: docs/design-notes.md#recall-entity-side)
 CALL () {
-  CALL () {
-    WITH $entityQuery AS wanted
-    WHERE trim(wanted) <> ''
-    CALL db.index.fulltext.queryNodes('entity_keys', wanted, {limit: $seedLimit}) YIELD node AS e
-    RETURN e
-    UNION
-    UNWIND $roleTypes AS roleType
-    MATCH (e:Entity {tenant: $tenant})
-    USING INDEX e:Entity(tenant, scope, type, nameKey)
-    WHERE e.scope IN $chain AND e.type = roleType AND e.nameKey IS NOT NULL
-    RETURN e
-  }
+  WITH $entityQuery AS wanted
+  WHERE trim(wanted) <> ''
+  CALL db.index.fulltext.queryNodes('entity_keys', wanted, {limit: $seedLimit}) YIELD node AS e
   WITH DISTINCT e
   WHERE e.tenant = $tenant AND e.scope IN $chain AND e.invalidatedAt IS NULL
   WITH e, EXISTS { (e)-[:SPOKE]->(:Episode) } AS speaks

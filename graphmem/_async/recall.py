@@ -55,18 +55,6 @@ class AsyncRecallMixin(AsyncHost):
         keeps some kinds only (``fact``, ``episode``, ``entity``, ``insight``,
         ``procedure``); ``max_sensitivity`` leaves out anything more sensitive;
         ``include_invalidated`` brings back records no longer believed."""
-        return (await self._recall(
-            query, scope=scope, k=k, as_of=as_of, valid_at=valid_at, kinds=kinds, purpose=purpose,
-            max_sensitivity=max_sensitivity, include_invalidated=include_invalidated, min_relevance=min_relevance,
-            user_id=user_id, agent_id=agent_id, session_id=session_id))[0]
-
-    async def _recall(self, query: str, *, scope: str, k: int, as_of: datetime | None, valid_at: datetime | None,
-                      kinds: Iterable[str] | None, purpose: str, max_sensitivity: str | None,
-                      include_invalidated: bool, min_relevance: float | None, user_id: str | None,
-                      agent_id: str | None, session_id: str | None,
-                      ) -> tuple[list[fusion.ScoredMemory], dict[str, Any]]:
-        """``recall``'s results and the arguments of its statement (``plan.params``'), which
-        ``context`` asks the exchange around its turns with."""
         started = time.perf_counter()
         text = check.text(query, "query")
         scope = scopes.check_path(scope)
@@ -110,7 +98,7 @@ class AsyncRecallMixin(AsyncHost):
             self._events.emit("recalled", [r.record.id for r in results], scope=scope,
                               seconds=time.perf_counter() - started,
                               detail={"k": k, "returned": len(results), "candidates": report.candidates(rows)})
-        return results, args
+        return results
 
     async def _recall_rows(self, args: dict[str, Any]) -> list[dict[str, Any]]:
         """Run the recall template (its Cypher 25 version with ``cypher25``) with the
@@ -180,14 +168,17 @@ class AsyncRecallMixin(AsyncHost):
         """``context``'s block, leaving out the records of ``shown`` (``context_for_turn``'s
         recent messages, already in the prompt)."""
         _context.check_budget(max_tokens)
-        results, args = await self._recall(
-            query, scope=scope, k=k, as_of=as_of, valid_at=valid_at, kinds=None, purpose=purpose,
-            max_sensitivity=max_sensitivity, include_invalidated=False, min_relevance=min_relevance,
-            user_id=user_id, agent_id=agent_id, session_id=session_id)
+        results = await self.recall(
+            query, scope=scope, k=k, as_of=as_of, valid_at=valid_at, purpose=purpose,
+            max_sensitivity=max_sensitivity, min_relevance=min_relevance, user_id=user_id,
+            agent_id=agent_id, session_id=session_id)
         share = self._recall_settings.exchange_share
         turns = [r.record.id for r in results if r.record.kind == "episode"]
         if "episodes" in order and share > 0 and turns:
-            rows = await self._run.read("context_exchange", **plan.exchange_params(args, turns))
+            as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
+            rows = await self._run.read("context_exchange", **plan.exchange_params(
+                turns, tenant=self._core.tenant, scope=scope, as_of=as_of_t, valid_at=valid_t, purpose=purpose,
+                max_sensitivity=max_sensitivity, user_id=user_id, agent_id=agent_id, session_id=session_id))
             results = _context.with_exchange(results, rows, share)
         if shown:
             results = [r for r in results if r.record.id not in shown]

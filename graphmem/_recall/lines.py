@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from .._base.models import Correction, Decision, Episode, Fact, Record
+from .._base.models import Correction, Decision, Episode, Fact, MemoryRecord
 
 
 def flat(text: str) -> str:
@@ -62,7 +62,7 @@ def triple(fact: Fact) -> str | None:
     return f"{flat(subject)} {fact.predicate} {flat(target or '')}".rstrip()
 
 
-def validity(record: Record) -> str:
+def validity(record: MemoryRecord) -> str:
     """When a fact holds, in words a model reads right: a stated interval ("valid
     2023-03-01..2024-01-01"), a stated start ("since 2023-03-01"), a statement only noted at
     a time ("noted 2026-11-30"), an end with an unknown start ("until 2026-10-01"); "" for
@@ -77,7 +77,7 @@ def validity(record: Record) -> str:
     return f"since {start}" if record.valid_from_stated else f"noted {start}"
 
 
-def body(record: Record) -> str:
+def body(record: MemoryRecord) -> str:
     """What a record's line says: an episode as a transcript line, a fact as its statement
     and validity, a correction what was wrong, a decision its outcome, anything else its
     text."""

@@ -294,7 +294,6 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "sessionId": check.identifier(session_id, "session_id", allow_none=True),
         # always text (None would be another parameter type: another plan); blank asks nothing
         "entityQuery": (seeds.query(query, tenant, chain) or "").ljust(_TEXT_BUCKET),
-        "roleTypes": _padded(seeds.roles(query)),
         "seedLimit": SEED_LIMIT,
         "walkLimit": settings.walk_limit,
         "poolLimit": max(SEARCH_LEAST, semantic_fetch(k)),  # all the vector search returns within the tenant
@@ -307,16 +306,19 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
 
 
 
-_FILTERS = ("tenant", "chain", "statuses", "sensitivities", "asOf", "validAt", "includeInvalidated", "userId",
-            "agentId", "sessionId")
-
-
-def exchange_params(args: dict[str, Any], ids: list[str]) -> dict[str, Any]:
-    """Parameters of ``context_exchange``: the turns around ``ids`` under the filters of the
-    recall made with ``args`` (``params``' keyword arguments), episodes only."""
-    full = params(**args)
-    return {"ids": ids, "kinds": ["episode"], **{key: full[key] for key in _FILTERS}}
-
+def exchange_params(ids: list[str], *, tenant: str, scope: str, as_of: datetime, valid_at: datetime, purpose: str,
+                    max_sensitivity: Any, user_id: str | None, agent_id: str | None,
+                    session_id: str | None) -> dict[str, Any]:
+    """Parameters of ``context_exchange``: the turns around ``ids`` under recall's filters
+    (the same visible scopes, statuses, sensitivities, times, user, agent and session)."""
+    return {
+        "ids": ids, "tenant": tenant, "chain": scopes.chain(scope), "kinds": ["episode"],
+        "statuses": statuses(purpose), "sensitivities": sensitivities(max_sensitivity), "asOf": as_of,
+        "validAt": valid_at, "includeInvalidated": False,
+        "userId": check.identifier(user_id, "user_id", allow_none=True),
+        "agentId": check.identifier(agent_id, "agent_id", allow_none=True),
+        "sessionId": check.identifier(session_id, "session_id", allow_none=True),
+    }
 
 SEED_LIMIT = 50
 """The most entities a question's names look up (its names' entities in the visible scopes)."""

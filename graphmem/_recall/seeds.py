@@ -1,7 +1,7 @@
 """Recall's graph side without I/O: the entities a question is about, as recall's statement
 looks them up (every run of one to four of its words as an entity lookup key, found when an
-entity's normalised name or an alias is one of them, through the ``entity_keys`` index; the
-speakers its pronouns imply: "I", "my" the user, "you" the agent), and how the candidates
+entity's normalised name or an alias is one of them, through the ``entity_keys`` index), and
+how the candidates
 the statement returns are tied to them (the ``entity`` part of the score,
 docs/design-notes.md#recall-entity-side). The fusion of the parts is ``_recall/fusion.py``."""
 
@@ -16,8 +16,6 @@ from .fulltext import FUNCTION_WORDS, is_stop_word, word_set
 
 MAX_WORDS = 4
 """The longest name looked up, in words ("Amy Ellis Nutt", "the Pacific Northwest")."""
-FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself"})
-SECOND_PERSON = frozenset({"you", "your", "yours", "yourself"})
 _WORDS = 64  # words of a question that make keys
 
 
@@ -36,18 +34,6 @@ def keys(question: str) -> list[str]:
             if _topical(words[i]) and _topical(words[i + size - 1]):
                 out.append(" ".join(words[i:i + size]))
     return list(dict.fromkeys(out))
-
-
-def roles(question: str) -> list[str]:
-    """The speakers a question implies by its pronouns: the user's entity type (``user``)
-    for "I", "me", "my"; the agent's (``agent``) for "you", "your"."""
-    words = set(check.text_key(question).split())
-    out = []
-    if words & FIRST_PERSON:
-        out.append("user")
-    if words & SECOND_PERSON:
-        out.append("agent")
-    return out
 
 
 QUERY_BUDGET = 9_000

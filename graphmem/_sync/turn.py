@@ -166,25 +166,26 @@ class TurnMixin(Host):
                      for owner in (agent_id, user_id) if owner is not None
                      for n in self.notes(scope=path, owner=owner)]
             blocks["notes"] = turn.section("notes", notes, budget["notes"])
+        shown: set[str] = set()  # records already in the block: the memories do not repeat them
         if "profile" in budget and user_id is not None:
-            facts = self.facts(scope=path, subject=profile.subject(user_id))
+            chosen = sorted(profile.chosen(self.facts(scope=path, subject=profile.subject(user_id))).items())
             fields = [f"- {name.replace('_', ' ')}: {turn.one_line(fact.object or '')} [{fact.provenance.value}]"
-                      for name, fact in sorted(profile.chosen(facts).items())]
+                      for name, fact in chosen]
             blocks["profile"] = turn.section("profile", fields, budget["profile"])
+            shown |= {fact.id for (_, fact), text in zip(chosen, fields) if text in blocks["profile"].splitlines()}
         if session_id is not None and "summaries" in budget:
             summaries = [f"- [summary {_span(s)}] {turn.one_line(s.text, 2_000)}"
                          for s in self.summaries(session_id, scope=path)]
             blocks["summaries"] = turn.section("summaries", summaries, budget["summaries"], newest_last=True)
-        shown: frozenset[str] = frozenset()
         if session_id is not None and "messages" in budget:
             recent = self.messages(session_id, scope=path, max_messages=window)
             said = [f"- {lines.said(m, 2_000)}" for m in recent]
             blocks["messages"] = turn.section("messages", said, budget["messages"], newest_last=True)
-            shown = frozenset(m.id for m, text in zip(recent, said) if text in blocks["messages"].splitlines())
+            shown |= {m.id for m, text in zip(recent, said) if text in blocks["messages"].splitlines()}
         room = turn.room(max_tokens, blocks.values())
         if "memories" in budget and room > 0:
             blocks["memories"] = self._context(input, scope=path, max_tokens=room, order=list(turn.MEMORIES),
-                                                     shown=shown)
+                                                     shown=frozenset(shown))
         return turn.join(blocks.get(name, "") for name in turn.SECTIONS)
 
 

@@ -14,9 +14,10 @@ from .._async.memory import AsyncMemory
 from .._base import scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
-from .._base.models import Episode, Fact, Provenance, Record
+from .._base.models import Fact, Provenance, Record
 from .._base.observe import Observability
 from .._base.traced import instrument, observer
+from .._recall import lines
 from .._recall.fusion import ScoredMemory
 from ._arguments import argument_errors
 from ._bridge import Caller, check_memory, twins
@@ -71,20 +72,17 @@ class HistoryArgs(_Strict):
 
 
 def _line(record: Record, score: float | None = None) -> str:
+    """One record for the model: id, kind and score, then what it says as ``context()`` says
+    it (an episode's date and speaker, a fact's validity: ``_recall/lines.py``)."""
     head = f"[{record.id}] {record.kind}"
     if score is not None:
         head += f" {score:.2f}"
     extra = []
-    if isinstance(record, Fact):
-        if record.valid_from or record.valid_to:
-            extra.append(f"valid {_day(record.valid_from)}..{_day(record.valid_to)}")
-    if isinstance(record, Episode) and record.occurred_at:
-        extra.append(f"{record.role} at {_day(record.occurred_at)}")
     if record.invalidated_at is not None:
         extra.append(f"{record.invalidation_reason or 'invalidated'} {_day(record.invalidated_at)}")
     if record.status.value != "active":
         extra.append(record.status.value)
-    return f"{head}: {record.text}" + (f" ({'; '.join(extra)})" if extra else "")
+    return f"{head}: {lines.body(record)}" + (f" ({'; '.join(extra)})" if extra else "")
 
 
 def _day(value: datetime | None) -> str:

@@ -13,6 +13,7 @@ from .._base import validate as check
 from .._base.embeddings import EMBEDDERS, named_embedder
 from .._base.errors import ConfigurationError, InvalidInputError
 from .._base.models import Fact, MemoryRecord
+from .._recall import lines
 
 
 @dataclass(frozen=True)
@@ -97,17 +98,15 @@ def _when(value: datetime) -> str:
 
 
 def record_line(record: MemoryRecord, *, score: float | None = None, quarantined: bool = False) -> str:
-    """One record as one line: kind, id, text, then what a model needs to judge it."""
+    """One record as one line: kind and id, then what it says as ``context()`` says it (an
+    episode's date and speaker, a fact's validity: ``_recall/lines.py``), then what a model
+    needs to judge it."""
     head = f"- [{record.kind} {record.id}]"
     if score is not None:
         head += f" ({score:.2f})"
     details = []
-    if isinstance(record, Fact):
-        if record.subject and record.predicate:
-            details.append(f"{record.subject} {record.predicate} {record.object}")
-        if record.valid_from or record.valid_to:
-            details.append("valid " + (_when(record.valid_from) if record.valid_from else "")
-                           + ".." + (_when(record.valid_to) if record.valid_to else "now"))
+    if isinstance(record, Fact) and (structured := lines.triple(record)):
+        details.append(structured)
     steps = getattr(record, "steps", ())
     if steps:
         details.append("steps: " + "; ".join(steps))
@@ -117,7 +116,7 @@ def record_line(record: MemoryRecord, *, score: float | None = None, quarantined
     for link in record.superseded_by:
         details.append(f"superseded by {link.by} ({link.reason})")
     details.append(f"scope {record.scope}")
-    return f"{head} {' '.join(record.text.split())} | " + " | ".join(details)
+    return f"{head} {lines.body(record)} | " + " | ".join(details)
 
 
 def record_lines(records: Sequence[MemoryRecord], empty: str) -> str:

@@ -37,7 +37,12 @@ def test_a_sixty_message_session_fits_the_budget_with_every_section(memory):
     assert "- [persona] Answer in short sentences." in block and "- [user] Ann is vegetarian." in block
     assert "- name: Ann Lee [user]" in block and "May 3" in block
     assert "Ann planned a Lisbon trip" in block
-    assert "- [assistant] message 59:" in block and "message 39:" not in block  # only the window
+    recent = block.split("## Recent messages\n")[1].splitlines()
+    assert recent[-1].startswith("- 20") and " assistant: message 59:" in recent[-1]  # the date, who spoke
+    assert len(recent) <= 20 and not any("message 39:" in line for line in recent)  # only the window
+    # the memories repeat neither the window's messages nor the profile's fields
+    memories = block.split("## Earlier in this conversation")[0]
+    assert not any(line in memories for line in recent) and "timezone is Europe/Lisbon" not in memories
     # the same graph gives the same block
     again = memory.context_for_turn("when is my Lisbon flight?", scope=SCOPE, session_id="s1", user_id="ann",
                                     agent_id="travel-bot", max_tokens=600)
@@ -53,7 +58,7 @@ def test_small_budgets_trim_by_priority_and_oldest_messages_go_first(memory):
     only_messages = memory.context_for_turn("Lisbon", scope=SCOPE, session_id="s1", max_tokens=80,
                                             priorities={"notes": 0, "profile": 0, "memories": 0, "summaries": 0})
     lines = only_messages.splitlines()
-    assert lines[0] == "## Recent messages" and lines[-1].startswith("- [assistant] message 59:")
+    assert lines[0] == "## Recent messages" and " assistant: message 59:" in lines[-1]
     kept = [int(line.split("message ")[1].split(":")[0]) for line in lines[1:]]
     assert kept == list(range(60 - len(kept), 60)) and 0 < len(kept) < 20  # an unbroken newest tail
     with pytest.raises(InvalidInputError) as info:

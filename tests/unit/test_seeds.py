@@ -1,5 +1,5 @@
-"""Recall's graph side without a database: the lookup keys a question names entities by, the
-speakers its pronouns imply, and how the candidates are tied to the seeds."""
+"""Recall's graph side without a database: the lookup keys a question names entities by
+and how the candidates are tied to the seeds."""
 
 from __future__ import annotations
 
@@ -11,11 +11,6 @@ def test_keys_are_runs_of_words_that_begin_and_end_with_a_topical_word():
         "caroline", "kids", "paint", "kids paint", "caroline s kids", "caroline s kids paint"]
     assert seeds.keys("Where is the Pacific Northwest?") == ["pacific", "northwest", "pacific northwest"]
     assert seeds.keys("what did you do?") == []
-
-
-def test_pronouns_imply_the_user_and_the_agent():
-    assert seeds.roles("What did I tell you about my sister?") == ["user", "agent"]
-    assert seeds.roles("Where does Priya live?") == []
 
 
 def test_a_long_question_keeps_its_short_runs_within_the_query_budget():
