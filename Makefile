@@ -9,7 +9,7 @@
 PYTHON ?= python3
 # each on a freshly started Neo4j of its own (unless NEO4J_URI is set): one benchmark's data,
 # or its erased documents still counted in Lucene's term statistics, cannot shift another's
-BENCHES := recall write longmemeval locomo graphiti_compare scale scale_tenants reembed
+BENCHES := recall write longmemeval locomo context graphiti_compare scale scale_tenants reembed
 # the scale benchmarks hold up to 2M 256-d memories and their indexes: a bigger heap and page cache
 # than the launcher's defaults (GRAPHMEM_SCALE_HEAP, GRAPHMEM_SCALE_PAGECACHE change them); it runs for half an hour or more
 SCALE_NEO4J := GRAPHMEM_NEO4J_HEAP=$${GRAPHMEM_SCALE_HEAP:-4g} GRAPHMEM_NEO4J_PAGECACHE=$${GRAPHMEM_SCALE_PAGECACHE:-5g}

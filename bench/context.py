@@ -168,7 +168,7 @@ def lme_conversations(path: Path, limit: int) -> list[Conversation]:
                 if t["role"] == "user" and t["content"].strip():
                     text = t["content"][:MAX_TEXT_LENGTH]
                     turns.append(Turn(f"{sid}_{i + 1}", "user", text, text, longmemeval.when(date), sid))
-                    if "answer" in sid and t.get("has_answer"):
+                    if sid in q["answer_session_ids"] and t.get("has_answer"):
                         gold.append(turns[-1].id)
         if not gold:
             continue

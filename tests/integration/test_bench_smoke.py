@@ -56,31 +56,37 @@ def test_write_benchmark_smoke(neo4j, schema, tmp_path, driver):
     assert records[0]["n"] == 0  # its indexes too
 
 
+def lme_questions() -> list[dict]:
+    """Three made-up questions in LongMemEval's format (the real data set lives outside the
+    repository): two answered in one session each, and an abstention question."""
+    def session(*turns):
+        return [{"role": role, "content": text} for role, text in turns]
+
+    questions = [{
+        "question_id": f"q{i}", "question_type": kind, "question": question, "question_date": "2024/05/01 (Wed) 10:00",
+        "answer": answer, "answer_session_ids": ["s-hit"],
+        "haystack_session_ids": ["s-miss", "s-hit", "s-later"],
+        "haystack_dates": ["2024/01/01 (Mon) 09:00", "2024/02/01 (Thu) 09:00", "2024/06/01 (Sat) 09:00"],
+        "haystack_sessions": [
+            session(("user", "I repainted the kitchen blue."), ("assistant", "Nice colour!")),
+            [{"role": "user", "content": evidence, "has_answer": True}, {"role": "assistant", "content": "Noted."}],
+            session(("user", evidence + " (said later)")),
+        ],
+    } for i, (kind, question, evidence, answer) in enumerate([
+        ("single-session-user", "What is my hamster called?", "My hamster is called Biscuit.", "Biscuit"),
+        ("temporal-reasoning", "When did I adopt the parrot?", "I adopted a parrot named Kiwi in February.", "February"),
+    ])]
+    abstention = dict(questions[0], question_id="q9_abs", question="What is my goldfish called?")
+    return [*questions, abstention]
+
+
 def test_longmemeval_benchmark_smoke(neo4j, schema, tmp_path):
     """Three made-up questions in LongMemEval's format: the harness ingests, recalls, scores
     and writes its table (the real data set lives outside the repository); the abstention
     question gets a row of its own and counts in no type and not overall."""
     import json
 
-    def session(*turns):
-        return [{"role": role, "content": text} for role, text in turns]
-
-    questions = [{
-        "question_id": f"q{i}", "question_type": kind, "question": question, "question_date": "2024/05/01 (Wed) 10:00",
-        "answer": "-", "answer_session_ids": ["s-hit"],
-        "haystack_session_ids": ["s-miss", "s-hit", "s-later"],
-        "haystack_dates": ["2024/01/01 (Mon) 09:00", "2024/02/01 (Thu) 09:00", "2024/06/01 (Sat) 09:00"],
-        "haystack_sessions": [
-            session(("user", "I repainted the kitchen blue."), ("assistant", "Nice colour!")),
-            session(("user", evidence), ("assistant", "Noted.")),
-            session(("user", evidence + " (said later)")),
-        ],
-    } for i, (kind, question, evidence) in enumerate([
-        ("single-session-user", "What is my hamster called?", "My hamster is called Biscuit."),
-        ("temporal-reasoning", "When did I adopt the parrot?", "I adopted a parrot named Kiwi in February."),
-    ])]
-    abstention = dict(questions[0], question_id="q9_abs", question="What is my goldfish called?")
-    questions.append(abstention)
+    questions = lme_questions()
     data = tmp_path / "lme.json"
     data.write_text(json.dumps(questions))
     done = run_bench(neo4j, tmp_path, "longmemeval.py", "--data", str(data))
@@ -427,3 +433,42 @@ def test_span_tree_smoke(neo4j, schema, driver):
     assert records[0]["n"] == 0  # both scopes it wrote were erased
     assert {p.name: p.stat().st_mtime_ns for p in sorted((ROOT / "bench" / "results").iterdir())} == stamps
     assert neo4j.password not in done.stdout + done.stderr
+
+
+def test_context_benchmark_smoke(neo4j, tmp_path):
+    """bench/context.py on the made-up LoCoMo conversation and LongMemEval questions: every
+    system's block measured at each budget (evidence, answer words, speakers, tokens), the
+    tables and plots written; the real data runs in make bench only."""
+    import json
+
+    talk = tmp_path / "locomo.json"
+    talk.write_text(json.dumps([locomo_sample()]))
+    lme = tmp_path / "lme.json"
+    lme.write_text(json.dumps(lme_questions()))
+    done = run_bench(neo4j, tmp_path, "context.py", "--locomo", str(talk), "--lme", str(lme), "--budgets", "60,400")
+    assert done.returncode == 0, done.stderr[-2000:]
+    table = (tmp_path / "context.md").read_text()
+
+    def row(section: str, system: str) -> list[str]:
+        part = table.split(f"### {section}", 1)[1].split("### ", 1)[0]
+        line = next(x for x in part.splitlines() if x.startswith(f"| {system} |"))
+        return [c.strip() for c in line.strip("|").split("|")]
+
+    for section, asked in (("LoCoMo locomo", "3"), ("LongMemEval lme (turns)", "2")):
+        for system in ("graphmem context()", "graphmem context_for_turn()", "BM25", "dense", "RRF", "newest turns"):
+            cells = row(section, system)
+            assert cells[1] == asked, (section, system)
+            evidence, who = [float(c) for c in cells[2:4]], [float(c) for c in cells[6:8]]
+            assert all(0 <= v <= 1 for v in evidence) and who <= evidence
+            assert all(0 < float(c.replace(",", "")) <= b for c, b in zip(cells[8:10], (60, 400)))
+        assert row(section, "whole history")[2] == "1.000"
+    assert float(row("LoCoMo locomo", "whole history")[8].replace(",", "")) > 60  # what a budget of 60 saves
+    # at 400 tokens the made-up conversation (16 short turns) fits: graphmem's block holds the
+    # evidence of every question, each turn with its speaker
+    graphmem = row("LoCoMo locomo", "graphmem context()")
+    assert graphmem[3] == "1.000" and graphmem[7] == "1.000"
+    lme_row = row("LongMemEval lme (turns)", "graphmem context()")
+    assert lme_row[3] == "1.000" and float(lme_row[5]) == 1.0  # the answer's words are in the block
+    assert "| 2 temporal | graphmem context() | 1 |" in table
+    assert (tmp_path / "context-locomo-locomo.png").is_file() and (tmp_path / "context-longmemeval-lme-turns.png").is_file()
+    assert neo4j.password not in table + done.stdout + done.stderr
