@@ -85,7 +85,7 @@ from ._memory.graph import to_json as graph_to_json
 from ._memory.reembed import ReembedProgress, ReembedReport
 from ._recall.context import estimate_tokens
 from ._recall.fusion import ScoredMemory, ScoreParts
-from ._recall.plan import RecallSettings, RecallWeights
+from ._recall.settings import RecallSettings, RecallWeights
 from ._sync.memory import Memory
 from ._version import __version__
 from ._working.background import AsyncTurnHandle, TurnHandle

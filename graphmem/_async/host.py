@@ -17,7 +17,7 @@ from .._learning.settings import LearningSettings
 from .._memory.core import Core
 from .._memory.facts import FactRow
 from .._recall.fusion import ScoredMemory
-from .._recall.plan import RecallSettings
+from .._recall.settings import RecallSettings
 from .._working.background import AsyncBackground
 from .._working.lanes import AsyncLanes, AsyncTicket
 from .executor import AsyncExecutor, AsyncTx

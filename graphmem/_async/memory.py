@@ -21,7 +21,7 @@ from .._base.traced import default as default_observability
 from .._base.traced import instrument
 from .._learning.settings import LearningSettings
 from .._memory.core import DEFAULT_EMBEDDER, Core
-from .._recall.plan import RecallSettings
+from .._recall.settings import RecallSettings
 from .._working.background import AsyncBackground
 from .._working.lanes import AsyncLanes
 from .corrections import AsyncCorrectionsMixin

@@ -12,7 +12,7 @@ from .._base.models import Provenance, Record, Status
 from .._base.records import to_record
 from . import fulltext, seeds
 from . import relevance as _relevance
-from .plan import RecallSettings
+from .settings import RecallSettings
 
 _INSIGHT_GAP = 1e-6
 _UNCALIBRATED_FLOOR = 0.15

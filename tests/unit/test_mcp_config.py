@@ -67,8 +67,8 @@ def test_a_line_carries_id_structure_validity_and_scope():
     fact = Fact(id="f1", tenant="t", scope="r/s", text="Alice  moved\nto Berlin", subject="alice", predicate="lives_in",
                 object="Berlin", valid_from=datetime(2023, 3, 1, tzinfo=timezone.utc),
                 created_at=datetime(2024, 1, 1, tzinfo=timezone.utc), provenance="user")
-    assert record_line(fact, score=0.8312) == ("- [fact f1] (0.83) Alice moved to Berlin | alice lives_in Berlin | "
-                                               "valid 2023-03-01..now | user | scope r/s")
+    assert record_line(fact, score=0.8312) == ("- [fact f1] (0.83) Alice moved to Berlin (since 2023-03-01) | "
+                                               "alice lives_in Berlin | user | scope r/s")
 
 
 def test_the_cli_reports_missing_configuration(monkeypatch, capsys):
