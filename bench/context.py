@@ -12,7 +12,8 @@ system):
   text ("Caroline: ..."; a LongMemEval turn's speaker is its role, ``user``);
 - tokens: the block's size.
 
-Systems: graphmem ``context(question, max_tokens=B)``; graphmem ``context_for_turn(question,
+Systems: graphmem ``context(question, max_tokens=B)``, and the same on the same store with
+``RecallSettings(exchange_share=0)`` (what the exchange around each turn adds); graphmem ``context_for_turn(question,
 session_id=<the conversation's last session>, max_tokens=B)`` (its recent messages, then the
 memories of the other sessions); BM25, dense and their RRF (the reference harness's, as
 bench/locomo.py takes them: ``bench/reference.py``) and the newest turns, each packing
@@ -55,12 +56,13 @@ import locomo
 import longmemeval
 import reference
 
-from graphmem import MAX_TEXT_LENGTH, Memory, estimate_tokens
+from graphmem import MAX_TEXT_LENGTH, Memory, RecallSettings, estimate_tokens
 from graphmem._recall.context import CHARS_PER_TOKEN
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 BUDGETS = (500, 1000, 2000)
-SYSTEMS = ("graphmem context()", "graphmem context_for_turn()", "BM25", "dense", "RRF", "newest turns")
+SYSTEMS = ("graphmem context()", "graphmem context(), no exchange", "graphmem context_for_turn()", "BM25", "dense",
+           "RRF", "newest turns")
 WHOLE = "whole history"
 STOP = frozenset("""a an and are as at be but by for if in into is it no not of on or such that the their then
 there these they this to was will with i you he she we me my your his her our its them""".split())
@@ -203,6 +205,8 @@ def run_set(name: str, conversations: list[Conversation], embedder_name: str, bu
                             for t in said]
                 memory.ingest(messages, scope=SCOPE, llm=None, session_id=sid, occurred_at=said[0].date)
             whole = "\n".join(["## Turns", *(baseline_line(t) for t in conv.turns)])
+            alone = Memory(uri, auth, tenant=memory.tenant, embedder=embedder,
+                           recall_settings=RecallSettings(exchange_share=0.0))  # the same store, without the exchange
             for q in conv.questions:
                 ranked = {label: [turns[i] for i in system.rank(q.text, len(conv.turns)) if i in turns]
                           for label, system in baselines.items()}
@@ -215,11 +219,13 @@ def run_set(name: str, conversations: list[Conversation], embedder_name: str, bu
                             q.text, scope=SCOPE, session_id=last, max_tokens=budget),
                     }
                     spent += time.perf_counter() - t0
+                    blocks["graphmem context(), no exchange"] = alone.context(q.text, scope=SCOPE, max_tokens=budget)
                     for label, order in ranked.items():
                         blocks[label] = pack([baseline_line(t) for t in order], budget)
                     for label, block in blocks.items():
                         tally[name][label][budget].append(measure(block, q, turns))
                 tally[name][WHOLE][0].append(measure(whole, q, turns))
+            alone.close()
             memory.erase(scope=SCOPE)
         print(f"{name}: [{c}/{len(conversations)}] {conv.name}", flush=True)
     return spent

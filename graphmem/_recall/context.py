@@ -68,7 +68,7 @@ def with_exchange(results: list[ScoredMemory], rows: list[dict[str, Any]], share
         if not turns or not isinstance(hit.record, Episode):
             continue
         who = lines.speaker(hit.record)
-        for offset, turn in turns.items():
+        for offset, turn in sorted(turns.items(), key=lambda item: (item[0] < 0, abs(item[0]))):
             between = [turns.get(o) for o in ((-1,) if offset < 0 else range(1, offset + 1))]
             if not any(t is not None and lines.speaker(t) != who for t in between):
                 continue  # no one else spoke: no exchange
@@ -81,7 +81,11 @@ def with_exchange(results: list[ScoredMemory], rows: list[dict[str, Any]], share
               for r in results]
     merged += [ScoredMemory.model_construct(record=turn, score=scores[i], parts=ScoreParts(), citations=(),
                                             quarantined=False, via_graph=True) for i, turn in found.items()]
-    return sorted(merged, key=lambda r: (-r.score, r.record.id))
+    # ties (two turns of one exchange) go to the turn recall itself ranked higher, then to
+    # the order found: the better hit's exchange first, the reply before the turn after it
+    # and the turn before; never to ids, which differ each time a conversation is stored
+    own = {r.record.id: r.score for r in results}
+    return sorted(merged, key=lambda r: (-r.score, -own.get(r.record.id, -math.inf)))
 
 
 def sections(value: Iterable[str] | None) -> list[str]:

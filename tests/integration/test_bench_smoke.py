@@ -455,7 +455,8 @@ def test_context_benchmark_smoke(neo4j, tmp_path):
         return [c.strip() for c in line.strip("|").split("|")]
 
     for section, asked in (("LoCoMo locomo", "3"), ("LongMemEval lme (turns)", "2")):
-        for system in ("graphmem context()", "graphmem context_for_turn()", "BM25", "dense", "RRF", "newest turns"):
+        for system in ("graphmem context()", "graphmem context(), no exchange", "graphmem context_for_turn()", "BM25",
+                       "dense", "RRF", "newest turns"):
             cells = row(section, system)
             assert cells[1] == asked, (section, system)
             evidence, who = [float(c) for c in cells[2:4]], [float(c) for c in cells[6:8]]

@@ -61,9 +61,14 @@ def test_the_exchange_around_a_hit_counts_as_a_share_of_its_score():
     hit = scored(TALK[1], 1.0)
     other = scored(episode(9, "Unrelated.", "Nora", session="t"), 0.5)
     out = context.with_exchange([hit, other], rows("e1", {-1: TALK[0], 1: TALK[2], 2: TALK[3]}), 0.8)
-    assert [(r.record.id, round(r.score, 2)) for r in out] == [("e1", 1.0), ("e0", 0.8), ("e2", 0.8), ("e3", 0.8),
+    # a tie goes to the reply, then the turn after it, then the turn before (never to the ids)
+    assert [(r.record.id, round(r.score, 2)) for r in out] == [("e1", 1.0), ("e2", 0.8), ("e3", 0.8), ("e0", 0.8),
                                                                ("e9", 0.5)]
     assert all(r.via_graph for r in out[1:4])
+    # ... and before that to the turn recall itself ranked higher
+    before = scored(TALK[0], 0.2)
+    out = context.with_exchange([hit, other, before], rows("e1", {-1: TALK[0], 1: TALK[2]}), 0.8)
+    assert [r.record.id for r in out] == ["e1", "e0", "e2", "e9"]
     assert context.with_exchange([hit, other], rows("e1", {1: TALK[2]}), 0.0) == [hit, other]
 
 
