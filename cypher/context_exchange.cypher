@@ -1,7 +1,7 @@
 // name: context_exchange
 // The exchange around each conversation turn of $ids: the turn before it, the reply after
 // it, and the turn after that (a topic opened in a hit is often answered two turns on: "I
-// went to a poetry reading" - "What was it about?" - "It was a transgender poetry reading"),
+// went to a poetry reading" - "What was it about?" - "Lighthouse keepers, mostly"),
 // along the conversation's NEXT edges. A turn is returned only when recall could return it
 // (fragment recall_filter: tenant, visible scopes, kinds, status, sensitivity, transaction
 // and valid time, user, agent, session), and the turn two on only through a returned reply.
