@@ -21,12 +21,10 @@
 //               costs more). Keeps the best $fetch. Returns whether the open query dropped
 //               others' documents and came back full (the caller may retry).
 //   graph    -- the seeds: entities the question names ($entityQuery on the entity_keys
-//               index: a name or alias equal to a run of its words), each with its degree
-//               (a speaker's: what they said and what is about them); then what the seeds
-//               said (SPOKE), are about (ABOUT) or, for a seed that does not speak, are named
-//               in (MENTIONS; a speaker named is mostly addressed), the best $graphFetch by
-//               cosine: walked for a seed of degree at most $walkLimit; for a wider one, the
-//               records tied to it in any of the three ways among the best $poolLimit the
+//               index: a name or alias equal to a run of its words), each with its degree; then what the
+//               seeds said (SPOKE), are about (ABOUT) or, for a seed that does not speak, are
+//               named in (MENTIONS; a speaker named is mostly addressed), the best $graphFetch by cosine: walked for a seed tied to at most $walkLimit records;
+//               for a wider one, the records tied to it among the best $poolLimit the
 //               semantic side found (what the vector search returned, past its own top).
 //               Every returned record lists its ties to the seeds (`entities`), which the
 //               caller scores (docs/design-notes.md#recall-entity-side).
@@ -150,10 +148,12 @@ CALL (seeds, semanticPool) {
     RETURN m, CASE WHEN $vector IS NOT NULL AND {{vector(m)}} IS NOT NULL
                    THEN vector.similarity.cosine({{vector(m)}}, $vector) END AS semantic
     UNION
-    WITH semanticPool, [s IN seeds WHERE s.degree > $walkLimit | s.e] AS wide
+    WITH semanticPool, [s IN seeds WHERE s.degree > $walkLimit | s.e] AS wide,
+         [s IN seeds WHERE s.degree > $walkLimit AND NOT s.speaks | s.e] AS quiet
     UNWIND CASE WHEN wide = [] THEN [] ELSE semanticPool END AS found
-    WITH found.m AS m, found.score AS semantic, wide
-    WHERE EXISTS { (m)-[:SPOKE|MENTIONS|ABOUT]-(s:Entity) WHERE s IN wide }
+    WITH found.m AS m, found.score AS semantic, wide, quiet
+    WHERE EXISTS { (m)-[:SPOKE|ABOUT]-(s:Entity) WHERE s IN wide }
+       OR EXISTS { (m)-[:MENTIONS]->(s:Entity) WHERE s IN quiet }
     RETURN m, semantic
   }
   WITH DISTINCT m, semantic
