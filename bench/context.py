@@ -13,8 +13,8 @@ system):
 - tokens: the block's size.
 
 Systems: graphmem ``context(question, max_tokens=B)``, and the same on the same store with
-``RecallSettings(exchange_share=0)`` (what the exchange around each turn adds); graphmem ``context_for_turn(question,
-session_id=<the conversation's last session>, max_tokens=B)`` (its recent messages, then the
+``RecallSettings(exchange_share=0)`` (what the exchange around each turn adds); graphmem
+``context_for_turn(question, session_id=<the conversation's last session>, max_tokens=B)`` (its recent messages, then the
 memories of the other sessions); BM25, dense and their RRF (the reference harness's, as
 bench/locomo.py takes them: ``bench/reference.py``) and the newest turns, each packing
 "[date] speaker: text" lines best first into the same budget; and the whole history, whose
@@ -198,15 +198,17 @@ def run_set(name: str, conversations: list[Conversation], embedder_name: str, bu
         for t in conv.turns:
             sessions.setdefault(t.session, []).append(t)
         last = list(sessions)[-1]
-        with Memory(uri, auth, tenant=f"context-{run}-{c}", embedder=embedder) as memory:
+        tenant = f"context-{run}-{c}"
+        # the same store read twice: as it is, and without the exchange around each turn
+        with Memory(uri, auth, tenant=tenant, embedder=embedder) as memory, \
+                Memory(uri, auth, tenant=tenant, embedder=embedder,
+                       recall_settings=RecallSettings(exchange_share=0.0)) as alone:
             memory.setup()
             for sid, said in sessions.items():
                 messages = [{"role": "user", "content": t.stored} | ({} if t.speaker == "user" else {"name": t.speaker})
                             for t in said]
                 memory.ingest(messages, scope=SCOPE, llm=None, session_id=sid, occurred_at=said[0].date)
             whole = "\n".join(["## Turns", *(baseline_line(t) for t in conv.turns)])
-            alone = Memory(uri, auth, tenant=memory.tenant, embedder=embedder,
-                           recall_settings=RecallSettings(exchange_share=0.0))  # the same store, without the exchange
             for q in conv.questions:
                 ranked = {label: [turns[i] for i in system.rank(q.text, len(conv.turns)) if i in turns]
                           for label, system in baselines.items()}
@@ -225,7 +227,6 @@ def run_set(name: str, conversations: list[Conversation], embedder_name: str, bu
                     for label, block in blocks.items():
                         tally[name][label][budget].append(measure(block, q, turns))
                 tally[name][WHOLE][0].append(measure(whole, q, turns))
-            alone.close()
             memory.erase(scope=SCOPE)
         print(f"{name}: [{c}/{len(conversations)}] {conv.name}", flush=True)
     return spent

@@ -61,7 +61,8 @@ def with_exchange(results: list[ScoredMemory], rows: list[dict[str, Any]], share
         if isinstance(record, Episode):
             near.setdefault(row["hit"], {})[int(row["offset"])] = record
     present = {r.record.id for r in results}
-    scores = {r.record.id: r.score for r in results}
+    own = {r.record.id: r.score for r in results}  # what recall scored
+    scores = dict(own)  # raised by the exchanges
     found: dict[str, Episode] = {}  # turns of an exchange that recall did not return
     for hit in results:
         turns = near.get(hit.record.id)
@@ -84,7 +85,6 @@ def with_exchange(results: list[ScoredMemory], rows: list[dict[str, Any]], share
     # ties (two turns of one exchange) go to the turn recall itself ranked higher, then to
     # the order found: the better hit's exchange first, the reply before the turn after it
     # and the turn before; never to ids, which differ each time a conversation is stored
-    own = {r.record.id: r.score for r in results}
     return sorted(merged, key=lambda r: (-r.score, -own.get(r.record.id, -math.inf)))
 
 

@@ -1,7 +1,7 @@
 """The parameters of recall's one Cypher statement (cypher/recall.cypher) and of the
 exchange around its turns, with the retries when filters ate the candidates. Settings are in
-``_recall/settings.py``, scoring in ``_recall/fusion.py``, the
-prompt block in ``_recall/context.py``, the I/O in ``_async/recall.py``."""
+``_recall/settings.py``, scoring in ``_recall/fusion.py``, the prompt block in
+``_recall/context.py``, the I/O in ``_async/recall.py``."""
 
 import math
 from collections.abc import Iterable
