@@ -52,6 +52,7 @@ from .._base.observe import OFF, Observability, note
 from .._base.props import CREATES, created_by
 from .._base.records import row
 from .._base.retry import async_pause
+from .guard import SlotMoved, guard
 
 T = TypeVar("T")
 Tracer = Callable[[str, dict[str, Any], float], None]
@@ -183,6 +184,9 @@ class AsyncExecutor:
         self.max_retry_time = max_retry_time
         self.conflict_retries = conflict_retries
         self.events: Emitter | None = None
+        self.slot_moved: Callable[[_layout.Layout], Awaitable[None]] | None = None
+        """Called when a write finds the store's vectors moved to the other slot (a
+        re-embedding switched): raises when this memory object's embedder may not write there."""
         self._owns_driver = owns_driver
 
     def _session(self, *, reading: bool = False) -> AsyncSession:
@@ -239,7 +243,13 @@ class AsyncExecutor:
         found = known.get(self.database)
         if fresh or found is None or not found.fresh():
             rows = await self._auto("store_layout", {}, reading=True, slot=_layout.SLOT_A)
-            found = _layout.from_row(rows[0] if rows else None)
+            row = rows[0] if rows else None
+            indexes: list[str] = []
+            if row is not None and not row.get("recorded") and row.get("used"):
+                # the store's node is gone (deleted by hand): the vector index says where the vectors are
+                indexes = [r["name"] for r in await self._auto("schema_vector_info", {}, reading=True,
+                                                                slot=_layout.SLOT_A)]
+            found = _layout.from_row(row, indexes)
             if found.version > _layout.VERSION:
                 known.pop(self.database, None)
                 raise SchemaError(
@@ -275,7 +285,10 @@ class AsyncExecutor:
         """Run ``work`` in one write transaction: everything it runs lands, or nothing does.
 
         ``work`` may run more than once (see the module docstring): it must read before
-        it creates, and keep no state of its own between attempts."""
+        it creates, and keep no state of its own between attempts. The transaction begins
+        with ``write_guard``: when a re-embedding has moved the store's vectors to the other
+        slot since this process read it, it is rolled back, ``slot_moved`` (when set) says
+        whether this memory object may write there, and it runs again in the new slot."""
 
         last: AsyncTx | None = None  # the transaction of the latest attempt
         slot = (await self.layout()).slot
@@ -283,6 +296,7 @@ class AsyncExecutor:
         async def unit(tx: AsyncManagedTransaction) -> T:
             nonlocal last
             last = AsyncTx(tx, self.tracer, self.observe, self.where, slot)
+            await guard(last)
             return await work(last)
 
         async def attempt() -> T:
@@ -294,22 +308,50 @@ class AsyncExecutor:
                     self.events.publish(events)
             return out
 
-        return await self._retrying(attempt, write=True)
+        while True:
+            try:
+                return await self._retrying(attempt, write=True)
+            except SlotMoved as moved:
+                slot = (await self._moved(moved)).slot
 
     async def write_one(self, name: str, *, slot: str | None = None, **params: Any) -> list[dict[str, Any]]:
         """Run one template in a write transaction of its own (not one that creates memories:
         its ``remembered`` event is published by ``write`` only), in its version for ``slot``
-        when given, else for the store's."""
+        when given (no guard: a re-embedding writes the slot it fills), else for the store's
+        (guarded as ``write`` is)."""
         if name in CREATES:
             raise ValueError(f"{name} creates memories: run it through write()")
-        if slot is None:
-            slot = (await self.layout()).slot
+        guarded = slot is None
+        chosen = (await self.layout()).slot if slot is None else slot
+
+        async def one(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
+            step = AsyncTx(tx, self.tracer, self.observe, self.where, chosen)
+            if guarded:
+                await guard(step)
+            return await step.run(name, **params)
 
         async def attempt() -> list[dict[str, Any]]:
             async with self._session() as session:
-                return await _in_transaction(session.execute_write, self._one, name, params, slot)
+                return await _in_transaction(session.execute_write, one)
 
-        return await self._retrying(attempt, write=True)
+        while True:
+            try:
+                return await self._retrying(attempt, write=True)
+            except SlotMoved as moved:
+                chosen = (await self._moved(moved)).slot
+
+    async def _moved(self, moved: SlotMoved) -> _layout.Layout:
+        """The store's layout read again after a write found its slot moved, once this memory
+        object has been cleared to write there (``slot_moved``). A slot that moves back and
+        forth under one write (re-embeddings one after another) ends it with a ``SchemaError``."""
+        self.forget_layout()
+        found = await self.layout(fresh=True)
+        if found.slot != moved.slot:
+            raise SchemaError("the store's vectors moved between slots twice during one write (re-embeddings "
+                              "running one after another): write again once the re-embedding is over")
+        if self.slot_moved is not None:
+            await self.slot_moved(found)
+        return found
 
     async def auto(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a template in an auto-commit transaction (schema statements need one)."""

@@ -12,8 +12,14 @@ The pure half is ``_memory/reembed.py``; docs/operations.md tells the story.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import socket
 import time
+import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from .._base import dialect, layout
@@ -21,18 +27,37 @@ from .._base import validate as check
 from .._base.embeddings import check_embedder
 from .._base.errors import ConfigurationError, InvalidInputError, SchemaError
 from .._base.observe import model_name
+from .._base.retry import async_pause
 from .._memory import reembed
-from .._memory.reembed import ReembedProgress, ReembedReport
+from .._memory.reembed import PROBE, ReembedProgress, ReembedReport
+from .executor import AsyncTx
+from .guard import WRITER_STRIPES
 from .host import AsyncHost
 from .schema import forget_index
 from .upgrade import tenants
 
-PROBE = "dimension probe"  # the sentence whose vector tells one embedder from another
 _CLEAR_BATCH = 10_000
 _CATCH_UP_PASSES = 3  # passes for memories written on the old slot while the first ran
 MAX_BATCH = 10_000
 _SAMPLE, _SAMPLE_TENANTS = 256, 20  # what a dry run times the embedder on
+_INDEX_POLL = 1.0  # seconds between two looks at the new index while it is built
+_TAKEN_OVER = ("this re-embedding's claim was taken over by another run (this one made no progress for "
+               f"{reembed.LEASE_SECONDS // 60} minutes, or its claim was released): it stops; the other run continues")
 Report = Callable[[ReembedProgress], None]
+
+
+@dataclass
+class _Run:
+    """One re-embedding run: its id (its claim on the store's node), the new embedder, the
+    tenants asked for, the vectors' dimension, the batch size, and its progress reporting."""
+
+    id: str
+    embedder: Any
+    names: list[str] | None
+    dimensions: int
+    batch: int
+    progress: Report | None
+    started: float
 
 
 class AsyncReembedMixin(AsyncHost):
@@ -72,53 +97,91 @@ class AsyncReembedMixin(AsyncHost):
         if dry_run:
             return await self._reembed_plan(new, names, probe, label, batch_size, started)
         await self._upgrade_store()
+        run = _Run(uuid.uuid4().hex, new, names, len(probe), batch_size, progress, started)
+        await self._claim(run)
+        try:
+            return await self._reembed_claimed(run, probe, label, restart, timeout)
+        except BaseException:
+            # an error or Ctrl-C: the claim is given back (what the run wrote stays, for the next
+            # run with this embedder to continue); a kill -9 leaves it to be taken over
+            with contextlib.suppress(Exception):
+                await self._run.write_one("reembed_release", run=run.id)
+            raise
+
+    async def _reembed_claimed(self, run: _Run, probe: list[float], label: str, restart: bool,
+                               timeout: int) -> ReembedReport:
+        """``reembed`` once this process holds the claim (``run``)."""
         found = await self._run.layout(fresh=True)
         state = found.reembed or {}
         embedded = resumed = remaining = 0
         switched = False
-        if state.get("switchedAt"):  # switched already: only the old vectors are left to remove
+        if state.get("switchedAt"):  # switched already: the old index and vectors are left to remove
             await self._same_embedder(state, probe, restart=False)
             old = layout.other(found.slot)
+            await self._run.auto_in(old, "schema_vector_drop")  # a run killed right after its switch left it
             switched = True
         else:
             old = found.slot
             to = layout.other(old)
             if not state or not await self._same_embedder(state, probe, restart=restart):
-                # a fresh run starts from an empty slot: what an abandoned run (or a writer still
-                # on the old slot after an earlier switch) left there goes, and its index
+                # a fresh run starts from an empty slot: a memory whose only vector is there (a writer
+                # on the old slot after an earlier switch) is marked to be embedded from its text, then
+                # what an abandoned run left there goes, and its index
+                await self._pages(old, "reembed_strand", "marked")
                 await self._clear(to, every=True)
                 await self._run.auto_in(to, "schema_vector_drop")
             else:
-                resumed = (await self._run.read_in(old, "reembed_filled", tenants=names))[0]["filled"]
-            if not await self._run.write_one("reembed_start", to=to, dimensions=len(probe), embedder=label,
-                                             probe=probe, tenants=names, now=self._core.now()):
+                resumed = (await self._run.read_in(old, "reembed_filled", tenants=run.names))[0]["filled"]
+            if not await self._run.write_one("reembed_start", to=to, dimensions=run.dimensions, embedder=label,
+                                             probe=probe, tenants=run.names, now=self._core.now()):
                 raise SchemaError("the store's node is missing or already in the slot to fill: run setup() first")
             can_filter = dialect.filters_vectors((await self._run.read("server_components"))[0]["version"])
-            await self._run.auto_in(to, dialect.template("schema_vector", can_filter), dimensions=len(probe))
-            embedded = await self._fill(old, new, names, len(probe), batch_size, progress, started)
+            await self._run.auto_in(to, dialect.template("schema_vector", can_filter), dimensions=run.dimensions)
+            embedded = await self._fill(old, run, run.names)
             remaining = (await self._run.read_in(old, "reembed_remaining", tenants=None))[0]["remaining"]
-            for _ in range(_CATCH_UP_PASSES if names is None else 0):
+            for _ in range(_CATCH_UP_PASSES if run.names is None else 0):
                 if not remaining:
                     break
-                embedded += await self._fill(old, new, None, len(probe), batch_size, progress, started)
+                embedded += await self._fill(old, run, None)
                 remaining = (await self._run.read_in(old, "reembed_remaining", tenants=None))[0]["remaining"]
-            if names is None or not remaining:
-                await self._switch(old, to, timeout, progress, started)
+            if run.names is None or not remaining:
+                await self._switch(old, to, run, timeout)
                 switched = True
         cleaned = 0
         if switched:
-            self._core.use_embedder(new)
-            # written on the old slot after the last pass (a writer that had not yet seen the
-            # switch): embedded now, then the old vectors go
-            embedded += await self._fill(old, new, None, len(probe), batch_size, progress, started)
+            self._core.use_embedder(run.embedder)
+            # written on the old slot before the switch took the writers' locks, after the last
+            # pass: embedded now (no write can reach the old slot after the switch), then the old
+            # vectors go
+            embedded += await self._fill(old, run, None)
             cleaned = await self._clear(old, every=False)
             await self._run.write_one("reembed_done")
             remaining = 0
-        seconds = time.monotonic() - started
-        return ReembedReport(dry_run=False, embedder=label, dimensions=len(probe), tenants=names, embedded=embedded,
-                             resumed=resumed, remaining=remaining, switched=switched, cleaned=cleaned,
-                             index=(await self._run.layout(fresh=True)).index, seconds=seconds,
+        else:
+            await self._run.write_one("reembed_release", run=run.id)  # the switch waits for another run
+        seconds = time.monotonic() - run.started
+        return ReembedReport(dry_run=False, embedder=label, dimensions=run.dimensions, tenants=run.names,
+                             embedded=embedded, resumed=resumed, remaining=remaining, switched=switched,
+                             cleaned=cleaned, index=(await self._run.layout(fresh=True)).index, seconds=seconds,
                              rate=embedded / seconds if seconds > 0 else 0.0)
+
+    async def _claim(self, run: _Run) -> None:
+        """Claim the re-embedding for ``run`` in the store's node, in one transaction under the
+        node's lock: refused (``SchemaError`` naming the run under way) while another run holds
+        it and is alive; a claim whose run is gone is taken over."""
+        host = socket.gethostname()
+        stale_before = self._core.now() - timedelta(seconds=reembed.LEASE_SECONDS)
+
+        async def work(tx: AsyncTx) -> None:
+            rows = await tx.run("reembed_claim", staleBefore=stale_before)
+            if not rows:
+                raise SchemaError("the store's node is missing: run setup() first")
+            if why := reembed.claim_refused(rows[0], host, reembed.process_alive):
+                raise SchemaError(why)
+            await tx.run("reembed_claimed", run=run.id, host=host, pid=os.getpid(), now=self._core.now(),
+                         stripes=WRITER_STRIPES)
+
+        await self._run.write(work)
 
     async def _same_embedder(self, state: dict[str, Any], probe: list[float], *, restart: bool) -> bool:
         """Whether this run's embedder is the one the re-embedding under way started with;
@@ -135,51 +198,80 @@ class AsyncReembedMixin(AsyncHost):
                else ": run it again with that embedder to continue, or restart it (restart=True, graphmem reembed "
                     "--restart) to drop what it wrote"))
 
-    async def _fill(self, old: str, new: Any, names: list[str] | None, dimensions: int, batch: int,
-                    progress: Report | None, started: float) -> int:
-        """Give every memory (of ``names``) that has a vector in slot ``old`` and none in the
-        other its new one, a batch per transaction; return how many were written."""
+    async def _fill(self, old: str, run: _Run, names: list[str] | None) -> int:
+        """Give every memory (of ``names``) that has a vector in slot ``old`` (or is marked to
+        be embedded from its text) and none in the other its new one, a batch per transaction
+        that also notes the run's progress; return how many were written."""
         total = (await self._run.read_in(old, "reembed_remaining", tenants=names))[0]["remaining"]
         done = 0
         for tenant in await tenants(self._run, names):
             after = ""
-            while rows := await self._run.read_in(old, "reembed_page", tenant=tenant, afterId=after, limit=batch):
+            while rows := await self._run.read_in(old, "reembed_page", tenant=tenant, afterId=after, limit=run.batch):
                 kept, texts = reembed.texts(rows)
-                if kept:
-                    written = reembed.vectors(kept, await new.aembed_documents(texts), dimensions)
-                    done += (await self._run.write_one("reembed_write", slot=old, rows=written))[0]["written"]
+                written = reembed.vectors(kept, await run.embedder.aembed_documents(texts), run.dimensions) if kept else []
+                row = (await self._run.write_one("reembed_write", slot=old, rows=written, run=run.id,
+                                                 now=self._core.now()))[0]
+                if not row["owned"]:
+                    raise SchemaError(_TAKEN_OVER)
+                done += row["written"] or 0
                 after = rows[-1]["id"]
-                if progress is not None:
-                    seconds = time.monotonic() - started
-                    progress(ReembedProgress(phase="embed", done=done, total=max(total, done), seconds=seconds,
-                                             rate=done / seconds if seconds > 0 else 0.0))
+                if run.progress is not None:
+                    seconds = time.monotonic() - run.started
+                    run.progress(ReembedProgress(phase="embed", done=done, total=max(total, done), seconds=seconds,
+                                                 rate=done / seconds if seconds > 0 else 0.0))
         return done
 
-    async def _switch(self, old: str, to: str, timeout: int, progress: Report | None, started: float) -> None:
-        """Wait for the new slot's index, switch the store to it in one transaction, forget
-        what this process knew of the old one and drop the old index."""
-        await self._run.auto("schema_await", timeout=timeout)
-        await self._run.write_one("reembed_switch", current=old, to=to, now=self._core.now())
+    async def _switch(self, old: str, to: str, run: _Run, timeout: int) -> None:
+        """Wait for the new slot's index (noting the run's progress meanwhile), switch the store
+        to it in one transaction, forget what this process knew of the old one and drop the
+        old index."""
+        deadline = time.monotonic() + timeout
+        while True:
+            state = [r["state"] for r in await self._run.read_in(to, "schema_vector_info") if r["name"] == layout.INDEXES[to]]
+            if state == ["ONLINE"]:
+                break
+            if state == ["FAILED"] or time.monotonic() > deadline:
+                raise SchemaError(f"the new vector index {layout.INDEXES[to]} is {state[0] if state else 'missing'} "
+                                  f"after {timeout} s: run graphmem reembed again with this embedder to continue")
+            if not (await self._run.write_one("reembed_beat", run=run.id, now=self._core.now()))[0]["owned"]:
+                raise SchemaError(_TAKEN_OVER)
+            await async_pause(_INDEX_POLL)
+        if not await self._run.write_one("reembed_switch", current=old, to=to, run=run.id, now=self._core.now()):
+            raise SchemaError(_TAKEN_OVER)
         forget_index(self._run, self._core)
         await self._run.auto_in(old, "schema_vector_drop")
-        if progress is not None:
-            seconds = time.monotonic() - started
-            progress(ReembedProgress(phase="switch", done=1, total=1, seconds=seconds, rate=0.0))
+        if run.progress is not None:
+            seconds = time.monotonic() - run.started
+            run.progress(ReembedProgress(phase="switch", done=1, total=1, seconds=seconds, rate=0.0))
+
+    async def _pages(self, slot: str, name: str, counted: str) -> int:
+        """Run the paged template ``name`` (``reembed_clear``'s shape: $tenant, $afterId, $limit;
+        returns ``counted`` and ``last``) in ``slot``'s version over every tenant; the total."""
+        total = 0
+        for tenant in await tenants(self._run):
+            after = ""
+            while True:
+                row = (await self._run.write_one(name, slot=slot, tenant=tenant, afterId=after, limit=_CLEAR_BATCH))[0]
+                total += row[counted]
+                if row[counted] < _CLEAR_BATCH:
+                    break
+                after = row["last"]
+        return total
 
     async def _clear(self, slot: str, *, every: bool) -> int:
         """Remove the vectors of ``slot`` (``every``: all of them; else those of memories that
         have their vector in the other slot), a batch per transaction; return how many."""
-        cleared = 0
+        total = 0
         for tenant in await tenants(self._run):
             after = ""
             while True:
                 row = (await self._run.write_one("reembed_clear", slot=slot, tenant=tenant, afterId=after, all=every,
                                                  limit=_CLEAR_BATCH))[0]
-                cleared += row["cleared"]
+                total += row["cleared"]
                 if row["cleared"] < _CLEAR_BATCH:
                     break
                 after = row["last"]
-        return cleared
+        return total
 
     async def _reembed_plan(self, new: Any, names: list[str] | None, probe: list[float], label: str, batch: int,
                             started: float) -> ReembedReport:

@@ -137,13 +137,13 @@ class AsyncUpgradeMixin(AsyncHost):
         found = await self._run.layout(fresh=True)  # a newer store is refused here
         done: list[SchemaStep] = []
         if found.version == layout.EMPTY:
-            await self._run.write_one("store_version", version=layout.VERSION, now=self._core.now())
+            await self._run.write_one("store_version", version=layout.VERSION, vectorSlot=found.slot, now=self._core.now())
         for step in layout.pending(found.version):
             _log.warning("upgrading the store from schema version %d: step %d (%s): %s",
                          step.version - 1, step.version, step.name, step.does)
             started = time.monotonic()
             changes = await _run_step(self._run, step, apply=True, progress=None)
-            await self._run.write_one("store_version", version=step.version, now=self._core.now())
+            await self._run.write_one("store_version", version=step.version, vectorSlot=found.slot, now=self._core.now())
             _log.warning("store at schema version %d: %s changed %d records in %.1f s", step.version, step.name,
                          changes, time.monotonic() - started)
             done.append(SchemaStep(version=step.version, name=step.name, does=step.does, changes=changes))

@@ -16,10 +16,13 @@ transaction."""
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
+
+from .errors import SchemaError
 
 SLOT_A, SLOT_B = "a", "b"
 SLOTS = (SLOT_A, SLOT_B)
@@ -67,6 +70,11 @@ class Layout:
     slot: str = SLOT_A
     reembed: dict[str, Any] | None = None
     """The re-embedding under way (``reembed``), as recorded on the store's node."""
+    active: dict[str, Any] | None = None
+    """The embedder a re-embedding put in the active slot (``embedder``, ``dimensions``,
+    ``probe``: its vector of ``PROBE``, ``at``); None for a store never re-embedded."""
+    recorded: bool = True
+    """Whether the store's node exists (without it the slot is read from the vector indexes)."""
     read_at: float = field(default_factory=time.monotonic)
 
     @property
@@ -90,17 +98,32 @@ def other(slot: str) -> str:
     return SLOT_B if slot == SLOT_A else SLOT_A
 
 
-def from_row(row: dict[str, Any] | None) -> Layout:
-    """The layout of a ``store_layout`` row (None: no row, a database graphmem never wrote)."""
-    if row is None or (row.get("version") is None and not row.get("used")):
-        return Layout(version=EMPTY)
+def from_row(row: dict[str, Any] | None, indexes: Collection[str] = ()) -> Layout:
+    """The layout of a ``store_layout`` row (None: no row, a database graphmem never wrote).
+    Without the store's node (deleted by hand), the slot is the one whose vector index
+    exists (``indexes``: the names of the vector indexes found), slot a when both or none do.
+    A schema version or slot that is not graphmem's is a ``SchemaError`` naming it."""
+    if row is None or (row.get("version") is None and not row.get("used") and not row.get("recorded")):
+        return Layout(version=EMPTY, recorded=False)
     version = row.get("version")
-    slot = row.get("slot") or SLOT_A
-    if slot not in SLOTS:
+    if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+        raise SchemaError(f"the store's node (:GraphMemStore {{id: 'store'}}) holds schemaVersion {version!r}, "
+                          "not a version number: it was changed by hand; set it back to the version the data "
+                          f"follows (this graphmem writes {VERSION}) or delete the property and run setup()")
+    recorded = bool(row.get("recorded", version is not None))
+    slot = row.get("slot")
+    if not recorded:
+        slot = SLOT_B if INDEXES[SLOT_B] in indexes and INDEXES[SLOT_A] not in indexes else SLOT_A
+    elif slot is None:  # a node written before the slots (schema version 3 or older)
         slot = SLOT_A
-    reembed = row.get("reembed")
-    return Layout(version=UNVERSIONED if version is None else int(version), slot=slot,
-                  reembed=dict(reembed) if reembed else None)
+    elif slot not in SLOTS:
+        raise SchemaError(f"the store's node (:GraphMemStore {{id: 'store'}}) holds vectorSlot {slot!r}, not "
+                          f"{SLOT_A!r} or {SLOT_B!r}: it was changed by hand; graphmem setup --check says "
+                          "which slot holds the vectors")
+    reembed, active = row.get("reembed"), row.get("active")
+    return Layout(version=UNVERSIONED if version is None else version, slot=slot,
+                  reembed=dict(reembed) if reembed else None, active=dict(active) if active else None,
+                  recorded=recorded)
 
 
 def pending(version: int) -> list[Step]:

@@ -96,12 +96,16 @@ class Core:
         """Per visible scope chain, the tenant's memories per visible one at its last recall
         (how far recall's search within the tenant over-fetches on Neo4j 2026)."""
         self.background: Any = None  # the relevance floor's yardstick (a numpy matrix, _relevance.matrix)
+        self.probe: list[float] | None = None
+        """The embedder's vector of ``_memory.reembed.PROBE``, once asked (tells it from the
+        embedder a re-embedding put in the store: ``Layout.active``)."""
 
     def use_embedder(self, embedder: Any) -> None:
         """Embed with ``embedder`` (checked, ``check_embedder``) from now on, forgetting what
         came from the old one (the store was re-embedded with it)."""
         self.embedder = embedder
         self.background = None
+        self.probe = None
         self.dimension = None
         self.filtered_index = None
         self.vector_slot = None

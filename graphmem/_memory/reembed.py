@@ -5,7 +5,8 @@ The I/O, and the order of its phases, is ``_async/reembed.py`` (docs/operations.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -14,6 +15,11 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError
 from . import embedded
 
+PROBE = "dimension probe"
+"""The sentence whose vector tells one embedder from another (recorded with a re-embedding)."""
+LEASE_SECONDS = 600
+"""How long a run's claim holds without progress (a batch written, or a wait for the index
+noted) before another process may take it over: a run killed on another host."""
 SAME_EMBEDDER = 0.999
 """Cosine of two probe vectors above which a run's embedder is the one a re-embedding under
 way was started with (the same model gives the same vector, give or take arithmetic)."""
@@ -128,3 +134,51 @@ def tenants(value: Any) -> list[str] | None:
     if not names:
         raise InvalidInputError("tenants", "must name at least one tenant, or be None for every tenant")
     return names
+
+
+def stale_embedder(active: dict[str, Any] | None, dimensions: int | None, own: Sequence[float]) -> str | None:
+    """Why a memory object whose embedder gives ``own`` for ``PROBE`` may not write or recall
+    in a store whose active slot holds ``active``'s vectors (``Layout.active``: a re-embedding
+    put them there) in an index of ``dimensions``; None when it may. Without a recorded
+    embedder only the dimension can tell."""
+    if active and active.get("probe"):
+        if same_embedder(active["probe"], own):
+            return None
+        return (f"this store was re-embedded (graphmem reembed) to {active.get('embedder')}, vectors of "
+                f"{active.get('dimensions')} dimensions, on {active.get('at')}, and this memory object's embedder "
+                f"gives other vectors ({len(own)} dimensions): make the memory object with the new embedder "
+                "(docs/operations.md#re-embedding)")
+    if dimensions is not None and dimensions != len(own):
+        return (f"this store was re-embedded (graphmem reembed) to vectors of {dimensions} dimensions while this "
+                f"memory object's embedder gives {len(own)}: make the memory object with the new embedder")
+    return None
+
+
+def claim_refused(holder: dict[str, Any] | None, host: str, alive: Callable[[int], bool]) -> str | None:
+    """Why a run may not claim the re-embedding: another run holds it (``holder``, the
+    ``reembed_claim`` row) and is alive as far as this process can tell: it made progress in
+    the last ``LEASE_SECONDS``, and when it ran on this ``host``, its process is ``alive``.
+    None when the claim is free (or its holder is gone: the caller takes it over)."""
+    if not holder or not holder.get("run") or holder.get("stale"):
+        return None
+    pid = holder.get("pid")
+    if holder.get("host") == host and isinstance(pid, int) and not alive(pid):
+        return None
+    return (f"a re-embedding is under way (run {holder['run']}, process {pid} on {holder.get('host')}, last progress "
+            f"{holder.get('beatAt')}): only one runs at a time. Wait for it to finish; if that process is gone, run "
+            f"graphmem reembed again with its embedder to continue it (at once on {holder.get('host')}, elsewhere "
+            f"{LEASE_SECONDS // 60} minutes after its last progress), or with restart=True (graphmem reembed "
+            "--restart) to drop what it wrote")
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process of this host has the id ``pid``."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, owned by someone else
+        return True
+    except OSError:
+        return True
+    return True

@@ -54,6 +54,7 @@ from .._base.observe import OFF, Observability, note
 from .._base.props import CREATES, created_by
 from .._base.records import row
 from .._base.retry import pause
+from .guard import SlotMoved, guard
 
 T = TypeVar("T")
 Tracer = Callable[[str, dict[str, Any], float], None]
@@ -185,6 +186,9 @@ class Executor:
         self.max_retry_time = max_retry_time
         self.conflict_retries = conflict_retries
         self.events: Emitter | None = None
+        self.slot_moved: Callable[[_layout.Layout], None] | None = None
+        """Called when a write finds the store's vectors moved to the other slot (a
+        re-embedding switched): raises when this memory object's embedder may not write there."""
         self._owns_driver = owns_driver
 
     def _session(self, *, reading: bool = False) -> Session:
@@ -241,7 +245,13 @@ class Executor:
         found = known.get(self.database)
         if fresh or found is None or not found.fresh():
             rows = self._auto("store_layout", {}, reading=True, slot=_layout.SLOT_A)
-            found = _layout.from_row(rows[0] if rows else None)
+            row = rows[0] if rows else None
+            indexes: list[str] = []
+            if row is not None and not row.get("recorded") and row.get("used"):
+                # the store's node is gone (deleted by hand): the vector index says where the vectors are
+                indexes = [r["name"] for r in self._auto("schema_vector_info", {}, reading=True,
+                                                                slot=_layout.SLOT_A)]
+            found = _layout.from_row(row, indexes)
             if found.version > _layout.VERSION:
                 known.pop(self.database, None)
                 raise SchemaError(
@@ -277,7 +287,10 @@ class Executor:
         """Run ``work`` in one write transaction: everything it runs lands, or nothing does.
 
         ``work`` may run more than once (see the module docstring): it must read before
-        it creates, and keep no state of its own between attempts."""
+        it creates, and keep no state of its own between attempts. The transaction begins
+        with ``write_guard``: when a re-embedding has moved the store's vectors to the other
+        slot since this process read it, it is rolled back, ``slot_moved`` (when set) says
+        whether this memory object may write there, and it runs again in the new slot."""
 
         last: Tx | None = None  # the transaction of the latest attempt
         slot = (self.layout()).slot
@@ -285,6 +298,7 @@ class Executor:
         def unit(tx: ManagedTransaction) -> T:
             nonlocal last
             last = Tx(tx, self.tracer, self.observe, self.where, slot)
+            guard(last)
             return work(last)
 
         def attempt() -> T:
@@ -296,22 +310,50 @@ class Executor:
                     self.events.publish(events)
             return out
 
-        return self._retrying(attempt, write=True)
+        while True:
+            try:
+                return self._retrying(attempt, write=True)
+            except SlotMoved as moved:
+                slot = (self._moved(moved)).slot
 
     def write_one(self, name: str, *, slot: str | None = None, **params: Any) -> list[dict[str, Any]]:
         """Run one template in a write transaction of its own (not one that creates memories:
         its ``remembered`` event is published by ``write`` only), in its version for ``slot``
-        when given, else for the store's."""
+        when given (no guard: a re-embedding writes the slot it fills), else for the store's
+        (guarded as ``write`` is)."""
         if name in CREATES:
             raise ValueError(f"{name} creates memories: run it through write()")
-        if slot is None:
-            slot = (self.layout()).slot
+        guarded = slot is None
+        chosen = (self.layout()).slot if slot is None else slot
+
+        def one(tx: ManagedTransaction) -> list[dict[str, Any]]:
+            step = Tx(tx, self.tracer, self.observe, self.where, chosen)
+            if guarded:
+                guard(step)
+            return step.run(name, **params)
 
         def attempt() -> list[dict[str, Any]]:
             with self._session() as session:
-                return _in_transaction(session.execute_write, self._one, name, params, slot)
+                return _in_transaction(session.execute_write, one)
 
-        return self._retrying(attempt, write=True)
+        while True:
+            try:
+                return self._retrying(attempt, write=True)
+            except SlotMoved as moved:
+                chosen = (self._moved(moved)).slot
+
+    def _moved(self, moved: SlotMoved) -> _layout.Layout:
+        """The store's layout read again after a write found its slot moved, once this memory
+        object has been cleared to write there (``slot_moved``). A slot that moves back and
+        forth under one write (re-embeddings one after another) ends it with a ``SchemaError``."""
+        self.forget_layout()
+        found = self.layout(fresh=True)
+        if found.slot != moved.slot:
+            raise SchemaError("the store's vectors moved between slots twice during one write (re-embeddings "
+                              "running one after another): write again once the re-embedding is over")
+        if self.slot_moved is not None:
+            self.slot_moved(found)
+        return found
 
     def auto(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a template in an auto-commit transaction (schema statements need one)."""

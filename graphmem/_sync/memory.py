@@ -159,6 +159,7 @@ class Memory(
                                   server=server, **limits)
         self._events = Emitter(hook, tenant=self._core.tenant, clock=self._core.now, observe=self._observe)
         self._run.events = self._events
+        self._run.slot_moved = self._slot_moved
         self._background = Background(workers=self._learning.max_concurrent_model_calls)
         self._lanes = Lanes()
 

@@ -16,8 +16,11 @@ from .._base import dialect, templates
 from .._base import validate as check
 from .._base.embeddings import bag_of_words
 from .._base.errors import GraphMemError, InvalidInputError, SchemaError
+from .._base.layout import Layout
 from .._base.vectors import Vector
+from .._memory import reembed
 from .._memory.core import Core, put_bounded
+from .._memory.reembed import PROBE
 from .._recall import fulltext, relevance
 from .executor import Executor
 from .host import Host
@@ -191,6 +194,7 @@ class SchemaMixin(Host):
         todo = [i for i, row in enumerate(rows) if row["props"].get("embedding") is None]
         if not todo:
             return
+        self._same_embedder_as_store()
         dimension = self._known_dimension()
         texts = [rows[i].get("embedText") or rows[i]["props"]["text"] for i in todo]
         vectors = self._core.embedder.embed_documents(texts)
@@ -253,5 +257,35 @@ class SchemaMixin(Host):
         if bag_of_words(embedder) and (probes := fulltext.name_queries(text, self._core.tenant, chain)):
             common = self._common_names(probes, chain)
         text = fulltext.embedded_question(text, bag_of_words=bag_of_words(embedder), common=common)
+        self._same_embedder_as_store()
         # checked against the index: an embedder of another dimension gets a clear error
         return check.embedding(embedder.embed_query(text), "embedder output", self._known_dimension())
+
+    def _probe(self) -> list[float]:
+        """This memory object's embedder's vector of ``PROBE``, asked once."""
+        assert self._core.embedder is not None
+        if self._core.probe is None:
+            self._core.probe = check.embedding(self._core.embedder.embed_query(PROBE), "embedder output", None)
+        return self._core.probe
+
+    def _same_embedder_as_store(self) -> None:
+        """Refuse, with a ``SchemaError`` saying what to do, a memory object whose embedder is
+        not the one a re-embedding put in the store (recorded with it: ``Layout.active``);
+        a store never re-embedded records none, and the vector index's dimension tells."""
+        if self._core.embedder is None:
+            return
+        active = (self._run.layout()).active
+        if active and (why := reembed.stale_embedder(active, None, self._probe())):
+            raise SchemaError(why)
+
+    def _slot_moved(self, found: Layout) -> None:
+        """A write found the store's vectors moved to ``found.slot`` (a re-embedding switched
+        since this object read the store's node): what it knew of the old index goes, and an
+        embedder that is not the store's new one may not write there (``SchemaError``); the
+        executor's ``slot_moved``."""
+        forget_index(self._run, self._core)
+        if self._core.embedder is None:
+            return
+        dimension = self._vector_dimension(fresh=True)
+        if why := reembed.stale_embedder(found.active, dimension, self._probe()):
+            raise SchemaError(why)

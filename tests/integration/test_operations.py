@@ -350,7 +350,10 @@ def test_the_command_line_moves_the_store_and_says_what_to_use(empty):
     report = json.loads(done.stdout)
     assert report["switched"] and report["embedded"] == 12 and report["index"] == "memory_embedding_b"
     stale = empty.cli("recall", "cli fact", "--tenant", "cli", "--scope", "s", "--embedder", "hashing")
-    assert stale.returncode == 0  # hashing and WordLlama both give 256 dimensions: a stale process cannot tell
+    # hashing and WordLlama both give 256 dimensions, but the run recorded the new embedder's
+    # vector for a probe text: the stale process is refused (exit 4) and told what to do
+    assert stale.returncode == 4, stale.stderr
+    assert "make the memory object with the new embedder" in stale.stderr
     check = empty.cli("setup", "--check", "--tenant", "cli", "--embedder", "wordllama")
     assert check.returncode == 0 and "memory_embedding_b (slot b): 256 dimensions" in check.stdout
 

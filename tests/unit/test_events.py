@@ -35,11 +35,20 @@ class FakeSession:
         return []
 
     def execute_write(self, unit):
-        out = unit(object())
+        out = unit(FakeTx())
         self.driver.attempts += 1
         if self.driver.attempts <= self.driver.failures:
             raise TransientError("the commit lost a deadlock")
         return out
+
+
+class FakeTx:
+    """A transaction whose statements return nothing (the write guard finds no store's node)."""
+
+    _last_error = None
+
+    def run(self, statement, params):
+        return []
 
 
 class FakeDriver:

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from graphmem import InvalidInputError
+from graphmem import InvalidInputError, SchemaError
 from graphmem._base import dates, layout, templates
 from graphmem._base.errors import TemplateError
 from graphmem._base.layout import SchemaPlan, SchemaStep
@@ -60,8 +60,22 @@ def test_a_versioned_row_gives_its_version_slot_and_re_embedding():
     assert layout.from_row({"version": 4, "slot": "a", "reembed": None, "used": False}).version == 4
 
 
-def test_an_unknown_slot_reads_as_slot_a():
-    assert layout.from_row({"version": 4, "slot": "c", "used": True}).slot == "a"
+def test_a_node_changed_by_hand_is_refused_clearly_and_one_without_a_slot_is_in_slot_a():
+    # issue 49: a slot or a version that is not graphmem's was read as slot a / a ValueError
+    with pytest.raises(SchemaError, match="vectorSlot 'c'"):
+        layout.from_row({"version": 4, "slot": "c", "used": True})
+    for version in ("4", "four", 4.0, True):
+        with pytest.raises(SchemaError, match=r"schemaVersion .*not a version number.*setup\(\)"):
+            layout.from_row({"version": version, "slot": "a", "used": True, "recorded": True})
+    assert layout.from_row({"version": 3, "slot": None, "used": True}).slot == "a"  # written before the slots
+
+
+def test_without_the_store_s_node_the_vector_index_says_the_slot():
+    row = {"version": None, "slot": None, "reembed": None, "used": True, "recorded": False}
+    assert layout.from_row(row, ["memory_embedding_b"]).slot == "b"
+    assert layout.from_row(row, ["memory_embedding"]).slot == "a"
+    assert layout.from_row(row, ["memory_embedding", "memory_embedding_b"]).slot == "a"
+    assert layout.from_row(row, []).slot == "a" and layout.from_row(row).version == layout.UNVERSIONED
 
 
 def test_a_layout_is_fresh_for_a_minute():
