@@ -342,7 +342,8 @@ def _import(memory: Any, args: argparse.Namespace) -> int:
         counts = memory.import_records(counted(), batch_size=args.batch_size)
     except InvalidInputError as exc:
         progress.close(summary=False)
-        raise (located(exc, lines, "records", args.file) or exc) from exc
+        whole = Usage(f"{args.file}: {exc.message}") if exc.field == "records" else None  # an empty file
+        raise (located(exc, lines, "records", args.file) or whole or exc) from exc
     except BaseException:
         progress.close(summary=False)
         raise

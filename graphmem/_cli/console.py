@@ -164,14 +164,11 @@ def located(exc: InvalidInputError, where: list[str], pattern: str, file: str) -
 
 
 def export_records(text: str, file: str, lines: list[str]) -> Iterator[Any]:
-    """The records of an export file, refused before the first is read unless it opens with
-    an export's header; ``lines`` gets where each record came from (``line 3``)."""
+    """The records of an export file, each a JSON line; ``lines`` gets where each record came
+    from (``line 3``). What they hold, the header first, is checked by ``import_records``, so
+    the command and the API refuse a file alike."""
     try:
         for n, record in _numbered_json_lines(text):
-            if not lines and not (isinstance(record, dict) and record.get("record") == "header"):
-                raise Usage(f"{file} is not a graphmem export: its first line should be the header "
-                            '{"record": "header", "format": "graphmem-export", ...} that `graphmem export` '
-                            "writes (chat transcripts go to `graphmem ingest`); nothing was imported")
             lines.append(f"line {n}")
             yield record
     except Usage as exc:

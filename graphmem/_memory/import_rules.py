@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
 from typing import Any
 
 from .._base import scopes
@@ -214,6 +215,10 @@ def node(kind: str, props: Mapping[str, Any], field: str, *, tenant: str, dimens
     for required in ("id", "scope", "createdAt"):
         if required not in out:
             raise InvalidInputError(f"{field}.{required}", "is required")
+    for has, needs in (("invalidatedAt", "invalidationReason"), ("invalidationReason", "invalidatedAt")):
+        if has in out and needs not in out:  # every invalidation graphmem writes sets both
+            raise InvalidInputError(f"{field}.{needs}", f"is required with {has}: an invalidated memory says "
+                                                        "when and why it stopped being believed")
     check.interval(out.get("validFrom"), out.get("validTo"), f"{field}.validTo")  # as remember refuses it
     if kind != "chunk":
         if "text" not in out:
@@ -230,6 +235,36 @@ def node(kind: str, props: Mapping[str, Any], field: str, *, tenant: str, dimens
     if "steps" in out:
         out["stepsKey"] = check.steps_key(out["steps"])
     return out
+
+
+LOOPS = frozenset({"RELATES"})
+"""The edge types graphmem may write from a memory to itself: RELATES, for a fact whose subject
+and object are one entity. Any other (a fact that supersedes itself) is refused on import."""
+
+EDGE_IDENTITY: dict[str, tuple[str, ...]] = {"ABOUT": ("role",), "RELATES": ("factId",), "OUTCOME": ("at",)}
+"""What tells two edges of one type between the same two memories apart, where graphmem writes
+more than one: a fact ABOUT one entity as subject and object, a RELATES per fact between two
+entities, an OUTCOME per use of a procedure in one episode. Any other type has at most one edge
+between two memories, and an import that would make a second is refused."""
+
+
+def edge_ends(rel: str, source: str, target: str, field: str) -> None:
+    """An edge from a memory to itself is refused unless graphmem writes such loops (``LOOPS``)."""
+    if source == target and rel not in LOOPS:
+        raise InvalidInputError(f"{field}.target", f"{target!r} is also the source: graphmem never writes a {rel} "
+                                                   "edge from a memory to itself")
+
+
+def edge_key(rel: str, source: str, target: str, props: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The identity of an edge: two edges with one key are the same edge twice (``EDGE_IDENTITY``)."""
+    return (rel, source, target, *(_comparable(props.get(key)) for key in EDGE_IDENTITY.get(rel, ())))
+
+
+def _comparable(value: Any) -> Any:
+    """A property as a key: a time (the driver's or Python's) as its UTC ISO form."""
+    if hasattr(value, "to_native"):
+        value = value.to_native()
+    return value.astimezone(timezone.utc).isoformat() if isinstance(value, datetime) else value
 
 
 def edge(props: Mapping[str, Any], field: str) -> dict[str, Any]:

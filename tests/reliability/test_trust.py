@@ -157,7 +157,8 @@ def test_a_chosen_lexkey_cannot_blind_another_tenant(neo4j, schema, memory, seco
         "id": f"flood-{n}", "scope": stolen.scope, "text": "invoice invoice invoice", "lexKey": victim_key,
         "provenance": "manual", "status": "active", "createdAt": {"$datetime": T0.isoformat()},
     }} for n in range(300)]
-    second.import_records(flood)
+    second.import_records([{"record": "header", "format": "graphmem-export", "version": 1, "tenant": "x", "scope": None},
+                           *flood])
     assert len(victim.recall("invoice", scope="u", k=10)) == 10
     assert all(r.record.tenant == memory.tenant for r in victim.recall("invoice", scope="u", k=10))
     victim.close()
