@@ -121,8 +121,8 @@ def node_of(records):
 
 
 @pytest.mark.parametrize("key, value, field_end, words", [
-    ("text", "order \x00 4411", "props.text", "control character"),
-    ("text", "\x1b[2J order", "props.text", "control character"),
+    ("text", "order \udc80 4411", "props.text", "surrogate"),  # free text keeps NUL and ESC (issue 49.7), not this
+    ("subjectName", "Ann\x1b[2J", "props.subjectName", "control character"),  # a name refuses them
     ("text", "x" * 10_000_000, "props.text", "limit"),
     ("embedding", [float("nan")] * 256, "props.embedding", "NaN"),
     ("embedding", [0.1] * 3, "props.embedding", "dimensions"),
