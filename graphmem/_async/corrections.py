@@ -93,7 +93,7 @@ class AsyncCorrectionsMixin(AsyncHost):
         scope = _scopes.check_path(scope)
         k = plan.check_k(k)
         agent = check.identifier(agent, "agent", allow_none=True)
-        key = None if entity_key is None else check.text(entity_key, "entity_key")
+        key = None if entity_key is None else check.name(entity_key, "entity_key")
         since_t = _corrections.since(since)
         if query is None:
             rows = await self._run.read("correction_list", tenant=self._core.tenant, chain=_scopes.chain(scope),
@@ -116,7 +116,7 @@ class AsyncCorrectionsMixin(AsyncHost):
         rows = await self._run.read(
             "correction_list", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
             agent=check.identifier(agent, "agent", allow_none=True),
-            entityKey=None if entity_key is None else check.text(entity_key, "entity_key"),
+            entityKey=None if entity_key is None else check.name(entity_key, "entity_key"),
             since=_corrections.since(since), withInput=True, limit=_ALL)
         return _corrections.eval_cases(record_of(Correction, r["node"]) for r in rows)
 

@@ -41,10 +41,15 @@ LIST_LIMITS = {
 }
 _DEFAULT_LIST_LIMIT = (1_000, 2_000)
 
-# C0 and C1 control characters other than tab, newline and carriage return (NUL, ESC, BEL,
-# backspace: a stored escape sequence would drive the terminal of whoever prints it), and
-# lone surrogates (no UTF-8 form: Neo4j's driver cannot send them)
-_FORBIDDEN_IN_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+# One rule for text (docs/limits.md#characters; design note text-verbatim): free text (what a
+# memory says, what a message said, a question) is stored exactly as given, control
+# characters and NUL included (they round-trip through Bolt, Neo4j strings and the full-text
+# index); only a lone surrogate, which has no UTF-8 form and so no stored form, is refused.
+# Names and labels (an entity's name, a speaker, tags, aliases, an object) also refuse C0 and
+# C1 control characters other than tab, newline and carriage return; ids refuse every
+# control and format character (``identifier``). Nothing is ever replaced or stripped.
+_UNSTORABLE = re.compile("[\ud800-\udfff]")
+_NOT_IN_NAMES = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 _E = TypeVar("_E", bound=Enum)
 _PREDICATE_JUNK = re.compile(r"[^0-9a-z]+")
 
@@ -75,38 +80,57 @@ def identifier(value: Any, field: str, *, allow_none: bool = False) -> str | Non
 
 
 def blank(value: str) -> bool:
-    """True when ``value`` shows nothing: only spaces and invisible format characters
-    (zero-width space and joiners, word joiner, byte-order mark: Unicode category Cf)."""
-    return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in value)
+    """True when ``value`` shows nothing: only spaces, control characters and invisible
+    format characters (zero-width space and joiners, word joiner, byte-order mark: Unicode
+    categories Cc and Cf)."""
+    return all(ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf") for ch in value)
 
 
 def text(value: Any, field: str = "text", *, limit: int = MAX_TEXT_LENGTH) -> str:
+    """Free text (a memory's text, a message's content, a question, a reason): a string that
+    shows something, at most ``limit`` characters, kept exactly as given (``storable``)."""
     if not isinstance(value, str):
         raise InvalidInputError(field, f"must be a string, got {type(value).__name__}")
     if blank(value):
         raise InvalidInputError(field, "must not be empty")
     if len(value) > limit:
         raise InvalidInputError(field, f"is {len(value)} characters; the limit is {limit}")
-    plain(value, field)
+    return storable(value, field)
+
+
+def name(value: Any, field: str = "name", *, limit: int = MAX_TEXT_LENGTH) -> str:
+    """A name or label (an entity's name, a speaker, an alias, a source): ``text`` that also
+    holds no control character (``plain``)."""
+    return plain(text(value, field, limit=limit), field)
+
+
+def storable(value: str, field: str) -> str:
+    """``value`` if Neo4j can store it: every character but a lone surrogate (no UTF-8 form),
+    which is refused with its position, never replaced."""
+    bad = _UNSTORABLE.search(value)
+    if bad is not None:
+        raise InvalidInputError(field, f"contains a lone surrogate (U+{ord(bad.group()):04X}) at position {bad.start()}: "
+                                       "it has no UTF-8 form, so it cannot be stored")
     return value
 
 
 def plain(value: str, field: str) -> str:
     """``value`` if it holds no control character (tab, newline and carriage return aside)
-    and no lone surrogate; such characters are refused, never silently stripped."""
-    bad = _FORBIDDEN_IN_TEXT.search(value)
+    and no lone surrogate: the rule of names and labels. Such characters are refused, never
+    silently stripped."""
+    bad = _NOT_IN_NAMES.search(value)
     if bad is not None:
         ch = bad.group()
-        what = "a lone surrogate" if "\ud800" <= ch <= "\udfff" else "a control character"
-        raise InvalidInputError(field, f"contains {what} (U+{ord(ch):04X}) at position {bad.start()}")
+        if "\ud800" <= ch <= "\udfff":
+            storable(value, field)
+        raise InvalidInputError(field, f"contains a control character (U+{ord(ch):04X}) at position {bad.start()}")
     return value
 
 
-def scrubbed(value: Any) -> Any:
-    """An observation as it can be stored: control characters (tab, newline and carriage
-    return aside) and lone surrogates replaced by U+FFFD. Episodes are what someone said or a
-    tool printed, kept rather than refused (LongMemEval's own turns hold U+0090)."""
-    return _FORBIDDEN_IN_TEXT.sub("\ufffd", value) if isinstance(value, str) else value
+def nameable(value: str) -> bool:
+    """Whether ``value`` may be a name (``plain`` would pass it): what an extractor found in
+    free text is no name when it holds a control character."""
+    return _NOT_IN_NAMES.search(value) is None
 
 
 def literal(value: Any, field: str = "object") -> str | None:
@@ -256,8 +280,15 @@ def unit_interval(value: Any, field: str, default: float) -> float:
     return float(value)
 
 
-def tags(value: Iterable[Any], field: str = "tags") -> list[str]:
-    """A list of non-empty plain strings, within ``LIST_LIMITS`` for ``field`` (by its last name)."""
+def texts(value: Iterable[Any], field: str) -> list[str]:
+    """A list of free texts (a procedure's steps, a decision's alternatives), each checked as
+    ``text`` checks its characters, within ``LIST_LIMITS`` for ``field``."""
+    return tags(value, field, free=True)
+
+
+def tags(value: Iterable[Any], field: str = "tags", *, free: bool = False) -> list[str]:
+    """A list of non-empty plain strings (``free``: of free text), within ``LIST_LIMITS`` for
+    ``field`` (by its last name)."""
     if value is None:
         return []
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):  # a dict's keys are no list
@@ -271,7 +302,7 @@ def tags(value: Iterable[Any], field: str = "tags") -> list[str]:
             raise InvalidInputError(f"{field}[{i}]", "must be a non-empty string")
         if len(tag) > longest:
             raise InvalidInputError(f"{field}[{i}]", f"is {len(tag)} characters; the limit is {longest}")
-        out.append(plain(tag, f"{field}[{i}]"))
+        out.append(storable(tag, f"{field}[{i}]") if free else plain(tag, f"{field}[{i}]"))
     return out
 
 

@@ -18,7 +18,6 @@ Connection settings come from ``NEO4J_URI``, ``NEO4J_USER``, ``NEO4J_PASSWORD`` 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -41,6 +40,7 @@ from .console import (
     export_records,
     fact_row,
     instant,
+    json_text,
     located,
     open_memory,
     output,
@@ -322,7 +322,7 @@ def _export(memory: Any, args: argparse.Namespace) -> int:
     with output(args.output) as out:
         for record in memory.export_records(scope=args.scope):
             counts[record["record"]] = counts.get(record["record"], 0) + 1
-            out.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
+            out.write(json_text(record) + "\n")
     say(f"exported {counts['node']} memories, {counts['edge']} edges and {counts['scope']} scopes "
         f"of tenant {args.tenant!r}" + ("" if args.output == "-" else f" to {args.output}"))
     return OK if counts["node"] else EMPTY
@@ -342,7 +342,8 @@ def _import(memory: Any, args: argparse.Namespace) -> int:
         counts = memory.import_records(counted(), batch_size=args.batch_size)
     except InvalidInputError as exc:
         progress.close(summary=False)
-        raise (located(exc, lines, "records", args.file) or exc) from exc
+        whole = Usage(f"{args.file}: {exc.message}") if exc.field == "records" else None  # an empty file
+        raise (located(exc, lines, "records", args.file) or whole or exc) from exc
     except BaseException:
         progress.close(summary=False)
         raise

@@ -51,15 +51,35 @@ def instant(text: str) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
 
 
+# what a terminal must never be sent raw: C0 controls but tab and newline (ESC starts an escape
+# sequence, CR overwrites the line), DEL and C1 controls (U+009B is a one-character CSI)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_JSON_RAW = re.compile("[\x7f-\x9f]")  # json.dumps escapes C0 itself
+
+
+def shown(text: str) -> str:
+    """``text`` as the command prints it: each control character but tab and newline written
+    as its escape (``\\x1b``), so a stored escape sequence cannot drive the terminal. Only
+    what is printed changes: the stored text and ``--json`` values stay as they are."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def json_text(data: Any) -> str:
+    """``data`` as JSON with no raw control character: JSON escapes C0 itself, DEL and C1 are
+    written as ``\\u0090`` (the same string once parsed)."""
+    text = json.dumps(data, default=json_default, sort_keys=True, ensure_ascii=False)
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def say(message: str) -> None:
-    print(f"graphmem: {message}", file=sys.stderr)
+    print(f"graphmem: {shown(message)}", file=sys.stderr)
 
 
 def emit(args: argparse.Namespace, data: Any, human: Callable[[], str]) -> None:
     if args.json:
-        print(json.dumps(data, default=json_default, sort_keys=True, ensure_ascii=False))
+        print(json_text(data))
     else:
-        print(human())
+        print(shown(human()))
 
 
 def short(value: datetime | None) -> str:
@@ -79,7 +99,7 @@ def table(rows: list[dict[str, Any]], columns: list[str], width: int = 60) -> st
         return "(none)"
 
     def cell(value: Any) -> str:
-        text = "" if value is None else str(value).replace("\n", " ")
+        text = "" if value is None else shown(str(value).replace("\n", " "))  # escaped before it is measured
         return text if len(text) <= width else text[: width - 1] + "…"
 
     cells = [[cell(r.get(c)) for c in columns] for r in rows]
@@ -164,14 +184,11 @@ def located(exc: InvalidInputError, where: list[str], pattern: str, file: str) -
 
 
 def export_records(text: str, file: str, lines: list[str]) -> Iterator[Any]:
-    """The records of an export file, refused before the first is read unless it opens with
-    an export's header; ``lines`` gets where each record came from (``line 3``)."""
+    """The records of an export file, each a JSON line; ``lines`` gets where each record came
+    from (``line 3``). What they hold, the header first, is checked by ``import_records``, so
+    the command and the API refuse a file alike."""
     try:
         for n, record in _numbered_json_lines(text):
-            if not lines and not (isinstance(record, dict) and record.get("record") == "header"):
-                raise Usage(f"{file} is not a graphmem export: its first line should be the header "
-                            '{"record": "header", "format": "graphmem-export", ...} that `graphmem export` '
-                            "writes (chat transcripts go to `graphmem ingest`); nothing was imported")
             lines.append(f"line {n}")
             yield record
     except Usage as exc:

@@ -67,9 +67,9 @@ def correction_props(
     props.update({
         "originalValue": original,
         "correctedValue": props["text"],
-        "field": _optional_text(field, "field"),
+        "field": None if field is None else check.name(field, "field"),
         "reason": _optional_text(reason, "reason"),
-        "entityKey": _optional_text(entity_key, "entity_key"),
+        "entityKey": None if entity_key is None else check.name(entity_key, "entity_key"),
         "originalInput": _optional_text(original_input, "original_input"),
         "runId": check.identifier(run_id, "run_id", allow_none=True),
     })

@@ -146,7 +146,7 @@ def messages(items: Any, occurred_at: datetime | None, now: datetime) -> list[di
             raise InvalidInputError(field, f"must be a message or a mapping, got {type(item).__name__}")
         if role not in ROLES:
             raise InvalidInputError(f"{field}.role", f"{role!r} is not one of {', '.join(sorted(ROLES))}")
-        out.append({"role": ROLES[role], "content": check.text(check.scrubbed(content), f"{field}.content", limit=check.MAX_EPISODE_LENGTH),
+        out.append({"role": ROLES[role], "content": check.text(content, f"{field}.content", limit=check.MAX_EPISODE_LENGTH),
                     "occurred_at": when or base + timedelta(microseconds=i),
                     "id": check.identifier(mid, f"{field}.id", allow_none=True),
                     "speaker": speaker_name(name, f"{field}.name")})
@@ -159,8 +159,7 @@ def speaker_name(value: Any, field: str) -> str | None:
     """Who said a message, by name (spacing folded), or None when no name is given."""
     if value is None:
         return None
-    name = " ".join(check.text(check.scrubbed(value), field, limit=MAX_NAME_LENGTH).split())
-    return name
+    return " ".join(check.name(value, field, limit=MAX_NAME_LENGTH).split())
 
 
 def _text(content: Any) -> Any:
@@ -232,6 +231,7 @@ def fact_plan(
     try:
         predicate = check.predicate(draft.predicate)
         check.text(text, "text")
+        check.literal(None if draft.object is None else " ".join(str(draft.object).split()) or None, "object")
     except InvalidInputError as exc:
         return None, [], Skipped(kind="fact", text=text, reason=f"{exc.field} {exc.message}")
     if predicate is None:

@@ -201,7 +201,7 @@ def procedure_props(
     criteria = None if success_criteria is None else check.text(success_criteria, "success_criteria")
     if isinstance(priority, bool) or not isinstance(priority, int):
         raise InvalidInputError("priority", f"must be an integer, got {priority!r}")
-    step_list = check.tags(steps or (), "steps")
+    step_list = check.texts(steps or (), "steps")
     used = list(dict.fromkeys(m for s in [*step_list, criteria or ""] for m in PLACEHOLDER.findall(s)))
     if variables is None:
         var_list = used

@@ -19,11 +19,11 @@ MAX_NAME_LENGTH = 512
 def props(name: Any, *, tenant: str, type: Any, scope: Any, aliases: Any, properties: Any, id: Any,
           importance: Any, sensitivity: Any, provenance: Any) -> _props.Props:
     """The properties of a new entity (its ``text`` is its name)."""
-    name = check.text(name, "name")
+    name = check.name(name, "name")
     if len(name) > MAX_NAME_LENGTH:
         raise InvalidInputError("name", f"is longer than {MAX_NAME_LENGTH} characters")
     etype = check.identifier(type, "type")
-    alias_list = [check.text(a, f"aliases[{i}]") for i, a in enumerate(check.tags(aliases or (), "aliases"))]
+    alias_list = [check.name(a, f"aliases[{i}]") for i, a in enumerate(check.tags(aliases or (), "aliases"))]
     properties_json = check.properties_json(properties)
     out = _props.shared(tenant, id=id, scope=scope, text=name, text_field="name", provenance=provenance,
                         status=Status.ACTIVE, sensitivity=sensitivity, importance=importance)

@@ -58,7 +58,7 @@ def row(content: Any, *, tenant: str, scope: Any, role: Any, occurred_at: Any, s
     if role not in ROLES:
         raise InvalidInputError("role", f"{role!r} is not one of {', '.join(repr(r) for r in ROLES)}")
     props = _props.shared(
-        tenant, id=id, scope=scope, text=check.scrubbed(content), text_field="content", max_length=check.MAX_EPISODE_LENGTH,
+        tenant, id=id, scope=scope, text=content, text_field="content", max_length=check.MAX_EPISODE_LENGTH,
         provenance=Provenance.USER if role == "user" else Provenance.MANUAL, status=Status.ACTIVE,
         sensitivity=sensitivity, importance=importance, tags=tags, user_id=user_id, agent_id=agent_id,
         session_id=session_id,
@@ -67,7 +67,7 @@ def row(content: Any, *, tenant: str, scope: Any, role: Any, occurred_at: Any, s
     props.update({
         "role": role,
         "occurredAt": at,
-        "source": None if source is None else check.text(source, "source"),
+        "source": None if source is None else check.name(source, "source"),
         "speaker": speaker,
         "refersTo": [moment for _, _, moment in dates.mentions(props["text"], at, tz)] or None,
     })

@@ -140,7 +140,9 @@ def row(item: Mapping[str, Any], *, tenant: str, now: datetime, single_valued: C
     if single and predicate is None:
         raise InvalidInputError(field("single_valued"), "needs a subject and predicate")
     embedding = item.get("embedding")
-    derived = [check.identifier(e, field("derived_from")) for e in check.tags(item.get("derived_from") or (), field("derived_from"))]
+    # each episode once: a repeated id would be a second DERIVED_FROM edge (which an import refuses)
+    derived = list(dict.fromkeys(check.identifier(e, field("derived_from"))
+                                 for e in check.tags(item.get("derived_from") or (), field("derived_from"))))
     props.update({
         "subject": subject,
         "subjectKey": None if subject is None else entities.fold_key(subject),

@@ -112,7 +112,10 @@ def to_graphml(graph: MemoryGraph, path: str | Path) -> Path:
     """Write ``graph`` as GraphML (readable by Gephi, yEd, Cytoscape, ``nx.read_graphml``).
     GraphML holds only text, numbers and booleans: timestamps become ISO-8601 text and
     lists or maps JSON text. Numbers that are sometimes whole (``importance`` 1 or 0.5)
-    are written as floats throughout. Returns the path."""
+    are written as floats throughout. Text is written as stored; a text holding a control
+    character XML 1.0 cannot hold (ESC, NUL: C0 but tab, newline and carriage return) is
+    refused with ``InvalidInputError`` naming it, as GraphML has no way to carry it. Returns
+    the path."""
     import networkx as nx
 
     out: MemoryGraph = nx.MultiDiGraph()
@@ -125,12 +128,32 @@ def to_graphml(graph: MemoryGraph, path: str | Path) -> Path:
                 for k, v in data.items() if v is not None}
 
     for node, data in graph.nodes(data=True):
-        out.add_node(node, **plain(data, floats))
+        out.add_node(node, **_xml_safe(plain(data, floats), f"nodes[{node!r}]"))
     for source, target, key, data in graph.edges(keys=True, data=True):
-        out.add_edge(source, target, key=key, **plain(data, edge_floats))
+        out.add_edge(source, target, key=key, **_xml_safe(plain(data, edge_floats), f"edges[{source!r}, {target!r}, {key!r}]"))
     written = Path(path)
     nx.write_graphml(out, written)
+    text = written.read_text(encoding="utf-8")
+    if _XML_REFERENCED.search(text):  # DEL and C1 controls as character references: the same text, never raw
+        written.write_text(_XML_REFERENCED.sub(lambda m: f"&#x{ord(m.group()):x};", text), encoding="utf-8")
     return written
+
+
+# what XML 1.0 cannot hold at all, even as a reference; and what it holds but is written as one
+_XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_XML_REFERENCED = re.compile("[\x7f-\x9f]")
+
+
+def _xml_safe(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """``data`` unchanged, or an error naming the property whose text GraphML cannot carry
+    (free text is stored as given, control characters included: docs/limits.md)."""
+    for key, value in data.items():
+        bad = _XML_FORBIDDEN.search(value) if isinstance(value, str) else None
+        if bad is not None:
+            raise InvalidInputError(f"graph.{where}.{key}", f"holds U+{ord(bad.group()):04X} at position {bad.start()}, "
+                                    "which GraphML (XML 1.0) cannot carry: write the graph as JSON (graph_to_json, "
+                                    "`graphmem graph --format json`), which keeps every character")
+    return data
 
 
 def to_json(graph: MemoryGraph) -> str:

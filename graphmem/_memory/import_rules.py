@@ -3,7 +3,7 @@ and the properties graphmem derives recomputed for the importing tenant (no I/O)
 
 An export file is data from outside, so ``import_records`` trusts none of it: a property
 graphmem does not write is refused, a value graphmem would refuse from ``remember`` (a
-control character, a 10 MB text, a NaN in a vector) is refused with the field that holds it,
+control character in a name, a lone surrogate, a 10 MB text, a NaN in a vector) is refused with the field that holds it,
 and what graphmem derives (the tenant's full-text key ``lexKey``, the normalised ``textKey``,
 an entity's lookup keys, a fact's ``subjectKey``, a procedure's ``stepsKey``) is computed
 again from the record's own text, never taken from the file.
@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
 from typing import Any
 
 from .._base import scopes
@@ -31,6 +32,10 @@ DERIVED = frozenset({"tenant", "lexKey", "textKey", "nameKey", "aliasKeys", "fol
 
 def _text(value: Any, field: str) -> str:
     return check.text(value, field)
+
+
+def _name(value: Any, field: str) -> str:
+    return check.name(value, field)
 
 
 def _instant(value: Any, field: str) -> Any:
@@ -130,6 +135,12 @@ def _strings(value: Any, field: str) -> list[str]:
     return check.tags(value, field)
 
 
+def _texts(value: Any, field: str) -> list[str]:
+    if not isinstance(value, list):
+        raise InvalidInputError(field, "must be a list of texts")
+    return check.texts(value, field)
+
+
 _ENUMS = {
     "provenance": tuple(p.value for p in Provenance),
     "status": tuple(s.value for s in Status),
@@ -139,18 +150,20 @@ _ENUMS = {
 NODE_RULES: dict[str, Checker] = {
     **{key: _ident for key in ("id", "userId", "agentId", "sessionId", "subject", "type", "decisionType", "runId",
                                "owner", "label")},
-    **{key: _text for key in ("objectName", "subjectName", "reasoning", "context", "originalValue", "correctedValue",
-                              "field", "reason", "entityKey", "originalInput", "trigger", "condition",
-                              "successCriteria", "source", "outcome", "quality", "invalidationReason")},
+    # free text, kept as given, and names, which refuse control characters, as the writes check them
+    **{key: _text for key in ("reasoning", "context", "originalValue", "correctedValue", "reason", "originalInput",
+                              "trigger", "condition", "successCriteria", "outcome", "invalidationReason")},
+    **{key: _name for key in ("objectName", "subjectName", "field", "entityKey", "source", "quality")},
     **{key: _instant for key in ("createdAt", "invalidatedAt", "validFrom", "validTo", "closedAt", "observedFrom",
                                  "occurredAt", "lastUsedAt", "statusChangedAt", "promotedAt", "outcomeAt",
                                  "lastCorroboratedAt", "embeddingRemovedAt", "coversFrom", "coversTo",
                                  "storeCreatedAt")},
-    **{key: _strings for key in ("tags", "aliases", "steps", "variables", "alternatives", "outcomeLog", "statusLog")},
+    **{key: _strings for key in ("tags", "aliases", "variables")},
+    **{key: _texts for key in ("steps", "alternatives", "outcomeLog", "statusLog")},
     **{key: _choice(allowed) for key, allowed in _ENUMS.items()},
     "scope": lambda value, field: scopes.check_path(value, field),
-    "name": lambda value, field: check.text(value, field, limit=entities.MAX_NAME_LENGTH),
-    "speaker": lambda value, field: check.text(value, field, limit=entities.MAX_NAME_LENGTH),
+    "name": lambda value, field: check.name(value, field, limit=entities.MAX_NAME_LENGTH),
+    "speaker": lambda value, field: check.name(value, field, limit=entities.MAX_NAME_LENGTH),
     "refersTo": _instants,
     "object": lambda value, field: check.literal(value, field),
     "predicate": _predicate,
@@ -204,7 +217,7 @@ def node(kind: str, props: Mapping[str, Any], field: str, *, tenant: str, dimens
                 raise InvalidInputError(where, f"{value!r} differs from the record's kind {kind!r}")
         elif key == "text":
             limit = check.MAX_EPISODE_LENGTH if kind == "episode" else check.MAX_TEXT_LENGTH
-            out[key] = check.text(value, where, limit=limit)
+            out[key] = (check.name if kind == "entity" else check.text)(value, where, limit=limit)  # an entity's text is its name
         elif key == "embedding":
             out[key] = list(check.embedding(value, where, dimension))
         elif key in NODE_RULES:
@@ -214,6 +227,10 @@ def node(kind: str, props: Mapping[str, Any], field: str, *, tenant: str, dimens
     for required in ("id", "scope", "createdAt"):
         if required not in out:
             raise InvalidInputError(f"{field}.{required}", "is required")
+    for has, needs in (("invalidatedAt", "invalidationReason"), ("invalidationReason", "invalidatedAt")):
+        if has in out and needs not in out:  # every invalidation graphmem writes sets both
+            raise InvalidInputError(f"{field}.{needs}", f"is required with {has}: an invalidated memory says "
+                                                        "when and why it stopped being believed")
     check.interval(out.get("validFrom"), out.get("validTo"), f"{field}.validTo")  # as remember refuses it
     if kind != "chunk":
         if "text" not in out:
@@ -230,6 +247,36 @@ def node(kind: str, props: Mapping[str, Any], field: str, *, tenant: str, dimens
     if "steps" in out:
         out["stepsKey"] = check.steps_key(out["steps"])
     return out
+
+
+LOOPS = frozenset({"RELATES"})
+"""The edge types graphmem may write from a memory to itself: RELATES, for a fact whose subject
+and object are one entity. Any other (a fact that supersedes itself) is refused on import."""
+
+EDGE_IDENTITY: dict[str, tuple[str, ...]] = {"ABOUT": ("role",), "RELATES": ("factId",), "OUTCOME": ("at",)}
+"""What tells two edges of one type between the same two memories apart, where graphmem writes
+more than one: a fact ABOUT one entity as subject and object, a RELATES per fact between two
+entities, an OUTCOME per use of a procedure in one episode. Any other type has at most one edge
+between two memories, and an import that would make a second is refused."""
+
+
+def edge_ends(rel: str, source: str, target: str, field: str) -> None:
+    """An edge from a memory to itself is refused unless graphmem writes such loops (``LOOPS``)."""
+    if source == target and rel not in LOOPS:
+        raise InvalidInputError(f"{field}.target", f"{target!r} is also the source: graphmem never writes a {rel} "
+                                                   "edge from a memory to itself")
+
+
+def edge_key(rel: str, source: str, target: str, props: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The identity of an edge: two edges with one key are the same edge twice (``EDGE_IDENTITY``)."""
+    return (rel, source, target, *(_comparable(props.get(key)) for key in EDGE_IDENTITY.get(rel, ())))
+
+
+def _comparable(value: Any) -> Any:
+    """A property as a key: a time (the driver's or Python's) as its UTC ISO form."""
+    if hasattr(value, "to_native"):
+        value = value.to_native()
+    return value.astimezone(timezone.utc).isoformat() if isinstance(value, datetime) else value
 
 
 def edge(props: Mapping[str, Any], field: str) -> dict[str, Any]:

@@ -152,7 +152,7 @@ def plan(messages: Sequence[Mapping[str, Any]], episode_ids: Sequence[str], foun
     for message, episode, mentions in zip(messages, episode_ids, found):
         for m in mentions:
             key = check.text_key(m.text)
-            if not key or _label(message, m):
+            if not key or _label(message, m) or not check.nameable(m.text):  # a span across a control character is no name
                 continue
             home = None
             if m.type in NAME_TYPES and " " not in key:  # a short form first: labels vary from turn to turn

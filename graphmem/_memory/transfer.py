@@ -92,10 +92,22 @@ RECORD_KEYS = {"header": {"record", "format", "version", "tenant", "scope"}, "sc
 """The keys each type of export record may have (the module docstring's layouts)."""
 
 
-def parse(record: Any, field: str, *, tenant: str, dimension: int | None) -> tuple[str, dict[str, Any]]:
-    """One export line as (record type, checked row ready for a template). A node's
-    properties go through the checks of the writes, and what graphmem derives is computed
-    again for ``tenant`` (``_import_rules``); a key no export writes is refused, not dropped."""
+HEADER_HINT = ('a graphmem export opens with {"record": "header", "format": '
+               f'"{FORMAT}", "version": {VERSION}, ...}} as export writes it (chat transcripts are ingested, not imported)')
+NO_HEADER = "is not an export's header: " + HEADER_HINT
+"""Why a file that does not open with a header is refused, by the API and the CLI alike."""
+
+
+def parse(record: Any, field: str, *, first: bool, tenant: str, dimension: int | None) -> tuple[str, dict[str, Any]]:
+    """One export line as (record type, checked row ready for a template). The ``first`` line
+    must be the header and no other line may be one. A node's properties go through the
+    checks of the writes, and what graphmem derives is computed again for ``tenant``
+    (``_import_rules``); a key no export writes is refused, not dropped."""
+    is_header = isinstance(record, Mapping) and record.get("record") == "header"
+    if first and not is_header:
+        raise InvalidInputError(field, NO_HEADER)
+    if is_header and not first:
+        raise InvalidInputError(f"{field}.record", "is a second header: an export has one, on its first line")
     if not isinstance(record, Mapping):
         raise InvalidInputError(field, "must be a JSON object")
     kind = record.get("record")
@@ -123,10 +135,11 @@ def parse(record: Any, field: str, *, tenant: str, dimension: int | None) -> tup
         rel = record.get("type")
         if rel not in EDGE_TYPES:
             raise InvalidInputError(f"{field}.type", f"{rel!r} is not one of {', '.join(EDGE_TYPES)}")
+        source = check.identifier(record.get("source"), f"{field}.source")
+        target = check.identifier(record.get("target"), f"{field}.target")
+        import_rules.edge_ends(rel, source, target, field)
         return kind, {
-            "type": rel,
-            "source": check.identifier(record.get("source"), f"{field}.source"),
-            "target": check.identifier(record.get("target"), f"{field}.target"),
+            "type": rel, "source": source, "target": target,
             "props": import_rules.edge(decode_props(record.get("props", {}), f"{field}.props"), f"{field}.props"),
         }
     raise InvalidInputError(f"{field}.record", f"{kind!r} is not one of header, scope, node, edge")

@@ -12,7 +12,7 @@ from typing import Any
 
 from .._base import scopes as _scopes
 from .._base.errors import ConflictError, InvalidInputError
-from .._memory import transfer
+from .._memory import import_rules, transfer
 from .executor import Tx
 from .host import Host
 
@@ -57,9 +57,11 @@ class TransferMixin(Host):
         """Write exported records into this tenant, keeping ids, timestamps and every
         property as exported. The whole file is checked before anything is written: each
         node's properties as the writes check them (``docs/limits.md``), what graphmem derives
-        (full-text key, normalised keys) computed again for this tenant, nodes before edges,
-        no id twice, every edge between memories of the file or the tenant, no id the
-        tenant already holds. A record that fails raises ``InvalidInputError`` (or
+        (full-text key, normalised keys) computed again for this tenant, the header first
+        (and only there), nodes before edges, no id twice, every edge between memories of
+        the file or the tenant, no edge from a memory to itself (but RELATES) and none twice
+        (nor one the tenant holds already), an invalidation with its time and its reason, no
+        id the tenant already holds. A record that fails raises ``InvalidInputError`` (or
         ``ConflictError`` for a taken id) naming it as ``records[i]``, and nothing is
         written. Then it is written in transactions of ``batch_size`` nodes or edges.
         ``records`` is read twice when it can be (a list, a file reader), else held in
@@ -109,15 +111,18 @@ class TransferMixin(Host):
         tenant = self._core.tenant
         for i, record in enumerate(records):
             field = f"records[{i}]"
-            kind, row = transfer.parse(record, field, tenant=tenant, dimension=dimension)
+            kind, row = transfer.parse(record, field, first=i == 0, tenant=tenant, dimension=dimension)
             yield field, kind, row
 
     def _check_import(self, records: Iterable[Mapping[str, Any]], dimension: int | None) -> None:
         """Every check of an import that needs the whole file, before anything is written."""
         nodes: dict[str, str] = {}  # id -> the record that holds it
         ends: dict[str, str] = {}  # an edge end outside the file -> the first edge naming it
-        edges_seen = False
+        edges: dict[tuple[Any, ...], str] = {}  # an edge's identity -> the record that holds it
+        outside: list[tuple[str, dict[str, Any]]] = []  # edges between two memories the file does not hold
+        edges_seen = read = False
         for field, kind, row in self._parsed(records, dimension):
+            read = True
             if kind == "node":
                 if edges_seen:
                     raise InvalidInputError(field, "nodes must come before edges")
@@ -127,9 +132,18 @@ class TransferMixin(Host):
                 nodes[rid] = field
             elif kind == "edge":
                 edges_seen = True
+                key = import_rules.edge_key(row["type"], row["source"], row["target"], row["props"])
+                if key in edges:
+                    raise InvalidInputError(field, f"repeats the {row['type']} edge of {edges[key]} from "
+                                                   f"{row['source']!r} to {row['target']!r}")
+                edges[key] = field
                 for end in ("source", "target"):
                     if row[end] not in nodes:
                         ends.setdefault(row[end], f"{field}.{end}")
+                if row["source"] not in nodes and row["target"] not in nodes:
+                    outside.append((field, row))
+        if not read:
+            raise InvalidInputError("records", "is empty: " + transfer.HEADER_HINT)
         tenant = self._core.tenant
         held = {r["node"]["id"] for chunk in _chunks(sorted({*nodes, *ends}))
                 for r in self._run.read("memory_existing", tenant=tenant, ids=chunk)}
@@ -140,6 +154,21 @@ class TransferMixin(Host):
         missing = sorted(ends.keys() - held, key=lambda rid: _position(ends[rid]))
         if missing:
             raise InvalidInputError(ends[missing[0]], f"{missing[0]!r} is a memory neither in the file nor in the tenant")
+        self._check_held_edges(outside)
+
+    def _check_held_edges(self, outside: list[tuple[str, dict[str, Any]]]) -> None:
+        """An edge of the file between two memories the tenant holds must not be one it holds already."""
+        for start in range(0, len(outside), _PAGE):
+            page = outside[start:start + _PAGE]
+            rows = [{"i": i, "type": row["type"], "source": row["source"], "target": row["target"]}
+                    for i, (_, row) in enumerate(page)]
+            held = self._run.read("import_edges_existing", tenant=self._core.tenant, rows=rows)
+            for found in sorted(held, key=lambda r: r["i"]):
+                field, row = page[found["i"]]
+                if import_rules.edge_key(row["type"], row["source"], row["target"], found["props"]) == \
+                        import_rules.edge_key(row["type"], row["source"], row["target"], row["props"]):
+                    raise InvalidInputError(field, f"the tenant already holds this {row['type']} edge from "
+                                                   f"{row['source']!r} to {row['target']!r}")
 
     def _import_nodes(self, rows: list[dict[str, Any]]) -> int:
         tenant = self._core.tenant

@@ -9,14 +9,13 @@ operator allowed, gets 403: a web page on another port of this machine cannot dr
 The token comes from ``--token-file`` (a file only its owner may read), else from
 ``GRAPHMEM_MCP_TOKEN``, else from ``<state dir>/mcp-token``, which the first start creates
 (mode 600, 43 random characters). The token is never printed or logged: the start message
-names the file it is in.
+names the file it is in, and what the server logs is in ``_mcp_log``.
 """
 
 from __future__ import annotations
 
 import hmac
 import json
-import logging
 import os
 import secrets
 import sys
@@ -32,6 +31,7 @@ TOKEN_VARIABLE = "GRAPHMEM_MCP_TOKEN"
 ORIGINS_VARIABLE = "GRAPHMEM_MCP_ALLOWED_ORIGINS"
 TOKEN_FILE = "mcp-token"
 MIN_TOKEN_LENGTH = 16
+MCP_PATH = "/mcp"  # the one route the server serves
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -156,34 +156,24 @@ async def run_http(server: Any, *, port: int, access: HttpAccess) -> None:
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from ._mcp_log import AccessLog, access_logger, redact_everywhere
+
     # each origin also with a trailing slash, which the gate accepts too (the SDK compares exactly)
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=[f"127.0.0.1:{port}", f"localhost:{port}"],
         allowed_origins=sorted({o for origin in access.origins for o in (origin, origin + "/")}))
-    app = server.streamable_http_app(transport_security=security, host="127.0.0.1")
-    print(f"graphmem mcp: serving http://127.0.0.1:{port}/mcp; bearer token from {access.token_source}",
+    app = server.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security, host="127.0.0.1")
+    print(f"graphmem mcp: serving http://127.0.0.1:{port}{MCP_PATH}; bearer token from {access.token_source}",
           file=sys.stderr)
-    config = uvicorn.Config(AccessGate(app, access), host="127.0.0.1", port=port,
-                            log_level=server.settings.log_level.lower())
-    logging.getLogger("uvicorn.access").addFilter(QueryRedacted())  # after Config: it configures logging
+    # graphmem's own access line (_mcp_log: never the request line as sent); no X-Forwarded-For
+    # (every client is local: a header's text would become the logged client address), no websockets
+    level = server.settings.log_level
+    gated = AccessLog(AccessGate(app, access), {MCP_PATH},
+                      access_logger(level, access.token))
+    config = uvicorn.Config(gated, host="127.0.0.1", port=port, log_level=level.lower(), access_log=False,
+                            proxy_headers=False, ws="none")
+    redact_everywhere(access.token)  # after Config, which configures uvicorn's loggers
     await uvicorn.Server(config).serve()
-
-
-class QueryRedacted(logging.Filter):
-    """Keeps query strings out of the access log: a client that puts its token in the URL
-    (``/mcp?token=...``, refused) must not find it printed there."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        args = record.args
-        if isinstance(args, tuple):
-            record.args = tuple(_no_query(a) for a in args)
-        return True
-
-
-def _no_query(value: Any) -> Any:
-    if isinstance(value, str) and "?" in value and value.startswith("/"):
-        return value.split("?", 1)[0] + "?[redacted]"
-    return value
 
 
 def _stderr(message: str) -> None:

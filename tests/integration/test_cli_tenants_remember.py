@@ -179,7 +179,8 @@ def test_importing_a_file_that_is_not_an_export_says_so_and_writes_nothing(cli, 
     transcript.write_text('{"role": "user", "content": "hello"}\n')
     done = cli("import", str(transcript))
     assert done.returncode == 2
-    assert f"{transcript} is not a graphmem export" in done.stderr and "graphmem ingest" in done.stderr
+    # the API's own refusal (issue 49.8: the API took such a file), told as the file's line
+    assert f"{transcript}: line 1: is not an export's header" in done.stderr and "ingested, not imported" in done.stderr
     assert "records[0]" not in done.stderr
     memory.remember("Ann likes tea", scope=SCOPE)
     exported = tmp_path / "export.jsonl"

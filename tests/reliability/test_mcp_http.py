@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import uuid
+from urllib.parse import unquote
 
 import httpx
 import pytest
@@ -135,7 +136,9 @@ def test_a_token_in_the_url_is_refused_and_never_logged(neo4j, schema, driver, t
         raw = Raw(port)
         raw.open(token)  # a request that passes is logged too
     assert token not in process.stderr_text
-    assert "/mcp?[redacted]" in process.stderr_text and '"POST /mcp HTTP/1.1" 200' in process.stderr_text
+    # the access line names the route, never the query (issue 49.5: it used to print /mcp?[redacted])
+    assert '"POST /mcp HTTP/1.1" 401 ' in process.stderr_text and '"POST /mcp HTTP/1.1" 200 ' in process.stderr_text
+    assert not any("/mcp?" in line for line in process.stderr_text.splitlines() if '"POST ' in line)
 
 
 def test_an_origin_with_a_trailing_slash_passes_both_checks(neo4j, schema, driver, tenant):
@@ -188,3 +191,82 @@ def test_unsafe_access_settings_refuse_to_start(tmp_path, setup, message):
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert "a-long-enough-token-value" not in done.stderr
     assert not (tmp_path / "state" / TOKEN_FILE).exists()
+
+
+def raw_request(port: int, request: bytes) -> bytes:
+    """``request`` sent as bytes on a new connection, the response read until the server closes it
+    (every request says ``Connection: close``) or 10 s pass."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(request)
+        chunks = []
+        try:
+            while chunk := s.recv(65536):
+                chunks.append(chunk)
+        except TimeoutError:
+            pass
+    return b"".join(chunks)
+
+
+def encoded(text: str, *, upper: bool = False, times: int = 1) -> str:
+    """Every character of ``text`` percent-encoded ``times`` over (``%74``, ``%2574``...)."""
+    out = "".join(f"%{ord(c):02X}" if upper else f"%{ord(c):02x}" for c in text)
+    for _ in range(times - 1):
+        out = out.replace("%", "%25")
+    return out
+
+
+def test_the_token_is_in_no_log_line_whatever_form_the_request_takes(neo4j, schema, driver, tenant):
+    """Issue 49.5: the access log printed the raw request target, so a token in an absolute-form
+    target (``POST http://127.0.0.1:PORT/mcp?token=...``), in the path (``/mcp/<token>``) or
+    percent-encoded (``/mcp%3Ftoken%3D<token>``) landed in it; and the SDK logs a Host header or
+    session id it refuses. Now the access line holds only what the server decides (method, the
+    route or a placeholder, status, size), and every other line has the token redacted in any
+    form. The log is checked as written and decoded up to three times over, in any case."""
+    token = "tok-" + uuid.uuid4().hex
+    bearer = f"Authorization: Bearer {token}\r\n"
+    with http_server(server_env(neo4j, tenant, GRAPHMEM_MCP_TOKEN=token)) as (port, process):
+        here = f"127.0.0.1:{port}"
+
+        def send(method: str, target: str, *headers: str, host: str = here) -> bytes:
+            head = f"{method} {target} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n" \
+                   f"Accept: application/json, text/event-stream\r\n{''.join(headers)}Content-Length: 2\r\n" \
+                   "Connection: close\r\n\r\n{}"
+            return raw_request(port, head.encode("latin-1"))
+
+        answers = [
+            send("POST", f"http://{here}/mcp?token={token}"),  # absolute form
+            send("POST", f"http://{here}/mcp/{token}"),
+            send("POST", f"/mcp/{token}"),  # in the path
+            send("POST", f"/mcp%3Ftoken%3D{token}"),  # percent-encoded
+            send("POST", f"/mcp?token={encoded(token)}"),
+            send("POST", f"/mcp/{encoded(token, upper=True)}"),
+            send("POST", f"/mcp%253Ftoken%253D{encoded(token, times=2)}"),  # double-encoded
+            send("POST", f"/mcp?Authorization=Bearer%20{token}"),  # a header as a query parameter
+            send("POST", f"/mcp?access_token={token}&x=1"),
+            send("POST", f"/mcp;token={token}"),
+            send(token, "/mcp"),  # the token as the method
+            send("POST", "/mcp", f"X-Forwarded-For: {token}\r\n"),  # a client address the server would trust
+            send("POST", f"/mcp?token={token}", bearer),  # the token, also where it does not belong
+            send("POST", f"/other/{token}", bearer),
+            send("POST", "/mcp", bearer, host=token),  # the SDK logs a Host it refuses
+            send("POST", "/mcp", bearer, f"mcp-session-id: {token}\r\n"),  # ... and a session id it does not know
+        ]
+        statuses = [a.split(b" ", 2)[1] for a in answers]
+        raw = Raw(port)
+        raw.open(token)  # a request that passes is logged too
+    assert statuses[:12] == [b"401"] * 12, statuses  # without the bearer header nothing passes
+    assert statuses[12] == b"200" or statuses[12].startswith(b"4"), statuses  # reached the SDK
+    log = process.stderr_text
+    for decoded in range(4):
+        assert token.lower() not in log.lower(), (decoded, log)
+        log = unquote(log)
+    lines = process.stderr_text.splitlines()
+    assert any('"POST /mcp HTTP/1.1" 200' in line for line in lines)  # the route the server serves
+    # targets other than /mcp (the absolute forms, the path, the encoded ones, the ;param) by a placeholder
+    assert sum('"POST [other path] HTTP/1.1" 401 ' in line for line in lines) == 7, process.stderr_text
+    assert sum('"POST /mcp HTTP/1.1" 401 ' in line for line in lines) == 4, process.stderr_text  # a query is never logged
+    assert sum('"[other method] /mcp HTTP/1.1" 401 ' in line for line in lines) == 1, process.stderr_text
+    assert "[redacted]" in process.stderr_text  # the SDK's own lines about the Host and the session id
+    assert texts(driver, tenant) == []

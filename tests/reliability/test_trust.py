@@ -121,8 +121,8 @@ def node_of(records):
 
 
 @pytest.mark.parametrize("key, value, field_end, words", [
-    ("text", "order \x00 4411", "props.text", "control character"),
-    ("text", "\x1b[2J order", "props.text", "control character"),
+    ("text", "order \udc80 4411", "props.text", "surrogate"),  # free text keeps NUL and ESC (issue 49.7), not this
+    ("subjectName", "Ann\x1b[2J", "props.subjectName", "control character"),  # a name refuses them
     ("text", "x" * 10_000_000, "props.text", "limit"),
     ("embedding", [float("nan")] * 256, "props.embedding", "NaN"),
     ("embedding", [0.1] * 3, "props.embedding", "dimensions"),
@@ -157,7 +157,8 @@ def test_a_chosen_lexkey_cannot_blind_another_tenant(neo4j, schema, memory, seco
         "id": f"flood-{n}", "scope": stolen.scope, "text": "invoice invoice invoice", "lexKey": victim_key,
         "provenance": "manual", "status": "active", "createdAt": {"$datetime": T0.isoformat()},
     }} for n in range(300)]
-    second.import_records(flood)
+    second.import_records([{"record": "header", "format": "graphmem-export", "version": 1, "tenant": "x", "scope": None},
+                           *flood])
     assert len(victim.recall("invoice", scope="u", k=10)) == 10
     assert all(r.record.tenant == memory.tenant for r in victim.recall("invoice", scope="u", k=10))
     victim.close()
