@@ -243,8 +243,7 @@ class AsyncFactsMixin(AsyncHost):
                                     "read it again and correct the fact that replaced it")
             if row["props"]["embedding"] is not None:
                 invalidated += [r["id"] for r in await tx.run(
-                    "fact_collisions", tenant=tenant, id=new_id, chain=row["chain"],
-                    threshold=self._core.neo4j_similarity(), now=now)]
+                    "fact_collisions", tenant=tenant, id=new_id, threshold=self._core.neo4j_similarity(), now=now)]
             await self._after_invalidation(tx, invalidated, invalidated, now)
             tx.emit("invalidated", invalidated, reason="corrected", scope=old.scope)
             tx.emit("corrected", [new_id, fact_id], scope=old.scope, detail={"invalidated": len(invalidated)})
@@ -284,7 +283,7 @@ class AsyncFactsMixin(AsyncHost):
             "fact_list", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
             **entities.subject_params(subject, required=False),
             predicate=check.predicate(predicate), asOf=as_of_t, validAt=valid_t,
-            includeInvalidated=bool(include_invalidated),
+            includeInvalidated=bool(include_invalidated), automatic=AUTOMATIC,
         )
         return [record_of(Fact, r["node"]) for r in rows]
 

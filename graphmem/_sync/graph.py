@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .._base import scopes
+from .._base.models import AUTOMATIC
 from .._memory import graph as _graph
 from .host import Host
 
@@ -44,7 +45,7 @@ class GraphMixin(Host):
         as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
         rows = self._run.read(
             "memory_graph", tenant=self._core.tenant, chain=chain, kinds=wanted, asOf=as_of_t, validAt=valid_t,
-            includeInvalidated=bool(include_invalidated), anyTime=bool(history),
+            includeInvalidated=bool(include_invalidated), anyTime=bool(history), automatic=AUTOMATIC,
         )
         found = rows[0] if rows else {"nodes": [], "edges": []}
         return _graph.build(found["nodes"], found["edges"], tenant=self._core.tenant, scope=scope,
