@@ -47,7 +47,8 @@ class FactsMixin(Host):
         embedding: list[float] | None = None,
         derived_from: Iterable[str] = (),
     ) -> Fact | None:
-        """Store one fact. A single-valued fact supersedes the current value (contract §7.1).
+        """Store one fact. A single-valued fact supersedes the current value stored in the same
+        scope, never one of another scope (contract §7.1).
         ``derived_from`` names the episodes it was taken from (DERIVED_FROM edges).
         ``subject``, ``predicate`` and ``object`` structure the statement; ``single_valued``
         defaults to whether the predicate is single-valued (``DEFAULT_SINGLE_VALUED``);
@@ -201,9 +202,9 @@ class FactsMixin(Host):
         user_id: str | None = None,
     ) -> Fact:
         """A person says ``fact_id`` was wrong: write the corrected fact (provenance
-        human-correction), invalidate the old record (reason 'corrected', SUPERSEDES),
-        and invalidate extraction facts that the correction semantically contradicts
-        (contract §7.2). All in one transaction. ``user_id`` is the user the corrected fact
+        human-correction) in the old fact's scope, invalidate the old record (reason
+        'corrected', SUPERSEDES), and invalidate extraction facts of that scope that the
+        correction semantically contradicts (contract §7.2). All in one transaction. ``user_id`` is the user the corrected fact
         is recorded for (default: the old fact's), so ``erase(user_id=...)`` of whoever
         made the correction reaches it."""
         check.identifier(fact_id, "fact_id")
@@ -279,7 +280,10 @@ class FactsMixin(Host):
         """Facts visible in ``scope`` that the memory believed at ``as_of`` and that were
         true at ``valid_at`` (both default to now), optionally of one ``subject`` (an entity
         id, a literal subject, or an entity's name or alias; case and accents ignored) and
-        ``predicate``; ``include_invalidated`` adds those no longer believed."""
+        ``predicate``; ``include_invalidated`` adds those no longer believed. Of the values
+        of a single-valued predicate stored in different scopes of the chain, only the one
+        the view ranks current is returned (contract §7.1); ``include_invalidated`` returns
+        them all."""
         as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
         rows = self._run.read(
             "fact_list", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),

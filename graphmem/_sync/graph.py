@@ -38,7 +38,9 @@ class GraphMixin(Host):
         CITES, SUPERSEDES, RELATES, ABOUT, DERIVED_FROM, MENTIONS, SAME_AS, CORROBORATES,
         OUTCOME and NEXT (a conversation's turn to the next) edges between them, each with
         ``type`` and its properties. ``kinds`` limits
-        the node kinds. ``history=True`` keeps every version recorded by ``as_of``,
+        the node kinds. Of the values of a single-valued predicate stored in different
+        scopes of the chain, only the one the view ranks current is a node (contract §7.1),
+        unless ``include_invalidated``. ``history=True`` keeps every version recorded by ``as_of``,
         believed or not and whatever its valid time (for analysis of how memory grew). See ``graphmem.graph_to_graphml`` / ``graph_to_json`` for export."""
         chain = scopes.chain(scopes.check_path(scope))
         wanted = _graph.kinds(kinds)
