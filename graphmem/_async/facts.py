@@ -45,7 +45,8 @@ class AsyncFactsMixin(AsyncHost):
         embedding: list[float] | None = None,
         derived_from: Iterable[str] = (),
     ) -> Fact | None:
-        """Store one fact. A single-valued fact supersedes the current value (contract §7.1).
+        """Store one fact. A single-valued fact supersedes the current value stored in the same
+        scope, never one of another scope (contract §7.1).
         ``derived_from`` names the episodes it was taken from (DERIVED_FROM edges).
         ``subject``, ``predicate`` and ``object`` structure the statement; ``single_valued``
         defaults to whether the predicate is single-valued (``DEFAULT_SINGLE_VALUED``);
@@ -199,9 +200,9 @@ class AsyncFactsMixin(AsyncHost):
         user_id: str | None = None,
     ) -> Fact:
         """A person says ``fact_id`` was wrong: write the corrected fact (provenance
-        human-correction), invalidate the old record (reason 'corrected', SUPERSEDES),
-        and invalidate extraction facts that the correction semantically contradicts
-        (contract §7.2). All in one transaction. ``user_id`` is the user the corrected fact
+        human-correction) in the old fact's scope, invalidate the old record (reason
+        'corrected', SUPERSEDES), and invalidate extraction facts of that scope that the
+        correction semantically contradicts (contract §7.2). All in one transaction. ``user_id`` is the user the corrected fact
         is recorded for (default: the old fact's), so ``erase(user_id=...)`` of whoever
         made the correction reaches it."""
         check.identifier(fact_id, "fact_id")
@@ -243,8 +244,7 @@ class AsyncFactsMixin(AsyncHost):
                                     "read it again and correct the fact that replaced it")
             if row["props"]["embedding"] is not None:
                 invalidated += [r["id"] for r in await tx.run(
-                    "fact_collisions", tenant=tenant, id=new_id, chain=row["chain"],
-                    threshold=self._core.neo4j_similarity(), now=now)]
+                    "fact_collisions", tenant=tenant, id=new_id, threshold=self._core.neo4j_similarity(), now=now)]
             await self._after_invalidation(tx, invalidated, invalidated, now)
             tx.emit("invalidated", invalidated, reason="corrected", scope=old.scope)
             tx.emit("corrected", [new_id, fact_id], scope=old.scope, detail={"invalidated": len(invalidated)})
@@ -278,13 +278,16 @@ class AsyncFactsMixin(AsyncHost):
         """Facts visible in ``scope`` that the memory believed at ``as_of`` and that were
         true at ``valid_at`` (both default to now), optionally of one ``subject`` (an entity
         id, a literal subject, or an entity's name or alias; case and accents ignored) and
-        ``predicate``; ``include_invalidated`` adds those no longer believed."""
+        ``predicate``; ``include_invalidated`` adds those no longer believed. Of the values
+        of a single-valued predicate stored in different scopes of the chain, only the one
+        the view ranks current is returned (contract §7.1); ``include_invalidated`` returns
+        them all."""
         as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
         rows = await self._run.read(
             "fact_list", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
             **entities.subject_params(subject, required=False),
             predicate=check.predicate(predicate), asOf=as_of_t, validAt=valid_t,
-            includeInvalidated=bool(include_invalidated),
+            includeInvalidated=bool(include_invalidated), automatic=AUTOMATIC,
         )
         return [record_of(Fact, r["node"]) for r in rows]
 

@@ -219,10 +219,11 @@ class AsyncIngestMixin(AsyncHost):
                 for i, (d, p) in enumerate(plans) if not isinstance(p["subject"], PendingEntity) and p["embedding"]]
         if not rows:
             return {}
-        found = await self._run.read("fact_candidates", tenant=self._core.tenant, chain=chain, rows=rows, now=now,
+        found = await self._run.read("fact_candidates", tenant=self._core.tenant, chain=chain, rows=rows,
+                                     asOf=now, validAt=now, automatic=AUTOMATIC,
                                      floor=self._core.neo4j_similarity(self._learning.judge_threshold),
                                      limit=CANDIDATES_PER_FACT)
-        decisions, doubts = decide(found, plans, self._learning)
+        decisions, doubts = decide(found, plans, self._learning, scope=chain[-1])
         if not doubts:
             return decisions
         verdict = await self._llm.ask(llm, Judgement, [("system", JUDGE_SYSTEM), ("human", question(doubts))],

@@ -31,6 +31,10 @@ class Provenance(str, Enum):
         return self in (Provenance.EXTRACTION, Provenance.REFLECTION, Provenance.INDUCTION)
 
 
+AUTOMATIC = [p.value for p in Provenance if p.automatic]
+"""Provenances of machine-made records (the only ones automatic invalidation may touch, and
+the ones that never outrank a person's record in a scope chain's view)."""
+
 _TRUST = {
     Provenance.HUMAN_CORRECTION: 5,
     Provenance.USER: 4,

@@ -101,11 +101,14 @@ and every extra pair is prompt tokens."""
 
 
 def decide(candidates: Iterable[Mapping[str, Any]], plans: Sequence[tuple[FactDraft, Mapping[str, Any]]],
-           learning: LearningSettings) -> tuple[dict[int, Decision], list[Doubt]]:
+           learning: LearningSettings, *, scope: str) -> tuple[dict[int, Decision], list[Doubt]]:
     """The decisions the rules settle alone, per planned fact, and the doubts to put to the
-    model. ``candidates`` are ``fact_candidates`` rows (stored facts about the same subject,
-    ``i`` naming the planned fact, most similar first); once a fact is found to restate one,
-    its other candidates no longer matter."""
+    model. ``candidates`` are ``fact_candidates`` rows (stored facts about the same subject
+    that are current in the view of ``scope``, the scope the facts are written to; ``i``
+    naming the planned fact, most similar first); once a fact is found to restate one, its
+    other candidates no longer matter. A stored fact of another scope of the chain can be
+    restated (the view already says it) but is never retired: a write changes nothing
+    outside its own scope (docs/design-notes.md#scope-chain-facts)."""
     decisions: dict[int, Decision] = {}
     doubts: list[Doubt] = []
     asked: Counter[int] = Counter()  # doubts per planned fact
@@ -115,6 +118,8 @@ def decide(candidates: Iterable[Mapping[str, Any]], plans: Sequence[tuple[FactDr
             continue
         draft, plan = plans[i]
         outcome = _weigh(old, draft, plan, learning)
+        if outcome is not None and not isinstance(outcome, Skip) and old["scope"] != scope:
+            continue  # another scope's fact: the view ranks it (fragment fact_current), nothing retires it
         if isinstance(outcome, Skip):
             decisions[i] = outcome
         elif isinstance(outcome, Retirement):

@@ -12,6 +12,7 @@ from .._base import props as _props
 from .._base import scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
+from .._base.models import AUTOMATIC as AUTOMATIC
 from .._base.models import Provenance
 from . import embedded, entities
 
@@ -56,8 +57,6 @@ class SingleValued:
 
 DEFAULT_RULE = SingleValued(DEFAULT_SINGLE_VALUED, SINGLE_VALUED_PREFIXES, SINGLE_VALUED_SUFFIXES)
 
-AUTOMATIC = [p.value for p in Provenance if p.automatic]
-"""Provenances of machine-made records (the only ones automatic invalidation may touch)."""
 
 
 class FactInput(TypedDict, total=False):
@@ -99,10 +98,9 @@ class FactRow(TypedDict):
 
 
 class Wave(TypedDict):
-    """One single-valued fact for ``fact_supersede``."""
+    """One single-valued fact for ``fact_supersede`` (which acts within the fact's own scope)."""
 
     id: str
-    chain: list[str]
     explicit: bool
 
 
@@ -200,7 +198,6 @@ def supersede_waves(fresh: list[FactRow]) -> list[list[Wave]]:
                 waves.append([])
             waves[depth].append({
                 "id": fact["props"]["id"],
-                "chain": fact["chain"],
                 "explicit": not Provenance(fact["props"]["provenance"]).automatic,
             })
     return waves

@@ -12,7 +12,7 @@ from typing import Any
 from .._base import scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
-from .._base.models import KINDS, Sensitivity, Status
+from .._base.models import AUTOMATIC, KINDS, Sensitivity, Status
 from . import fulltext, seeds
 from .settings import NEIGHBOUR_COST, RecallSettings, is_number
 
@@ -124,6 +124,8 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "asOf": as_of,
         "validAt": valid_at,
         "includeInvalidated": bool(include_invalidated),
+        # machine-made provenances: such a fact never outranks a person's in the view (fragment fact_current)
+        "automatic": AUTOMATIC,
         **_whose(user_id, agent_id, session_id),
         # always text (None would be another parameter type: another plan); blank asks nothing
         "entityQuery": (seeds.query(query, tenant, chain) or "").ljust(_TEXT_BUCKET),
@@ -153,7 +155,8 @@ def exchange_params(ids: list[str], *, tenant: str, scope: str, as_of: datetime,
     return {
         "ids": ids, "tenant": tenant, "chain": scopes.chain(scope), "kinds": ["episode"],
         "statuses": statuses(purpose), "sensitivities": sensitivities(max_sensitivity), "asOf": as_of,
-        "validAt": valid_at, "includeInvalidated": False, **_whose(user_id, agent_id, session_id),
+        "validAt": valid_at, "includeInvalidated": False, "automatic": AUTOMATIC,
+        **_whose(user_id, agent_id, session_id),
     }
 
 

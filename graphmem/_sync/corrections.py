@@ -44,7 +44,8 @@ class CorrectionsMixin(Host):
         ``corrected_value`` is right. Stored as a ``Correction`` (provenance
         human-correction, embedded as the corrected value), ABOUT the run's episode when
         ``run_id`` names one (an episode visible in ``scope``). In the same transaction,
-        believed machine-made facts, insights and procedures visible in ``scope`` whose
+        believed machine-made facts, insights and procedures stored in ``scope`` itself (a
+        write changes nothing in another scope, an ancestor's included) whose
         embedding has cosine similarity >= the contradiction threshold with it are
         invalidated (reason ``contradicted``, SUPERSEDES from the correction); a person's
         records never are."""
@@ -69,7 +70,7 @@ class CorrectionsMixin(Host):
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
             created = tx.run("correction_create", tenant=tenant, props=props, runId=run, now=now)
             invalidated = [r["id"] for r in tx.run(
-                "correction_collisions", tenant=tenant, id=props["id"], chain=chain,
+                "correction_collisions", tenant=tenant, id=props["id"],
                 kinds=_corrections.CONTRADICTABLE, automatic=AUTOMATIC,
                 threshold=self._core.neo4j_similarity(), now=now)]
             self._after_invalidation(tx, invalidated, invalidated, now)

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .._base import scopes
+from .._base.models import AUTOMATIC
 from .._memory import graph as _graph
 from .host import Host
 
@@ -37,14 +38,16 @@ class GraphMixin(Host):
         CITES, SUPERSEDES, RELATES, ABOUT, DERIVED_FROM, MENTIONS, SAME_AS, CORROBORATES,
         OUTCOME and NEXT (a conversation's turn to the next) edges between them, each with
         ``type`` and its properties. ``kinds`` limits
-        the node kinds. ``history=True`` keeps every version recorded by ``as_of``,
+        the node kinds. Of the values of a single-valued predicate stored in different
+        scopes of the chain, only the one the view ranks current is a node (contract §7.1),
+        unless ``include_invalidated``. ``history=True`` keeps every version recorded by ``as_of``,
         believed or not and whatever its valid time (for analysis of how memory grew). See ``graphmem.graph_to_graphml`` / ``graph_to_json`` for export."""
         chain = scopes.chain(scopes.check_path(scope))
         wanted = _graph.kinds(kinds)
         as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
         rows = self._run.read(
             "memory_graph", tenant=self._core.tenant, chain=chain, kinds=wanted, asOf=as_of_t, validAt=valid_t,
-            includeInvalidated=bool(include_invalidated), anyTime=bool(history),
+            includeInvalidated=bool(include_invalidated), anyTime=bool(history), automatic=AUTOMATIC,
         )
         found = rows[0] if rows else {"nodes": [], "edges": []}
         return _graph.build(found["nodes"], found["edges"], tenant=self._core.tenant, scope=scope,

@@ -221,10 +221,11 @@ class IngestMixin(Host):
                 for i, (d, p) in enumerate(plans) if not isinstance(p["subject"], PendingEntity) and p["embedding"]]
         if not rows:
             return {}
-        found = self._run.read("fact_candidates", tenant=self._core.tenant, chain=chain, rows=rows, now=now,
+        found = self._run.read("fact_candidates", tenant=self._core.tenant, chain=chain, rows=rows,
+                                     asOf=now, validAt=now, automatic=AUTOMATIC,
                                      floor=self._core.neo4j_similarity(self._learning.judge_threshold),
                                      limit=CANDIDATES_PER_FACT)
-        decisions, doubts = decide(found, plans, self._learning)
+        decisions, doubts = decide(found, plans, self._learning, scope=chain[-1])
         if not doubts:
             return decisions
         verdict = self._llm.ask(llm, Judgement, [("system", JUDGE_SYSTEM), ("human", question(doubts))],

@@ -13,7 +13,7 @@ from .._base import props as _props
 from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
-from .._base.models import Insight, MemoryRecord, Record, Status
+from .._base.models import AUTOMATIC, Insight, MemoryRecord, Record, Status
 from .._base.records import record_of, to_record
 from .._learning import insights as _insights
 from .._learning.prompts import REFLECT_SYSTEM, Reflection, evidence_block
@@ -118,7 +118,7 @@ class InsightsMixin(Host):
         since_t = _insights.since_instant(since, now)
         evidence = self._run.read(
             "reflect_evidence", tenant=self._core.tenant, chain=_scopes.chain(scope), since=since_t,
-            limit=self._learning.reflect_evidence, now=now,
+            limit=self._learning.reflect_evidence, asOf=now, validAt=now, automatic=AUTOMATIC,
         )
         if not evidence:
             return _insights.ReflectionReport()

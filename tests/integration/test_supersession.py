@@ -77,18 +77,24 @@ def test_a_batch_reads_like_a_timeline(memory):
     assert [f.object for f in memory.facts(scope=SCOPE, predicate="lives_in")] == ["Rome"]
 
 
-def test_supersession_follows_the_scope_chain_only(memory):
+def test_supersession_stays_within_the_facts_own_scope(memory):
+    """A write closes only facts of its own scope; a view of several scopes shows the value
+    that outranks the others (docs/design-notes.md#scope-chain-facts)."""
     parent = memory.remember("Bob lives in Paris", scope="acme", subject="bob", predicate="lives_in",
                              object="Paris", valid_from=utc(2020))
     child = memory.remember("Bob lives in Berlin", scope="acme/bob", subject="bob", predicate="lives_in",
                             object="Berlin", valid_from=utc(2023))
-    assert memory.get(parent.id).valid_to == utc(2023)  # the parent's fact is in acme/bob's chain
+    kept = memory.get(parent.id)  # the parent's fact is in acme/bob's chain, but not its scope
+    assert kept.valid_to is None and kept.superseded_by == ()
     memory.remember("Bob lives in Lima", scope="acme/other", subject="bob", predicate="lives_in",
                     object="Lima", valid_from=utc(2024))
     untouched = memory.get(child.id)  # acme/bob is a sibling of acme/other, not in its chain
     assert untouched.valid_to is None and untouched.superseded_by == ()
+    assert memory.get(parent.id).valid_to is None
     assert [f.object for f in memory.facts(scope="acme/bob")] == ["Berlin"]
     assert [f.object for f in memory.facts(scope="acme/other")] == ["Lima"]
+    assert [f.object for f in memory.facts(scope="acme")] == ["Paris"]
+    assert [f.object for f in memory.facts(scope="acme/bob", valid_at=utc(2021))] == ["Paris"]
 
 
 def test_an_automatic_record_never_ends_a_persons_record(memory):

@@ -25,6 +25,7 @@ from graphmem._learning.settings import LearningSettings
 
 NOW = datetime(2024, 5, 1, 12, tzinfo=timezone.utc)
 LEARNING = LearningSettings()  # duplicate 0.97, judge 0.6
+SCOPE = "crm/ana"  # where the planned facts are written
 
 
 def planned(text="Ana lives in Porto", predicate="lives_in", object="Porto", single_valued=True, **draft):
@@ -34,46 +35,65 @@ def planned(text="Ana lives in Porto", predicate="lives_in", object="Porto", sin
 
 
 def stored(i=0, id="f1", text="Ana lives in Lisbon", predicate="lives_in", object="Lisbon", single_valued=True,
-           cosine=0.5, provenance="extraction"):
+           cosine=0.5, provenance="extraction", scope=SCOPE):
     """A fact_candidates row: ``similarity`` is Neo4j's, (1 + cosine) / 2."""
     return {"i": i, "id": id, "text": text, "predicate": predicate, "object": object, "singleValued": single_valued,
-            "provenance": provenance, "textKey": check.text_key(text), "similarity": (1 + cosine) / 2}
+            "provenance": provenance, "textKey": check.text_key(text), "scope": scope, "similarity": (1 + cosine) / 2}
 
 
 def test_a_restatement_is_skipped_and_its_other_candidates_no_longer_matter():
     plans = [planned(corrects=True)]
     decisions, doubts = decide([stored(id="f1", text="Ana lives in Porto", object="Porto"), stored(id="f2"),
                                 stored(id="f3", text="Ana is homeless", predicate="status", cosine=0.7)],
-                               plans, LEARNING)
+                               plans, LEARNING, scope=SCOPE)
     assert decisions == {0: Skip("restates f1")} and doubts == []
     # the same value (case aside) or a near-identical sentence also restate
-    assert decide([stored(object="porto")], [planned()], LEARNING)[0] == {0: Skip("restates f1")}
-    assert decide([stored(cosine=0.98)], [planned()], LEARNING)[0] == {0: Skip("restates f1")}
+    assert decide([stored(object="porto")], [planned()], LEARNING, scope=SCOPE)[0] == {0: Skip("restates f1")}
+    assert decide([stored(cosine=0.98)], [planned()], LEARNING, scope=SCOPE)[0] == {0: Skip("restates f1")}
 
 
 def test_the_rules_retire_a_corrected_machine_made_value_and_leave_a_change_to_supersession():
-    decisions, doubts = decide([stored(id="f1"), stored(id="f2", object="Braga")], [planned(corrects=True)], LEARNING)
+    decisions, doubts = decide([stored(id="f1"), stored(id="f2", object="Braga")], [planned(corrects=True)], LEARNING, scope=SCOPE)
     assert decisions == {0: Retire((Retirement("f1", "corrected"), Retirement("f2", "corrected")))} and doubts == []
-    assert decide([stored()], [planned()], LEARNING) == ({}, [])  # a change of value, not a correction
-    assert decide([stored(provenance="manual")], [planned(corrects=True)], LEARNING) == ({}, [])  # a person's word
+    assert decide([stored()], [planned()], LEARNING, scope=SCOPE) == ({}, [])  # a change of value, not a correction
+    assert decide([stored(provenance="manual")], [planned(corrects=True)], LEARNING, scope=SCOPE) == ({}, [])  # a person's word
+
+
+def test_a_fact_of_another_scope_is_restated_but_never_retired():
+    """A stored fact of an ancestor scope is visible where the facts are written: saying it
+    again restates it, but a correction, a contradiction or a replacement never retires it
+    (a write changes nothing outside its own scope)."""
+    parent = {"scope": "crm"}
+    assert decide([stored(object="porto", **parent)], [planned()], LEARNING, scope=SCOPE)[0] == {0: Skip("restates f1")}
+    assert decide([stored(**parent)], [planned(corrects=True)], LEARNING, scope=SCOPE) == ({}, [])
+    likes = planned("Ana likes tea now", "likes", "tea", single_valued=False, replaces=True)
+    old = stored(text="Ana likes coffee", predicate="likes", object="coffee", single_valued=False, **parent)
+    assert decide([old], [likes], LEARNING, scope=SCOPE) == ({}, [])
+    works = planned("Ana works at Acme", "works_at", "Acme", single_valued=False)
+    near = stored(text="Ana is unemployed", predicate="status", object=None, cosine=0.7, **parent)
+    assert decide([near], [works], LEARNING, scope=SCOPE) == ({}, [])
+    # the same candidates in the write's own scope are retired or put to the model
+    assert decide([stored()], [planned(corrects=True)], LEARNING, scope=SCOPE)[0] == {
+        0: Retire((Retirement("f1", "corrected"),))}
+    assert len(decide([{**near, "scope": SCOPE}], [works], LEARNING, scope=SCOPE)[1]) == 1
 
 
 def test_doubtful_pairs_go_to_the_model_with_the_retirement_they_would_make():
     likes = planned("Ana likes tea now", "likes", "tea", single_valued=False, replaces=True)
     old = stored(text="Ana likes coffee", predicate="likes", object="coffee", single_valued=False)
-    assert decide([old], [likes], LEARNING) == ({}, [
+    assert decide([old], [likes], LEARNING, scope=SCOPE) == ({}, [
         Doubt(fact=0, retirement=Retirement("f1", "changed"), old_text="Ana likes coffee", new_text="Ana likes tea now")])
     works = planned("Ana works at Acme", "works_at", "Acme", single_valued=False)
     near = stored(text="Ana is unemployed", predicate="status", object=None, cosine=0.7)
-    assert decide([near], [works], LEARNING)[1][0].retirement == Retirement("f1", "contradicted")
-    assert decide([{**near, "similarity": (1 + 0.5) / 2}], [works], LEARNING) == ({}, [])  # below judge_threshold
-    assert decide([{**near, "provenance": "manual"}], [works], LEARNING) == ({}, [])
+    assert decide([near], [works], LEARNING, scope=SCOPE)[1][0].retirement == Retirement("f1", "contradicted")
+    assert decide([{**near, "similarity": (1 + 0.5) / 2}], [works], LEARNING, scope=SCOPE) == ({}, [])  # below judge_threshold
+    assert decide([{**near, "provenance": "manual"}], [works], LEARNING, scope=SCOPE) == ({}, [])
 
 
 def test_an_entity_the_write_will_create_is_never_the_value_of_a_stored_fact():
     plan = planned("Ana knows Bo", "knows", PendingEntity(1), single_valued=False)
     old = stored(text="Ana knows Al", predicate="knows", object="e-al", single_valued=False, cosine=0.1)
-    assert decide([old], [plan], LEARNING) == ({}, [])
+    assert decide([old], [plan], LEARNING, scope=SCOPE) == ({}, [])
 
 
 def test_the_models_verdicts_retire_only_the_confirmed_pairs_and_never_a_skipped_fact():
