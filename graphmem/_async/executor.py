@@ -242,14 +242,7 @@ class AsyncExecutor:
         known: dict[str | None, _layout.Layout] = _per_driver(_LAYOUTS, self.driver, dict)
         found = known.get(self.database)
         if fresh or found is None or not found.fresh():
-            rows = await self._auto("store_layout", {}, reading=True, slot=_layout.SLOT_A)
-            row = rows[0] if rows else None
-            indexes: list[str] = []
-            if row is not None and not row.get("recorded") and row.get("used"):
-                # the store's node is gone (deleted by hand): the vector index says where the vectors are
-                indexes = [r["name"] for r in await self._auto("schema_vector_info", {}, reading=True,
-                                                                slot=_layout.SLOT_A)]
-            found = _layout.from_row(row, indexes)
+            found = await self.read_layout()
             if found.version > _layout.VERSION:
                 known.pop(self.database, None)
                 raise SchemaError(
@@ -263,6 +256,17 @@ class AsyncExecutor:
                              found.version, _layout.VERSION)
             known[self.database] = found
         return found
+
+    async def read_layout(self) -> _layout.Layout:
+        """What the store's node says, read now (neither kept nor checked against this
+        graphmem's version); when the node is gone from a store in use (deleted by hand), the
+        vector indexes say which slot its vectors are in."""
+        rows = await self._auto("store_layout", {}, reading=True, slot=_layout.SLOT_A)
+        row = rows[0] if rows else None
+        indexes: list[str] = []
+        if row is not None and not row.get("recorded") and row.get("used"):
+            indexes = [r["name"] for r in await self._auto("schema_vector_info", {}, reading=True, slot=_layout.SLOT_A)]
+        return _layout.from_row(row, indexes)
 
     def forget_layout(self) -> None:
         """Read the store's node again on the next call (it changed: a re-embedding switched

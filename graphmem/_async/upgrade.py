@@ -110,8 +110,7 @@ class AsyncUpgradeMixin(AsyncHost):
         constraints and indexes ``setup()`` would create, and the vector index beside this
         memory object's embedder. A store written by a newer graphmem is reported
         (``newer``), not refused. ``graphmem setup --check`` prints it."""
-        rows = await self._run.read_in(layout.SLOT_A, "store_layout")
-        found = layout.from_row(rows[0] if rows else None)
+        found = await self._run.read_layout()
         steps = [] if found.version > layout.VERSION else [
             SchemaStep(version=step.version, name=step.name, does=step.does,
                        changes=await _run_step(self._run, step, apply=False, progress=None))

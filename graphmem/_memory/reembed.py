@@ -147,7 +147,7 @@ def stale_embedder(active: dict[str, Any] | None, dimensions: int | None, own: S
         return (f"this store was re-embedded (graphmem reembed) to {active.get('embedder')}, vectors of "
                 f"{active.get('dimensions')} dimensions, on {active.get('at')}, and this memory object's embedder "
                 f"gives other vectors ({len(own)} dimensions): make the memory object with the new embedder "
-                "(docs/operations.md#re-embedding)")
+                "(docs/operations.md#while-a-run-is-under-way-what-is-guaranteed)")
     if dimensions is not None and dimensions != len(own):
         return (f"this store was re-embedded (graphmem reembed) to vectors of {dimensions} dimensions while this "
                 f"memory object's embedder gives {len(own)}: make the memory object with the new embedder")

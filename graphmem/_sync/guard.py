@@ -8,7 +8,7 @@ store's vectors are in. A re-embedding's switch takes every stripe before it mov
 so it waits for the writes under way, and each of them either read the old slot and commits
 before the switch (the run embeds it again after the switch), or reads the new one. A write
 planned for the old slot is rolled back (``SlotMoved``) and runs again in the new one, when
-its memory object's embedder is the store's new one (docs/operations.md#re-embedding).
+its memory object's embedder is the store's new one (docs/operations.md#while-a-run-is-under-way-what-is-guaranteed).
 This file is generated from ``graphmem/_async/guard.py`` by ``tools/unasync.py``."""
 
 from __future__ import annotations

@@ -112,8 +112,7 @@ class UpgradeMixin(Host):
         constraints and indexes ``setup()`` would create, and the vector index beside this
         memory object's embedder. A store written by a newer graphmem is reported
         (``newer``), not refused. ``graphmem setup --check`` prints it."""
-        rows = self._run.read_in(layout.SLOT_A, "store_layout")
-        found = layout.from_row(rows[0] if rows else None)
+        found = self._run.read_layout()
         steps = [] if found.version > layout.VERSION else [
             SchemaStep(version=step.version, name=step.name, does=step.does,
                        changes=_run_step(self._run, step, apply=False, progress=None))

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -88,14 +89,19 @@ class Store:
         return {(r["kind"], r["key"]): (r["a"], r["b"]) for r in rows}
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
+def own_server(tmp_path_factory) -> Iterator[Store]:
+    """A Neo4j of the calling module's own (its module-scoped fixture yields from this)."""
     state = tmp_path_factory.mktemp("operations") / "state"
     env = env_lines(neo4j_cli(state, "start", "--ephemeral", "--no-browser"))
     try:
         yield Store(env)
     finally:
         neo4j_cli(state, "stop", check=False)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    yield from own_server(tmp_path_factory)
 
 
 @pytest.fixture
