@@ -193,11 +193,11 @@ class AsyncSchemaMixin(AsyncHost):
         if not todo:
             return
         await self._same_embedder_as_store()
-        dimension = await self._known_dimension()
         texts = [rows[i].get("embedText") or rows[i]["props"]["text"] for i in todo]
         vectors = await self._core.embedder.aembed_documents(texts)
         if len(vectors) != len(todo):
             raise InvalidInputError("embedder", f"returned {len(vectors)} vectors for {len(todo)} texts")
+        dimension = await self._dimension_for(vectors[0])
         for i, vector in zip(todo, vectors):
             rows[i]["props"]["embedding"] = check.embedding(vector, fields[i], dimension, embedded=True)
 
@@ -257,7 +257,18 @@ class AsyncSchemaMixin(AsyncHost):
         text = fulltext.embedded_question(text, bag_of_words=bag_of_words(embedder), common=common)
         await self._same_embedder_as_store()
         # checked against the index: an embedder of another dimension gets a clear error
-        return check.embedding(await embedder.aembed_query(text), "embedder output", await self._known_dimension())
+        vector = await embedder.aembed_query(text)
+        return check.embedding(vector, "embedder output", await self._dimension_for(vector))
+
+    async def _dimension_for(self, vector: Any) -> int | None:
+        """The vector index's dimension to check ``vector`` against: the one this object knows,
+        read again when they differ (a re-embedding may have switched the store to this
+        object's embedder since: it is not refused for a minute on what it read before)."""
+        dimension = await self._known_dimension()
+        if dimension is not None and isinstance(vector, (list, tuple)) and len(vector) != dimension:
+            forget_index(self._run, self._core)
+            dimension = await self._known_dimension()
+        return dimension
 
     async def _probe(self) -> list[float]:
         """This memory object's embedder's vector of ``PROBE``, asked once."""

@@ -195,11 +195,11 @@ class SchemaMixin(Host):
         if not todo:
             return
         self._same_embedder_as_store()
-        dimension = self._known_dimension()
         texts = [rows[i].get("embedText") or rows[i]["props"]["text"] for i in todo]
         vectors = self._core.embedder.embed_documents(texts)
         if len(vectors) != len(todo):
             raise InvalidInputError("embedder", f"returned {len(vectors)} vectors for {len(todo)} texts")
+        dimension = self._dimension_for(vectors[0])
         for i, vector in zip(todo, vectors):
             rows[i]["props"]["embedding"] = check.embedding(vector, fields[i], dimension, embedded=True)
 
@@ -259,7 +259,18 @@ class SchemaMixin(Host):
         text = fulltext.embedded_question(text, bag_of_words=bag_of_words(embedder), common=common)
         self._same_embedder_as_store()
         # checked against the index: an embedder of another dimension gets a clear error
-        return check.embedding(embedder.embed_query(text), "embedder output", self._known_dimension())
+        vector = embedder.embed_query(text)
+        return check.embedding(vector, "embedder output", self._dimension_for(vector))
+
+    def _dimension_for(self, vector: Any) -> int | None:
+        """The vector index's dimension to check ``vector`` against: the one this object knows,
+        read again when they differ (a re-embedding may have switched the store to this
+        object's embedder since: it is not refused for a minute on what it read before)."""
+        dimension = self._known_dimension()
+        if dimension is not None and isinstance(vector, (list, tuple)) and len(vector) != dimension:
+            forget_index(self._run, self._core)
+            dimension = self._known_dimension()
+        return dimension
 
     def _probe(self) -> list[float]:
         """This memory object's embedder's vector of ``PROBE``, asked once."""

@@ -4,7 +4,7 @@ NEO4J_USER and NEO4J_PASSWORD in its environment:
 
 - ``writer``: an application instance that was never restarted: it remembers a memory
   every ``pause`` seconds with its own (old) embedder until the file ``stop`` exists, and
-  appends one line a call to ``out``: ``ok <text>``, ``refused <message>`` (a SchemaError)
+  appends one line a call to ``out``: ``ok <text>``, ``refused <type> <message>`` (a graphmem error)
   or ``error <type> <message>`` (anything else: a raw error).
 - ``recaller``: recalls with its embedder until ``stop`` exists, one line a call to ``out``
   as the writer does (``ok <results>``).
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from graphmem import GraphMemError, HashingEmbedder, Memory, SchemaError
+from graphmem import GraphMemError, HashingEmbedder, Memory
 
 
 def _memory(tenant: str, dimensions: int) -> Memory:
@@ -39,8 +39,8 @@ def writer(tenant: str, dimensions: int, pause: float, out: str, stop: str) -> N
             try:
                 memory.remember(text, scope="s")
                 lines.write(f"ok {text}\n")
-            except SchemaError as exc:
-                lines.write(f"refused {str(exc).replace(chr(10), ' ')}\n")
+            except GraphMemError as exc:  # a refusal that says why
+                lines.write(f"refused {type(exc).__name__} {str(exc).replace(chr(10), ' ')}\n")
             except Exception as exc:  # a raw error: what the test counts
                 lines.write(f"error {type(exc).__name__} {str(exc).replace(chr(10), ' ')}\n")
             n += 1
@@ -55,11 +55,12 @@ def recaller(tenant: str, dimensions: int, out: str, stop: str) -> None:
         while not Path(stop).exists():
             try:
                 lines.write(f"ok {len(memory.recall(f'item {n % 1000}', scope='s', k=5))}\n")
-            except SchemaError as exc:
-                lines.write(f"refused {str(exc).replace(chr(10), ' ')}\n")
+            except GraphMemError as exc:  # a refusal that says why (an embedder the index is not of)
+                lines.write(f"refused {type(exc).__name__} {str(exc).replace(chr(10), ' ')}\n")
             except Exception as exc:  # a raw error
                 lines.write(f"error {type(exc).__name__} {str(exc).replace(chr(10), ' ')}\n")
             n += 1
+            time.sleep(0.02)
     memory.close()
 
 

@@ -16,7 +16,8 @@ from graphmem import HashingEmbedder
 from tests.integration.test_operations import own_server
 from tests.integration.test_reembed_writers import TENANT, proc, seeded, vector_indexes, without_active_vector
 
-pytestmark = [pytest.mark.integration, pytest.mark.reliability, pytest.mark.long]  # make test-reliability
+# minutes each (5,000 memories re-embedded; nine rounds): beyond RELIABILITY_TIMEOUT
+pytestmark = [pytest.mark.integration, pytest.mark.reliability, pytest.mark.long, pytest.mark.timeout(1200)]
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +58,7 @@ def test_five_thousand_memories_re_embedded_beside_a_writer_and_two_recallers(em
     for path in out.values():
         assert lines(path, "error") == [], (path.name, lines(path, "error")[:3])
     accepted = [line[3:] for line in lines(out["writer"], "ok")]
+    assert all(line.startswith("refused SchemaError ") and "re-embedded" in line for line in lines(out["writer"], "refused"))
     assert report.switched and answered_during > 0 and lines(out["new"], "ok")
     assert len(accepted) > 10 * report.seconds * 0.5, (len(accepted), report.seconds)  # it kept writing throughout
     rows = empty.query("MATCH (m:Memory {tenant: $t}) WHERE m.text STARTS WITH 'written meanwhile' "
