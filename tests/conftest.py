@@ -57,6 +57,8 @@ TOGETHER = {
     "tests/reliability/test_fuzz_surfaces.py": "fuzz",
     # a Neo4j of its own, re-embedded and switched between slots
     "tests/integration/test_operations.py": "operations",
+    # a Neo4j of its own, its indexes dropped and its store's node changed by hand
+    "tests/integration/test_store_check.py": "operations",
 }
 # the slowest tests (make test --durations), started first so that they overlap the rest
 FIRST = ("tests/launcher/", "tests/integration/test_recall_filtered.py", "tests/integration/test_bench_smoke.py",
