@@ -2,7 +2,8 @@
 // The store's own node (:GraphMemStore {id: 'store'}, no tenant): the schema version its data
 // follows, the slot its vectors are in with the embedder a re-embedding put there (its name,
 // dimension, probe vector and when: none for a store never re-embedded), and the
-// re-embedding under way if any (with the run that holds it); with whether the database
+// re-embedding under way if any (with the run that holds it), whether a run holds the claim
+// (claimed before it records its start: reembed_claimed); with whether the database
 // holds any memory (a store without the node but with memories was written before versions
 // were recorded: version 1). One row, its values null without the node.
 OPTIONAL MATCH (s:GraphMemStore {id: 'store'})
@@ -15,4 +16,5 @@ RETURN s.schemaVersion AS version, s.vectorSlot AS slot, s IS NOT NULL AS record
                   startedAt: toString(s.reembedStartedAt), switchedAt: toString(s.reembedSwitchedAt),
                   tenants: s.reembedTenants, run: s.reembedRun, host: s.reembedHost, pid: s.reembedPid,
                   beatAt: toString(s.reembedBeatAt)} END AS reembed,
+       s.reembedRun IS NOT NULL AS claimed,
        EXISTS { MATCH (:Memory) } AS used

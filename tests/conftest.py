@@ -58,6 +58,10 @@ TOGETHER = {
     # a Neo4j of its own, re-embedded and switched between slots
     "tests/integration/test_operations.py": "operations",
     "tests/integration/test_reembed_writers.py": "operations",
+    # a Neo4j of its own, its indexes dropped and its store's node changed by hand
+    "tests/integration/test_store_check.py": "operations",
+    # make test-reliability only: a Neo4j of its own, re-embedded beside writer processes
+    "tests/reliability/test_reembed_races.py": "operations",
 }
 # the slowest tests (make test --durations), started first so that they overlap the rest
 FIRST = ("tests/launcher/", "tests/integration/test_recall_filtered.py", "tests/integration/test_bench_smoke.py",

@@ -104,7 +104,8 @@ class AsyncRecallMixin(AsyncHost):
         """Run the recall template (its Cypher 25 version with ``cypher25``) with the
         parameters of ``args``. A vector index that is missing or not online (``setup()``
         remaking it after a server upgrade, or dropped by hand) does not fail recall: it scans
-        exactly, and the index is read again on the next recall. A stored vector Neo4j's
+        exactly, and the index is read again on the next recall (a missing one is said once
+        on the ``graphmem`` logger). A stored vector Neo4j's
         cosine refuses (written before vectors were checked) would fail every recall of its
         scopes: it is removed (the record stays) and the recall runs again, once."""
         name = dialect.template("recall", bool(args.get("cypher25")))
@@ -124,6 +125,7 @@ class AsyncRecallMixin(AsyncHost):
                             f"while this memory object's embedder gives {len(vector)}: make the memory object "
                             "with the new embedder") from exc
                     return await self._run.read(name, **params)
+                await self._known_dimension()  # read again: a missing index is said once (a rebuilt one is not)
                 return await self._run.read("recall", **plan.params(**{**args, "cypher25": False, "strategy": "exact"}))
             if not refused_vector(exc) or not await repair_vectors(
                     self._run, self._core.tenant, await self._known_dimension(), self._core.now()):

@@ -119,6 +119,7 @@ class ExtractionTimeoutError(GraphMemError, TimeoutError):
     out; it goes on running, and a later wait picks it up."""
 
 
+_NO_FULLTEXT = re.compile(r"no such fulltext schema index: ([A-Za-z0-9_]+)", re.IGNORECASE)
 _USER_INFO = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@\s'\"]*@", re.IGNORECASE)
 
 NEO4J_HOW_TO = (
@@ -164,6 +165,11 @@ def translated_errors(*, user: str | None = None) -> Iterator[None]:
     except ConstraintError as exc:
         raise ConflictError(f"write conflicts with an existing record: {redact(exc.message or '')}") from exc
     except Neo4jError as exc:
+        if missing := _NO_FULLTEXT.search(exc.message or ""):
+            raise SchemaError(
+                f"the full-text index {missing.group(1)} is missing (dropped by hand, or setup() never ran on "
+                "this database): run setup() (graphmem setup) to make it again; graphmem setup --check lists "
+                "what is missing") from exc
         raise GraphMemError(f"Neo4j error {exc.code}: {redact(exc.message or '')}") from exc
     except DriverConfigurationError as exc:
         raise ConfigurationError(f"the Neo4j driver refused its configuration: {redact(str(exc))}") from exc

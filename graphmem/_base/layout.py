@@ -75,6 +75,9 @@ class Layout:
     ``probe``: its vector of ``PROBE``, ``at``); None for a store never re-embedded."""
     recorded: bool = True
     """Whether the store's node exists (without it the slot is read from the vector indexes)."""
+    claimed: bool = False
+    """Whether a re-embedding run holds the claim on the store's node (it claims before it
+    records its start in ``reembed``)."""
     read_at: float = field(default_factory=time.monotonic)
 
     @property
@@ -84,6 +87,18 @@ class Layout:
     @property
     def index(self) -> str:
         return INDEXES[self.slot]
+
+    @property
+    def under_way(self) -> bool:
+        """Whether a re-embedding is recorded or claimed."""
+        return self.reembed is not None or self.claimed
+
+    @property
+    def filling(self) -> bool:
+        """Whether a re-embedding under way may still fill the other slot (recorded or claimed,
+        and not switched yet): the other slot's index is its own. After its switch the other
+        slot is the old one, whose index nothing reads."""
+        return self.under_way and not (self.reembed or {}).get("switchedAt")
 
     @property
     def staging(self) -> str:
@@ -123,7 +138,7 @@ def from_row(row: dict[str, Any] | None, indexes: Collection[str] = ()) -> Layou
     reembed, active = row.get("reembed"), row.get("active")
     return Layout(version=UNVERSIONED if version is None else version, slot=slot,
                   reembed=dict(reembed) if reembed else None, active=dict(active) if active else None,
-                  recorded=recorded)
+                  recorded=recorded, claimed=bool(row.get("claimed")))
 
 
 def pending(version: int) -> list[Step]:
@@ -169,6 +184,29 @@ class SchemaPlan(BaseModel):
     """The dimension of this memory object's embedder (None: no embedder)."""
     reembed: dict[str, object] | None
     """The re-embedding under way, as the store's node records it."""
+    vector_indexes: list[str] = []
+    """graphmem's vector indexes that exist (``memory_embedding``, ``memory_embedding_b``)."""
+    stray_indexes: list[str] = []
+    """Vector indexes ``setup()`` would drop: the inactive slot's while no re-embedding fills
+    that slot (none recorded or claimed, or one that has switched: left by a run killed right
+    after its switch, or made by hand)."""
+    recorded: bool = True
+    """Whether the store's node exists; without it (deleted by hand) the slot is read from the
+    vector indexes, and ``setup()`` records it."""
+    slot_found: str | None = None
+    """The slot the store's vectors are really in when the store's node names the other one
+    (no memory holds a vector in the node's slot, some hold one in this slot, and no
+    re-embedding is under way: the node was changed by hand or restored from elsewhere):
+    ``setup()`` records it. None when they agree."""
+    without_vector: int | None = None
+    """Memories of every tenant without a vector in the active slot though they are owed one
+    (they have text; written without an embedder, their vector removed as one Neo4j cannot
+    compare, marked ``reembedPending``, or holding a vector in the other slot only): recall
+    finds them by text and through the graph only; ``graphmem reembed`` embeds them. None
+    when the store has no vectors (no vector index and no embedder) or is newer."""
+    stranded: int = 0
+    """Of ``without_vector``, those marked ``reembedPending`` or holding a vector in the other
+    slot only, while no re-embedding is under way (that run embeds them)."""
 
     @property
     def newer(self) -> bool:
@@ -179,4 +217,11 @@ class SchemaPlan(BaseModel):
     def current(self) -> bool:
         """Whether ``setup()`` would change nothing."""
         return not self.steps and not self.missing and self.store_version == self.graphmem_version and (
-            self.embedder_dimensions is None or self.vector_dimensions in (None, self.embedder_dimensions))
+            self.embedder_dimensions is None or self.vector_dimensions in (None, self.embedder_dimensions)) and (
+            not self.stray_indexes and self.slot_found is None and self.recorded)
+
+    @property
+    def sound(self) -> bool:
+        """Whether nothing is to be done: ``setup()`` would change nothing and every memory
+        owed a vector has one in the active slot (``graphmem setup --check`` exits 0)."""
+        return self.current and not self.without_vector

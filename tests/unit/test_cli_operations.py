@@ -96,6 +96,30 @@ def test_a_re_embedding_under_way_is_shown_and_whether_it_switched():
     assert f"{line}, switched" in switched
 
 
+def test_a_stray_index_a_wrong_slot_and_a_missing_node_are_said_with_what_setup_does():
+    lines = _plan_lines(plan(vector_slot="b", vector_index="memory_embedding_b",
+                             stray_indexes=["memory_embedding"])).splitlines()
+    assert ("stray vector index memory_embedding (the inactive slot's, no re-embedding fills it): "
+            "setup would drop it") in lines and lines[-1] == "setup would change the above"
+    lines = _plan_lines(plan(slot_found="b")).splitlines()
+    assert "the store's node says slot a, but every vector is in slot b: setup would record slot b" in lines
+    lines = _plan_lines(plan(store_version=layout.UNVERSIONED, recorded=False, vector_slot="b")).splitlines()
+    assert ("the store's node (:GraphMemStore {id: 'store'}) is missing (a store written before versions, or the "
+            "node deleted): the vector indexes say slot b; setup would record it") in lines
+
+
+def test_memories_without_a_vector_are_counted_with_the_command_that_embeds_them():
+    lines = _plan_lines(plan(without_vector=12_345, stranded=2)).splitlines()
+    assert lines[-2] == ("memories without a vector in slot a: 12,345 (2 stranded by a re-embedding); recall finds "
+                         "them by text and through the graph only: graphmem reembed --to <the store's embedder> "
+                         "embeds them")
+    assert lines[-1] == "setup would change nothing; graphmem reembed would"
+    assert "without a vector" not in _plan_lines(plan(without_vector=0))
+    assert "memories without a vector in slot b: 1;" in _plan_lines(plan(without_vector=1, slot_found="b"))
+
+
+
+
 def test_a_newer_store_is_reported_not_planned():
     text = _plan_lines(plan(store_version=layout.VERSION + 1, steps=[], missing=["memory_text"]))
     assert text == (f"this store follows schema version {layout.VERSION + 1}, newer than this graphmem's "
@@ -196,3 +220,10 @@ def test_reembed_refuses_tenants_that_name_no_tenant():
     with pytest.raises(Usage, match="--tenants names no tenant"):
         operations.reembed(memory, args(tenants=" , ,"))
     assert memory.calls == []
+
+
+def test_setup_check_exits_1_for_memories_without_a_vector_or_a_stray_index(capsys):
+    assert operations.setup(FakeMemory(plan(without_vector=2)), args(json=True)) == operations.CHANGES
+    assert json.loads(capsys.readouterr().out)["without_vector"] == 2
+    assert operations.setup(FakeMemory(plan(without_vector=0)), args(json=True)) == operations.OK
+    assert operations.setup(FakeMemory(plan(stray_indexes=["memory_embedding_b"])), args()) == operations.CHANGES

@@ -9,13 +9,22 @@ import pytest
 from neo4j.exceptions import (
     ConnectionAcquisitionTimeoutError,
     ConstraintError,
+    Neo4jError,
     ResultFailedError,
     ServiceUnavailable,
     TransactionError,
     TransientError,
 )
 
-from graphmem import ConfigurationError, ConflictError, Memory, Neo4jUnavailableError, Settings
+from graphmem import (
+    ConfigurationError,
+    ConflictError,
+    GraphMemError,
+    Memory,
+    Neo4jUnavailableError,
+    SchemaError,
+    Settings,
+)
 from graphmem._base.errors import NEO4J_HOW_TO, redact, translated_errors
 from graphmem._sync.executor import Executor, _in_transaction
 
@@ -64,6 +73,25 @@ def test_an_exhausted_pool_is_not_reported_as_an_unreachable_server():
     message = str(info.value)
     assert "pool" in message and "max_connection_pool_size" in message and NEO4J_HOW_TO not in message
     assert "within 60.0s" in message
+
+
+@pytest.mark.parametrize("index", ["memory_text", "entity_keys"])
+def test_a_missing_full_text_index_is_a_schema_error_naming_it_and_what_to_run(index):
+    # what Neo4j 2026.08 answers a recall or an ingest once the index was dropped (issue 49.6)
+    raw = Neo4jError._hydrate_neo4j(
+        code="Neo.ClientError.Procedure.ProcedureCallFailed",
+        message="Failed to invoke procedure `db.index.fulltext.queryNodes`: Caused by: "
+                f"java.lang.IllegalArgumentException: There is no such fulltext schema index: {index}")
+    with pytest.raises(SchemaError) as info:
+        with translated_errors():
+            raise raw
+    assert f"the full-text index {index} is missing" in str(info.value) and "graphmem setup" in str(info.value)
+    assert info.value.__cause__ is raw and "ProcedureCallFailed" not in str(info.value)
+    other = Neo4jError._hydrate_neo4j(code="Neo.ClientError.Procedure.ProcedureCallFailed", message="boom")
+    with pytest.raises(GraphMemError, match="Neo4j error Neo.ClientError.Procedure.ProcedureCallFailed: boom") as info:
+        with translated_errors():
+            raise other
+    assert not isinstance(info.value, SchemaError)
 
 
 def test_settings_carry_the_timeouts(monkeypatch):

@@ -78,6 +78,13 @@ def test_without_the_store_s_node_the_vector_index_says_the_slot():
     assert layout.from_row(row, []).slot == "a" and layout.from_row(row).version == layout.UNVERSIONED
 
 
+def test_a_claimed_or_recorded_re_embedding_is_under_way():
+    row = {"version": 4, "slot": "a", "reembed": None, "used": True, "recorded": True}
+    assert not layout.from_row(row).under_way and not layout.from_row(row).claimed
+    assert layout.from_row({**row, "claimed": True}).under_way  # claimed before it records its start
+    assert layout.from_row({**row, "reembed": {"slot": "b", "startedAt": "2024-05-01T00:00:00Z"}}).under_way
+
+
 def test_a_layout_is_fresh_for_a_minute():
     found = layout.Layout(version=4, read_at=100.0)
     assert found.fresh(100.0 + layout.KEPT_SECONDS - 1)
@@ -146,6 +153,22 @@ def test_a_plan_with_nothing_to_do_is_current():
 ])
 def test_a_plan_with_anything_to_do_is_not_current(changes):
     assert not plan(**changes).current
+
+
+@pytest.mark.parametrize("changes", [
+    {"stray_indexes": ["memory_embedding_b"]},
+    {"slot_found": "b"},
+    {"recorded": False},
+])
+def test_a_layout_setup_would_repair_is_not_current(changes):
+    assert not plan(**changes).current and not plan(**changes).sound
+
+
+def test_memories_without_a_vector_leave_a_current_plan_unsound():
+    # setup() cannot give them a vector (graphmem reembed does): current, but not sound
+    assert plan(without_vector=3, stranded=1).current and not plan(without_vector=3).sound
+    assert plan(without_vector=0).sound and plan(without_vector=None).sound and plan().sound
+    assert not plan(missing=["memory_text"], without_vector=0).sound
 
 
 def test_a_store_from_a_newer_graphmem_is_newer():

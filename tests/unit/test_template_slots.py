@@ -173,14 +173,23 @@ def test_the_export_writes_the_active_slots_vectors_under_slot_as_names():
 
 def test_the_re_embedding_fills_the_other_slot_in_either_version():
     write, write_b = templates.get("reembed_write").text, templates.get("reembed_write:b").text
-    # a memory stranded in the staging slot by an earlier run is filled too (reembedPending)
-    assert "WHERE m.embedding IS NOT NULL OR m.reembedPending = true\n  SET m.embeddingB = row.vector" in write
-    assert "WHERE m.embeddingB IS NOT NULL OR m.reembedPending = true\n  SET m.embedding = row.vector" in write_b
+    # a memory stranded in the staging slot by an earlier run is filled too (reembedPending), and
+    # one owed a vector that has none (written without an embedder, its vector removed), but not
+    # a LangGraph store item put without one (index=False)
+    owed = "((m.text IS NOT NULL OR m:Chunk) AND coalesce(m.predicate, '') <> 'langgraph_item')"
+    assert f"WHERE m.embedding IS NOT NULL OR m.reembedPending = true OR {owed}\n  SET m.embeddingB = row.vector" in write
+    assert f"WHERE m.embeddingB IS NOT NULL OR m.reembedPending = true OR {owed}\n  SET m.embedding = row.vector" in write_b
+    assert "REMOVE m.reembedPending, m.embeddingRemovedAt" in write
     page, page_b = templates.get("reembed_page").text, templates.get("reembed_page:b").text
-    assert ("WHERE m.id > $afterId AND (m.embedding IS NOT NULL OR m.reembedPending = true)"
-            " AND m.embeddingB IS NULL") in page
-    assert ("WHERE m.id > $afterId AND (m.embeddingB IS NOT NULL OR m.reembedPending = true)"
-            " AND m.embedding IS NULL") in page_b
+    assert (f"WHERE m.id > $afterId AND (m.embedding IS NOT NULL OR m.reembedPending = true OR {owed})\n"
+            "  AND m.embeddingB IS NULL") in page
+    assert (f"WHERE m.id > $afterId AND (m.embeddingB IS NOT NULL OR m.reembedPending = true OR {owed})\n"
+            "  AND m.embedding IS NULL") in page_b
+    # setup --check counts, in the active slot, the memories owed a vector that have none
+    check, check_b = templates.get("store_vector_check").text, templates.get("store_vector_check:b").text
+    assert "WITH m, m.embedding IS NOT NULL AS active, m.embeddingB IS NOT NULL AS other" in check
+    assert "WITH m, m.embeddingB IS NOT NULL AS active, m.embedding IS NOT NULL AS other" in check_b
+    assert "WHERE m.embeddingB IS NULL AND (" in templates.get("memory_vector_check:b").text
     # after a switch from slot b, its version removes slot b's vectors, the store items' too
     assert "REMOVE m.embeddingB, m.storeVectorsB" in templates.get("reembed_clear:b").text
     assert "REMOVE m.embedding, m.storeVectors\n" in templates.get("reembed_clear").text
