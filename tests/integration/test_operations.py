@@ -483,11 +483,14 @@ def test_the_re_embedding_benchmark_runs_and_refuses_a_database_it_would_switch(
     """bench/reembed.py in small (make bench runs it on a server of its own): its table, and
     its refusal of a database holding memories without --wipe."""
     env = dict(empty.cli_env(), GRAPHMEM_BENCH_RESULTS=str(tmp_path))
+    under_load = "## Re-embedding under a writer and a recaller\n\nits figures\n"
+    (tmp_path / "reembed.md").write_text(f"# the figures of an earlier run\n\n{under_load}")
     bench = [sys.executable, str(ROOT / "bench" / "reembed.py"), "--sizes", "300", "--from", "hashing", "--to",
              "hashing384", "--batch", "64"]
     done = subprocess.run(bench, capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     table = (tmp_path / "reembed.md").read_text()
+    assert table.startswith("# Re-embedding a store with another embedder\n") and table.endswith(f"\n\n{under_load}")
     row = next(line for line in table.splitlines() if line.startswith("| 300 |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[1] == "hashing -> hashing384" and cells[-1] == "yes"
@@ -498,3 +501,28 @@ def test_the_re_embedding_benchmark_runs_and_refuses_a_database_it_would_switch(
     refused = subprocess.run(bench, capture_output=True, text=True, env=env, timeout=600)
     assert refused.returncode != 0 and "holds 300 memories" in refused.stderr and "--wipe" in refused.stderr
     assert empty.env["NEO4J_PASSWORD"] not in table + done.stdout + done.stderr
+
+
+def test_the_re_embedding_benchmark_under_a_writer_and_a_recaller(empty, tmp_path):
+    """bench/reembed.py --under-load in small: a writer process on the old embedder and a
+    recaller process beside the run, and what it checks at the end (no raw error, no memory
+    without an active vector, every accepted write stored with one); its section replaces
+    the earlier one after the sizes' figures, which stay."""
+    env = dict(empty.cli_env(), GRAPHMEM_BENCH_RESULTS=str(tmp_path))
+    section = "## Re-embedding under a writer and a recaller"
+    (tmp_path / "reembed.md").write_text(f"# the sizes' figures\n\n{section}\n\nold\n")
+    bench = [sys.executable, str(ROOT / "bench" / "reembed.py"), "--wipe", "--under-load", "--sizes", "200",
+             "--pairs", "hashing:hashing384", "--batch", "64", "--after", "2"]
+    done = subprocess.run(bench, capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    text = (tmp_path / "reembed.md").read_text()
+    assert text.startswith(f"# the sizes' figures\n\n{section}\n\n20")
+    assert text.count(section) == 1 and "\nold\n" not in text
+    written, asked = ([c.strip().replace(",", "") for c in line.strip("|").split("|")]
+                      for line in text.splitlines() if line.startswith("| 200 | hashing -> hashing384 |"))
+    calls, accepted, refused, raw, lost, memories, unembedded, left = (int(c) for c in written[3:4] + written[6:7]
+                                                                        + written[8:])
+    assert calls == accepted + refused and accepted > 0 and raw == lost == unembedded == left == 0
+    assert memories == 200 + accepted
+    assert int(asked[2]) > 0 and int(asked[5]) == 0
+    assert empty.env["NEO4J_PASSWORD"] not in text + done.stdout + done.stderr
