@@ -117,6 +117,7 @@ class AsyncRecallMixin(AsyncHost):
             if dialect.index_unusable(exc):
                 forget_index(self._run, self._core)
                 if (await self._run.layout()).slot != slot:  # re-embedded meanwhile: the old index is gone
+                    await self._same_embedder_as_store()  # the probe tells embedders of one dimension apart
                     dimension = await self._known_dimension()
                     vector = args.get("vector")
                     if vector is not None and dimension is not None and len(vector) != dimension:

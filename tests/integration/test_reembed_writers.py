@@ -161,3 +161,27 @@ def test_a_run_killed_right_after_its_switch_is_finished_by_the_next_one(empty):
     assert without_active_vector(empty) == 0
     assert memory.schema_plan().reembed is None
 
+
+
+class Reversed(HashingEmbedder):
+    """Another embedder of the same dimension: HashingEmbedder's vectors, reversed."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [v[::-1] for v in super().embed_documents(texts)]
+
+    def embed_query(self, text: str) -> list[float]:
+        return super().embed_query(text)[::-1]
+
+
+def test_a_stale_memory_object_of_the_same_dimension_is_refused_at_its_first_recall_after_the_switch(empty):
+    """It had read the store before the switch: its first recall finds the old index gone,
+    and the probe (not the dimension, which is the same) says its embedder is not the store's."""
+    seeded(empty, 32, 120)
+    stale = empty.memory(TENANT, HashingEmbedder(32))
+    assert stale.recall("seeded memory 5", scope="s", k=1)
+    report = empty.memory(TENANT, HashingEmbedder(32)).reembed(Reversed(32), batch_size=50)
+    assert report.switched
+    with pytest.raises(SchemaError, match="re-embedded.*make the memory object with the new embedder"):
+        stale.recall("seeded memory 5", scope="s", k=1)
+    fresh = empty.memory(TENANT, Reversed(32))
+    assert fresh.recall("seeded memory 5 about item 35", scope="s", k=1)[0].record.text == "seeded memory 5 about item 35"
