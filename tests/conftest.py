@@ -57,14 +57,16 @@ TOGETHER = {
     "tests/reliability/test_fuzz_surfaces.py": "fuzz",
     # a Neo4j of its own, re-embedded and switched between slots
     "tests/integration/test_operations.py": "operations",
-    "tests/integration/test_reembed_writers.py": "operations",
+    "tests/integration/test_reembed_writers.py": "reembed-writers",
     # a Neo4j of its own, its indexes dropped and its store's node changed by hand
-    "tests/integration/test_store_check.py": "operations",
+    "tests/integration/test_store_check.py": "store-check",
     # make test-reliability only: a Neo4j of its own, re-embedded beside writer processes
-    "tests/reliability/test_reembed_races.py": "operations",
+    "tests/reliability/test_reembed_races.py": "reembed-races",
 }
 # the slowest tests (make test --durations), started first so that they overlap the rest
-FIRST = ("tests/launcher/", "tests/integration/test_recall_filtered.py", "tests/integration/test_bench_smoke.py",
+FIRST = ("tests/integration/test_operations.py", "tests/integration/test_reembed_writers.py",
+         "tests/integration/test_store_check.py", "tests/launcher/", "tests/integration/test_recall_filtered.py",
+         "tests/integration/test_bench_smoke.py",
          "tests/integration/test_scopes_tenants.py", "tests/integration/test_notebooks.py",
          "tests/integration/test_cli_", "tests/integration/test_demo.py", "tests/reliability/")
 

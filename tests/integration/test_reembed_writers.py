@@ -60,7 +60,7 @@ def seeded(db: Store, dimensions: int, count: int) -> None:
 def test_a_writer_on_the_old_embedder_in_another_process_loses_no_vector(empty, tmp_path):
     """Finding 1: each write the stale writer was told succeeded has a vector of the active
     slot; after the switch its writes are refused with a SchemaError naming the re-embedding."""
-    seeded(empty, 64, 1000)
+    seeded(empty, 64, 600)
     out, stop = tmp_path / "writer.txt", tmp_path / "stop"
     writer = proc(empty, "writer", tenant=TENANT, dimensions=64, pause=0.02, out=str(out), stop=str(stop))
     try:
@@ -99,9 +99,9 @@ def test_a_writer_on_the_old_embedder_in_another_process_loses_no_vector(empty, 
 def test_two_runs_started_together_from_two_processes_leave_one_consistent_store(empty, tmp_path):
     """Finding 2: one run at a time, claimed on the store's node: the other is refused with a
     SchemaError naming the run under way (or runs after it, never beside it)."""
-    seeded(empty, 64, 1200)
+    seeded(empty, 64, 800)
     refused = 0
-    for round_ in range(3):
+    for round_ in range(2):
         go = tmp_path / f"go{round_}"
         runs = [proc(empty, "reembed", tenant=TENANT, old=64, dimensions=d, go=str(go), batch=30) for d in (128, 80)]
         time.sleep(3.0)  # both imported graphmem and embedded their warm-up

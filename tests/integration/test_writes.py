@@ -128,8 +128,9 @@ def test_the_tracer_sees_every_template_and_never_the_password(neo4j, schema, em
         m.get(fact.id)
     names = [name for name, _, _ in seen]
     # the first call reads the store's node (its schema version and vector slot), the first
-    # embedding write the vector index's dimension, once per Memory
-    assert names == ["store_layout", "schema_vector_info", "memory_existing", "fact_duplicates", "scope_ensure", "fact_create",
+    # embedding write the vector index's dimension, once per Memory; every write transaction
+    # begins with the writers' guard (docs/operations.md#while-a-run-is-under-way-what-is-guaranteed)
+    assert names == ["store_layout", "schema_vector_info", "write_guard", "memory_existing", "fact_duplicates", "scope_ensure", "fact_create",
                      "fact_supersede", "fact_list", "memory_get"]
     create = {name: params for name, params, _ in seen}["fact_create"]
     assert create["tenant"] == tenant and create["rows"][0]["props"]["text"] == "Alice lives in Paris"
