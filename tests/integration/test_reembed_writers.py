@@ -17,6 +17,9 @@ from graphmem import HashingEmbedder, SchemaError
 from tests.integration.test_operations import ROOT, Store, own_server
 
 TENANT = "w"
+# OS processes and a Neo4j of its own: about three minutes of a two-core machine, run by
+# make test-reliability (CI runs it after make test), not by make test
+pytestmark = [pytest.mark.long, pytest.mark.timeout(900)]
 
 
 @pytest.fixture(scope="module")
