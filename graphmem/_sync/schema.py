@@ -217,7 +217,7 @@ class SchemaMixin(Host):
             told.add(key)
             _log.warning("the vector index %s is missing: recall compares the question with every memory of the "
                          "scopes exactly (slower in a large store) and writes are not checked against its dimension; "
-                         "run setup() (graphmem setup) to make it again (unless setup() is rebuilding it now)",
+                         "run setup() (graphmem setup) to make it again (unless setup() is making it again now)",
                          layout.INDEXES[slot])
 
     def _embed(self, rows: list[Any], fields: list[str]) -> None:
