@@ -12,9 +12,9 @@
 // greater id), but a start that was only observed loses to a stated one recorded after it
 // that starts no later (time-model.md); and an automatic record ($automatic) never outranks
 // a person's. Read through the (tenant, subject, predicate) index, once per single-valued
-// fact: nothing else pays.
-(CASE WHEN __node__.singleValued IS NULL OR __node__.singleValued <> true OR __node__.subject IS NULL
-        OR __node__.predicate IS NULL THEN true
+// fact of a view of two scopes or more: nothing else pays (a view of one scope has no rival).
+(CASE WHEN size($chain) < 2 OR __node__.singleValued IS NULL OR __node__.singleValued <> true
+        OR __node__.subject IS NULL OR __node__.predicate IS NULL THEN true
       ELSE NOT EXISTS {
         MATCH (rival:Fact {tenant: $tenant, subject: __node__.subject, predicate: __node__.predicate})
         USING INDEX rival:Fact(tenant, subject, predicate)

@@ -66,7 +66,7 @@ _LAYOUTS: WeakKeyDictionary[Any, dict[str | None, _layout.Layout]] = WeakKeyDict
 _TOLD_OLDER: WeakKeyDictionary[Any, set[str | None]] = WeakKeyDictionary()
 
 
-def _per_driver(cache: WeakKeyDictionary[Any, Any], driver: Any, empty: Callable[[], Any]) -> Any:
+def per_driver(cache: WeakKeyDictionary[Any, Any], driver: Any, empty: Callable[[], Any]) -> Any:
     """``cache``'s entry for ``driver`` (a fresh one, kept nowhere, for a driver that cannot be
     weakly referenced: a test's stand-in)."""
     try:
@@ -239,7 +239,7 @@ class AsyncExecutor:
         read once per driver and database and again when older than ``layout.KEPT_SECONDS``
         or ``fresh``. A store of a newer schema version than this graphmem's is a
         ``SchemaError``; an older one is said once on the ``graphmem`` logger."""
-        known: dict[str | None, _layout.Layout] = _per_driver(_LAYOUTS, self.driver, dict)
+        known: dict[str | None, _layout.Layout] = per_driver(_LAYOUTS, self.driver, dict)
         found = known.get(self.database)
         if fresh or found is None or not found.fresh():
             found = await self.read_layout()
@@ -248,7 +248,7 @@ class AsyncExecutor:
                 raise SchemaError(
                     f"this store's data follows schema version {found.version}, written by a newer graphmem; "
                     f"this graphmem reads up to version {_layout.VERSION}: upgrade graphmem (pip install -U graphmem)")
-            told = _per_driver(_TOLD_OLDER, self.driver, set)
+            told = per_driver(_TOLD_OLDER, self.driver, set)
             if _layout.EMPTY < found.version < _layout.VERSION and self.database not in told:
                 told.add(self.database)
                 _log.warning("this store's data follows schema version %d, this graphmem writes version %d: run "
@@ -271,7 +271,7 @@ class AsyncExecutor:
     def forget_layout(self) -> None:
         """Read the store's node again on the next call (it changed: a re-embedding switched
         slots, or a vector index was found missing)."""
-        _per_driver(_LAYOUTS, self.driver, dict).pop(self.database, None)
+        per_driver(_LAYOUTS, self.driver, dict).pop(self.database, None)
 
     async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run one template as an auto-commit read (routable to a cluster's readers): one
@@ -285,22 +285,26 @@ class AsyncExecutor:
         that ``layout`` would refuse)."""
         return await self._auto(name, params, reading=True, slot=slot)
 
-    async def write(self, work: Callable[[AsyncTx], Awaitable[T]]) -> T:
+    async def write(self, work: Callable[[AsyncTx], Awaitable[T]], *, slot: str | None = None) -> T:
         """Run ``work`` in one write transaction: everything it runs lands, or nothing does.
 
         ``work`` may run more than once (see the module docstring): it must read before
         it creates, and keep no state of its own between attempts. The transaction begins
         with ``write_guard``: when a re-embedding has moved the store's vectors to the other
         slot since this process read it, it is rolled back, ``slot_moved`` (when set) says
-        whether this memory object may write there, and it runs again in the new slot."""
+        whether this memory object may write there, and it runs again in the new slot. With
+        ``slot`` its templates run in that slot's version, unguarded (a re-embedding writes
+        the slot it fills)."""
 
         last: AsyncTx | None = None  # the transaction of the latest attempt
-        slot = (await self.layout()).slot
+        guarded = slot is None
+        chosen = (await self.layout()).slot if slot is None else slot
 
         async def unit(tx: AsyncManagedTransaction) -> T:
             nonlocal last
-            last = AsyncTx(tx, self.tracer, self.observe, self.where, slot)
-            await guard(last)
+            last = AsyncTx(tx, self.tracer, self.observe, self.where, chosen)
+            if guarded:
+                await guard(last)
             return await work(last)
 
         async def attempt() -> T:
@@ -316,39 +320,19 @@ class AsyncExecutor:
             try:
                 return await self._retrying(attempt, write=True)
             except SlotMoved as moved:
-                slot = (await self._moved(moved)).slot
+                chosen = (await self._moved(moved)).slot
 
     async def write_one(self, name: str, *, slot: str | None = None, **params: Any) -> list[dict[str, Any]]:
         """Run one template in a write transaction of its own (not one that creates memories:
-        its ``remembered`` event is published by ``write`` only), in its version for ``slot``
-        when given (no guard: a re-embedding writes the slot it fills), else for the store's
-        (guarded as ``write`` is)."""
+        its ``remembered`` event is published by ``write`` only), as ``write`` runs it."""
         if name in CREATES:
             raise ValueError(f"{name} creates memories: run it through write()")
-        guarded = slot is None
-        chosen = (await self.layout()).slot if slot is None else slot
-
-        async def one(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
-            step = AsyncTx(tx, self.tracer, self.observe, self.where, chosen)
-            if guarded:
-                await guard(step)
-            return await step.run(name, **params)
-
-        async def attempt() -> list[dict[str, Any]]:
-            async with self._session() as session:
-                return await _in_transaction(session.execute_write, one)
-
-        while True:
-            try:
-                return await self._retrying(attempt, write=True)
-            except SlotMoved as moved:
-                chosen = (await self._moved(moved)).slot
+        return await self.write(lambda tx: tx.run(name, **params), slot=slot)
 
     async def _moved(self, moved: SlotMoved) -> _layout.Layout:
         """The store's layout read again after a write found its slot moved, once this memory
         object has been cleared to write there (``slot_moved``). A slot that moves back and
         forth under one write (re-embeddings one after another) ends it with a ``SchemaError``."""
-        self.forget_layout()
         found = await self.layout(fresh=True)
         if found.slot != moved.slot:
             raise SchemaError("the store's vectors moved between slots twice during one write (re-embeddings "
@@ -383,10 +367,6 @@ class AsyncExecutor:
                 return rows
 
         return await self._retrying(attempt, write=False)
-
-    async def _one(self, tx: AsyncManagedTransaction, name: str, params: dict[str, Any],
-                   slot: str) -> list[dict[str, Any]]:
-        return await AsyncTx(tx, self.tracer, self.observe, self.where, slot).run(name, **params)
 
     async def verify(self) -> None:
         async def attempt() -> None:

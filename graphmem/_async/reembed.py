@@ -150,6 +150,7 @@ class AsyncReembedMixin(AsyncHost):
         cleaned = 0
         if switched:
             self._core.use_embedder(run.embedder)
+            self._core.probe = probe  # the new embedder's, asked at the start of the run
             # written on the old slot before the switch took the writers' locks, after the last
             # pass: embedded now (no write can reach the old slot after the switch), then the old
             # vectors go
@@ -244,14 +245,16 @@ class AsyncReembedMixin(AsyncHost):
             seconds = time.monotonic() - run.started
             run.progress(ReembedProgress(phase="switch", done=1, total=1, seconds=seconds, rate=0.0))
 
-    async def _pages(self, slot: str, name: str, counted: str) -> int:
-        """Run the paged template ``name`` (``reembed_clear``'s shape: $tenant, $afterId, $limit;
-        returns ``counted`` and ``last``) in ``slot``'s version over every tenant; the total."""
+    async def _pages(self, slot: str, name: str, counted: str, **params: Any) -> int:
+        """Run the paged template ``name`` (``reembed_clear``'s shape: $tenant, $afterId, $limit
+        and ``params``; returns ``counted`` and ``last``) in ``slot``'s version over every
+        tenant, a page per transaction; the total."""
         total = 0
         for tenant in await tenants(self._run):
             after = ""
             while True:
-                row = (await self._run.write_one(name, slot=slot, tenant=tenant, afterId=after, limit=_CLEAR_BATCH))[0]
+                row = (await self._run.write_one(name, slot=slot, tenant=tenant, afterId=after, limit=_CLEAR_BATCH,
+                                                 **params))[0]
                 total += row[counted]
                 if row[counted] < _CLEAR_BATCH:
                     break
@@ -261,17 +264,7 @@ class AsyncReembedMixin(AsyncHost):
     async def _clear(self, slot: str, *, every: bool) -> int:
         """Remove the vectors of ``slot`` (``every``: all of them; else those of memories that
         have their vector in the other slot), a batch per transaction; return how many."""
-        total = 0
-        for tenant in await tenants(self._run):
-            after = ""
-            while True:
-                row = (await self._run.write_one("reembed_clear", slot=slot, tenant=tenant, afterId=after, all=every,
-                                                 limit=_CLEAR_BATCH))[0]
-                total += row["cleared"]
-                if row["cleared"] < _CLEAR_BATCH:
-                    break
-                after = row["last"]
-        return total
+        return await self._pages(slot, "reembed_clear", "cleared", all=every)
 
     async def _reembed_plan(self, new: Any, names: list[str] | None, probe: list[float], label: str, batch: int,
                             started: float) -> ReembedReport:

@@ -20,7 +20,7 @@ from .._memory import reembed
 from .._memory.core import Core, put_bounded
 from .._memory.reembed import PROBE
 from .._recall import fulltext, relevance
-from .executor import AsyncExecutor
+from .executor import AsyncExecutor, per_driver
 from .host import AsyncHost
 from .upgrade import repair_layout, tell_unembedded
 
@@ -40,10 +40,8 @@ _TOLD_MISSING: WeakKeyDictionary[Any, set[tuple[str | None, str]]] = WeakKeyDict
 def _indexes_of(driver: Any) -> dict[tuple[str | None, str], tuple[int, bool]]:
     """What is known of the vector index per database of ``driver`` (a fresh dict, kept
     nowhere, for a driver that cannot be weakly referenced: a test's stand-in)."""
-    try:
-        return _INDEXES.setdefault(driver, {})
-    except TypeError:
-        return {}
+    known: dict[tuple[str | None, str], tuple[int, bool]] = per_driver(_INDEXES, driver, dict)
+    return known
 
 
 def forget_index(run: AsyncExecutor, core: Core) -> None:
@@ -65,10 +63,9 @@ def refused_vector(error: GraphMemError) -> bool:
 
 
 def _told_missing(driver: Any) -> set[tuple[str | None, str]]:
-    try:
-        return _TOLD_MISSING.setdefault(driver, set())
-    except TypeError:
-        return set()
+    """The vector indexes found missing and said on the logger, per database of ``driver``."""
+    told: set[tuple[str | None, str]] = per_driver(_TOLD_MISSING, driver, set)
+    return told
 
 
 async def repair_vectors(run: AsyncExecutor, tenant: str, dimensions: int | None, now: datetime) -> list[str]:
@@ -118,7 +115,7 @@ class AsyncSchemaMixin(AsyncHost):
         await repair_layout(self._run)
         rebuilt: float | None = None
         if self._core.embedder is not None:
-            probe = await self._core.embedder.aembed_query("dimension probe")
+            probe = await self._probe()
             wanted = len(check.embedding(probe, "embedder output", None))
             existing = await self._vector_dimension(fresh=True)
             if existing is not None and existing != wanted:

@@ -177,8 +177,6 @@ def process_alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:  # it exists, owned by someone else
-        return True
-    except OSError:
+    except OSError:  # PermissionError among them: it exists, owned by someone else
         return True
     return True

@@ -68,7 +68,7 @@ _LAYOUTS: WeakKeyDictionary[Any, dict[str | None, _layout.Layout]] = WeakKeyDict
 _TOLD_OLDER: WeakKeyDictionary[Any, set[str | None]] = WeakKeyDictionary()
 
 
-def _per_driver(cache: WeakKeyDictionary[Any, Any], driver: Any, empty: Callable[[], Any]) -> Any:
+def per_driver(cache: WeakKeyDictionary[Any, Any], driver: Any, empty: Callable[[], Any]) -> Any:
     """``cache``'s entry for ``driver`` (a fresh one, kept nowhere, for a driver that cannot be
     weakly referenced: a test's stand-in)."""
     try:
@@ -241,7 +241,7 @@ class Executor:
         read once per driver and database and again when older than ``layout.KEPT_SECONDS``
         or ``fresh``. A store of a newer schema version than this graphmem's is a
         ``SchemaError``; an older one is said once on the ``graphmem`` logger."""
-        known: dict[str | None, _layout.Layout] = _per_driver(_LAYOUTS, self.driver, dict)
+        known: dict[str | None, _layout.Layout] = per_driver(_LAYOUTS, self.driver, dict)
         found = known.get(self.database)
         if fresh or found is None or not found.fresh():
             found = self.read_layout()
@@ -250,7 +250,7 @@ class Executor:
                 raise SchemaError(
                     f"this store's data follows schema version {found.version}, written by a newer graphmem; "
                     f"this graphmem reads up to version {_layout.VERSION}: upgrade graphmem (pip install -U graphmem)")
-            told = _per_driver(_TOLD_OLDER, self.driver, set)
+            told = per_driver(_TOLD_OLDER, self.driver, set)
             if _layout.EMPTY < found.version < _layout.VERSION and self.database not in told:
                 told.add(self.database)
                 _log.warning("this store's data follows schema version %d, this graphmem writes version %d: run "
@@ -273,7 +273,7 @@ class Executor:
     def forget_layout(self) -> None:
         """Read the store's node again on the next call (it changed: a re-embedding switched
         slots, or a vector index was found missing)."""
-        _per_driver(_LAYOUTS, self.driver, dict).pop(self.database, None)
+        per_driver(_LAYOUTS, self.driver, dict).pop(self.database, None)
 
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run one template as an auto-commit read (routable to a cluster's readers): one
@@ -287,22 +287,26 @@ class Executor:
         that ``layout`` would refuse)."""
         return self._auto(name, params, reading=True, slot=slot)
 
-    def write(self, work: Callable[[Tx], T]) -> T:
+    def write(self, work: Callable[[Tx], T], *, slot: str | None = None) -> T:
         """Run ``work`` in one write transaction: everything it runs lands, or nothing does.
 
         ``work`` may run more than once (see the module docstring): it must read before
         it creates, and keep no state of its own between attempts. The transaction begins
         with ``write_guard``: when a re-embedding has moved the store's vectors to the other
         slot since this process read it, it is rolled back, ``slot_moved`` (when set) says
-        whether this memory object may write there, and it runs again in the new slot."""
+        whether this memory object may write there, and it runs again in the new slot. With
+        ``slot`` its templates run in that slot's version, unguarded (a re-embedding writes
+        the slot it fills)."""
 
         last: Tx | None = None  # the transaction of the latest attempt
-        slot = (self.layout()).slot
+        guarded = slot is None
+        chosen = (self.layout()).slot if slot is None else slot
 
         def unit(tx: ManagedTransaction) -> T:
             nonlocal last
-            last = Tx(tx, self.tracer, self.observe, self.where, slot)
-            guard(last)
+            last = Tx(tx, self.tracer, self.observe, self.where, chosen)
+            if guarded:
+                guard(last)
             return work(last)
 
         def attempt() -> T:
@@ -318,39 +322,19 @@ class Executor:
             try:
                 return self._retrying(attempt, write=True)
             except SlotMoved as moved:
-                slot = (self._moved(moved)).slot
+                chosen = (self._moved(moved)).slot
 
     def write_one(self, name: str, *, slot: str | None = None, **params: Any) -> list[dict[str, Any]]:
         """Run one template in a write transaction of its own (not one that creates memories:
-        its ``remembered`` event is published by ``write`` only), in its version for ``slot``
-        when given (no guard: a re-embedding writes the slot it fills), else for the store's
-        (guarded as ``write`` is)."""
+        its ``remembered`` event is published by ``write`` only), as ``write`` runs it."""
         if name in CREATES:
             raise ValueError(f"{name} creates memories: run it through write()")
-        guarded = slot is None
-        chosen = (self.layout()).slot if slot is None else slot
-
-        def one(tx: ManagedTransaction) -> list[dict[str, Any]]:
-            step = Tx(tx, self.tracer, self.observe, self.where, chosen)
-            if guarded:
-                guard(step)
-            return step.run(name, **params)
-
-        def attempt() -> list[dict[str, Any]]:
-            with self._session() as session:
-                return _in_transaction(session.execute_write, one)
-
-        while True:
-            try:
-                return self._retrying(attempt, write=True)
-            except SlotMoved as moved:
-                chosen = (self._moved(moved)).slot
+        return self.write(lambda tx: tx.run(name, **params), slot=slot)
 
     def _moved(self, moved: SlotMoved) -> _layout.Layout:
         """The store's layout read again after a write found its slot moved, once this memory
         object has been cleared to write there (``slot_moved``). A slot that moves back and
         forth under one write (re-embeddings one after another) ends it with a ``SchemaError``."""
-        self.forget_layout()
         found = self.layout(fresh=True)
         if found.slot != moved.slot:
             raise SchemaError("the store's vectors moved between slots twice during one write (re-embeddings "
@@ -385,10 +369,6 @@ class Executor:
                 return rows
 
         return self._retrying(attempt, write=False)
-
-    def _one(self, tx: ManagedTransaction, name: str, params: dict[str, Any],
-                   slot: str) -> list[dict[str, Any]]:
-        return Tx(tx, self.tracer, self.observe, self.where, slot).run(name, **params)
 
     def verify(self) -> None:
         def attempt() -> None:

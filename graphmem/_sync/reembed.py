@@ -152,6 +152,7 @@ class ReembedMixin(Host):
         cleaned = 0
         if switched:
             self._core.use_embedder(run.embedder)
+            self._core.probe = probe  # the new embedder's, asked at the start of the run
             # written on the old slot before the switch took the writers' locks, after the last
             # pass: embedded now (no write can reach the old slot after the switch), then the old
             # vectors go
@@ -246,14 +247,16 @@ class ReembedMixin(Host):
             seconds = time.monotonic() - run.started
             run.progress(ReembedProgress(phase="switch", done=1, total=1, seconds=seconds, rate=0.0))
 
-    def _pages(self, slot: str, name: str, counted: str) -> int:
-        """Run the paged template ``name`` (``reembed_clear``'s shape: $tenant, $afterId, $limit;
-        returns ``counted`` and ``last``) in ``slot``'s version over every tenant; the total."""
+    def _pages(self, slot: str, name: str, counted: str, **params: Any) -> int:
+        """Run the paged template ``name`` (``reembed_clear``'s shape: $tenant, $afterId, $limit
+        and ``params``; returns ``counted`` and ``last``) in ``slot``'s version over every
+        tenant, a page per transaction; the total."""
         total = 0
         for tenant in tenants(self._run):
             after = ""
             while True:
-                row = (self._run.write_one(name, slot=slot, tenant=tenant, afterId=after, limit=_CLEAR_BATCH))[0]
+                row = (self._run.write_one(name, slot=slot, tenant=tenant, afterId=after, limit=_CLEAR_BATCH,
+                                                 **params))[0]
                 total += row[counted]
                 if row[counted] < _CLEAR_BATCH:
                     break
@@ -263,17 +266,7 @@ class ReembedMixin(Host):
     def _clear(self, slot: str, *, every: bool) -> int:
         """Remove the vectors of ``slot`` (``every``: all of them; else those of memories that
         have their vector in the other slot), a batch per transaction; return how many."""
-        total = 0
-        for tenant in tenants(self._run):
-            after = ""
-            while True:
-                row = (self._run.write_one("reembed_clear", slot=slot, tenant=tenant, afterId=after, all=every,
-                                                 limit=_CLEAR_BATCH))[0]
-                total += row["cleared"]
-                if row["cleared"] < _CLEAR_BATCH:
-                    break
-                after = row["last"]
-        return total
+        return self._pages(slot, "reembed_clear", "cleared", all=every)
 
     def _reembed_plan(self, new: Any, names: list[str] | None, probe: list[float], label: str, batch: int,
                             started: float) -> ReembedReport:

@@ -22,7 +22,7 @@ from .._memory import reembed
 from .._memory.core import Core, put_bounded
 from .._memory.reembed import PROBE
 from .._recall import fulltext, relevance
-from .executor import Executor
+from .executor import Executor, per_driver
 from .host import Host
 from .upgrade import repair_layout, tell_unembedded
 
@@ -42,10 +42,8 @@ _TOLD_MISSING: WeakKeyDictionary[Any, set[tuple[str | None, str]]] = WeakKeyDict
 def _indexes_of(driver: Any) -> dict[tuple[str | None, str], tuple[int, bool]]:
     """What is known of the vector index per database of ``driver`` (a fresh dict, kept
     nowhere, for a driver that cannot be weakly referenced: a test's stand-in)."""
-    try:
-        return _INDEXES.setdefault(driver, {})
-    except TypeError:
-        return {}
+    known: dict[tuple[str | None, str], tuple[int, bool]] = per_driver(_INDEXES, driver, dict)
+    return known
 
 
 def forget_index(run: Executor, core: Core) -> None:
@@ -67,10 +65,9 @@ def refused_vector(error: GraphMemError) -> bool:
 
 
 def _told_missing(driver: Any) -> set[tuple[str | None, str]]:
-    try:
-        return _TOLD_MISSING.setdefault(driver, set())
-    except TypeError:
-        return set()
+    """The vector indexes found missing and said on the logger, per database of ``driver``."""
+    told: set[tuple[str | None, str]] = per_driver(_TOLD_MISSING, driver, set)
+    return told
 
 
 def repair_vectors(run: Executor, tenant: str, dimensions: int | None, now: datetime) -> list[str]:
@@ -120,7 +117,7 @@ class SchemaMixin(Host):
         repair_layout(self._run)
         rebuilt: float | None = None
         if self._core.embedder is not None:
-            probe = self._core.embedder.embed_query("dimension probe")
+            probe = self._probe()
             wanted = len(check.embedding(probe, "embedder output", None))
             existing = self._vector_dimension(fresh=True)
             if existing is not None and existing != wanted:
