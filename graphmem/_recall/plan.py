@@ -132,7 +132,8 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
         "seedLimit": SEED_LIMIT,
         "walkLimit": settings.walk_limit,
         "poolLimit": max(SEARCH_LEAST, semantic_fetch(k)),  # all the vector search returns within the tenant
-        "graphFetch": semantic_fetch(k),
+        # as many as the lexical side keeps (docs/design-notes.md#recall-entity-side)
+        "graphFetch": fetch,
         "rrfK": settings.rrf_k,
         "expandFrom": settings.expand_from,
         "expandLimit": min(settings.expand_limit, 2 * k),
