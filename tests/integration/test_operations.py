@@ -179,6 +179,9 @@ class Asker(threading.Thread):
 
 
 # -- re-embedding ------------------------------------------------------------------------
+# a kill -9 of the command line's run with two real models (about 110 s on two cores): one of
+# the long runs, in make test-reliability (CI runs both)
+@pytest.mark.long
 def test_wordllama_to_minilm_killed_midway_resumed_answering_throughout_equal_to_minilm_from_the_start(empty):
     old = empty.memory("ops", WordLlamaEmbedder())
     old.setup()
