@@ -183,11 +183,13 @@ def lme_conversations(path: Path, limit: int) -> list[Conversation]:
 
 # ------------------------------------------------------------------------------- the run
 def run_set(name: str, conversations: list[Conversation], embedder_name: str, budgets: Sequence[int],
-            tally: dict[str, dict[str, dict[int, list[dict[str, float]]]]], uri: str, auth: tuple[str, str]) -> float:
+            tally: dict[str, dict[str, dict[int, list[dict[str, float]]]]], uri: str,
+            auth: tuple[str, str]) -> tuple[float, str]:
     """Ask every question of ``conversations``; per system and budget the measures go to
-    ``tally[name][system][budget]``. Returns the seconds graphmem's calls took."""
+    ``tally[name][system][budget]``. Returns the seconds graphmem's calls took and where the
+    baselines came from (the reference check's, or the project's own without it)."""
     embedder = locomo.embedder_of(embedder_name)
-    _, baselines = reference.systems(embedder_name, embedder)
+    source, baselines = reference.systems(embedder_name, embedder)
     run = uuid.uuid4().hex[:8]
     spent = 0.0
     for c, conv in enumerate(conversations, 1):
@@ -229,7 +231,7 @@ def run_set(name: str, conversations: list[Conversation], embedder_name: str, bu
                 tally[name][WHOLE][0].append(measure(whole, q, turns))
             memory.erase(scope=SCOPE)
         print(f"{name}: [{c}/{len(conversations)}] {conv.name}", flush=True)
-    return spent
+    return spent, source
 
 
 def mean(rows: list[dict[str, float]], key: str) -> float:
@@ -308,10 +310,12 @@ def main(argv: list[str] | None = None) -> int:
                 sets.append((f"LongMemEval {path.stem} (turns)", lme_conversations(path, args.limit)))
         else:
             raise SystemExit(f"--sets takes locomo and lme, not {chosen!r}")
-    spent = 0.0
+    spent, sources = 0.0, set()
     groups: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(lambda: defaultdict(list))))
     for name, conversations in sets:
-        spent += run_set(name, conversations, args.embedder, budgets, tally, uri, auth)
+        seconds, source = run_set(name, conversations, args.embedder, budgets, tally, uri, auth)
+        spent += seconds
+        sources.add(source)
         questions = [q for c in conversations for q in c.questions]
         for system in SYSTEMS:
             for b in budgets:
@@ -332,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     asked = sum(len(c.questions) for _, cs in sets for c in cs)
     notes = (f"{asked} questions; embedder {args.embedder}; budgets {', '.join(map(str, budgets))} tokens "
              "(graphmem's estimate, characters / 4, for every system); baselines pack \"[date] speaker: text\" lines "
-             "best first (BM25, dense and RRF as the reference check ranks the turns, bench/reference.py); "
+             f"best first (BM25, dense and RRF from {'; '.join(sorted(sources))}); "
              "context_for_turn() is asked in the conversation's last session (its recent messages, then the "
              f"memories of the others). graphmem's calls took {spent:.0f} s; run {time.perf_counter() - started:.0f} s.")
     suffix = "" if args.embedder == "wordllama" else f"-{args.embedder}"
