@@ -11,7 +11,6 @@ from typing import Any
 
 from .._base import dialect, scopes
 from .._base import validate as check
-from .._base.embeddings import bag_of_words
 from .._base.errors import GraphMemError, SchemaError
 from .._base.observe import annotate, recording
 from .._memory.core import put_bounded
@@ -88,8 +87,8 @@ class AsyncRecallMixin(AsyncHost):
             retry.update(more)
             rows = await self._recall_rows({**args, **retry})
             asked += 1
-        settings = plan.for_embedder(self._recall_settings, bag_of_words(self._core.embedder),
-                                        named=bool(fulltext.names(text)))
+        settings = plan.for_embedder(self._recall_settings, self._core.embedder is not None,
+                                     named=bool(fulltext.names(text)))
         results = fusion.score(rows, now=self._core.now(), settings=settings, k=k, min_relevance=floor,
                                stick=await self._yardstick(vector), question=text)
         if recording():

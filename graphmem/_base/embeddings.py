@@ -175,7 +175,8 @@ def _dimension(span: Any, out: Any, *, first: bool = False) -> None:
 
 def bag_of_words(embedder: Any) -> bool:
     """Whether ``embedder`` reads a text as a bag of words (``bag_of_words = True``, as
-    WordLlama): recall then embeds a question's content words and gates the full-text side."""
+    WordLlama): recall then embeds a question's content words, leaving out the names common
+    in the memory."""
     return bool(getattr(embedder, "bag_of_words", False))
 
 

@@ -164,21 +164,23 @@ def exchange_params(ids: list[str], *, tenant: str, scope: str, as_of: datetime,
 SEED_LIMIT = 50
 """The most entities a question's names look up (its names' entities in the visible scopes)."""
 
-BAG_OF_WORDS_GATE = 0.5
-"""The lexical gate with a bag-of-words embedder: measured to help WordLlama on LongMemEval
-and to cost MiniLM on LoCoMo (docs/design-notes.md#recall-lexical-gate)."""
+LEXICAL_GATE = 0.5
+"""The lexical gate, whatever the embedder: measured to help WordLlama and MiniLM on
+LongMemEval and to cost neither on LoCoMo, whose questions name people (the gate is off for
+a question naming someone: docs/design-notes.md#recall-lexical-gate)."""
 
 
-def for_embedder(settings: RecallSettings, bag_of_words: bool, *, named: bool = False) -> RecallSettings:
-    """``settings`` with what was left to the embedder decided (``lexical_gate=None``): the
-    gate for a bag-of-words embedder, unless the question names someone or something
-    (``named``: "Where does Person007 live?", "the Lisbon hotel"). A bag-of-words embedder
-    is given the question without the names common in the memory, so the full-text side is
-    the only one that sees who the question is about, and a rare name's match is what the
-    question is about however common its other words (docs/design-notes.md#recall-lexical-gate)."""
+def for_embedder(settings: RecallSettings, semantic: bool, *, named: bool = False) -> RecallSettings:
+    """``settings`` with what was left to recall decided (``lexical_gate=None``): the gate
+    when there is a semantic side to decide instead (``semantic``: an embedder), unless the
+    question names someone or something (``named``: "Where does Person007 live?", "the
+    Lisbon hotel"). A bag-of-words embedder is given the question without the names common
+    in the memory, so the full-text side is the only one that sees who the question is
+    about, and a rare name's match is what the question is about however common its other
+    words (docs/design-notes.md#recall-lexical-gate)."""
     if settings.lexical_gate is not None:
         return settings
-    return replace(settings, lexical_gate=BAG_OF_WORDS_GATE if bag_of_words and not named else 0.0)
+    return replace(settings, lexical_gate=LEXICAL_GATE if semantic and not named else 0.0)
 
 
 def check_min_relevance(value: Any) -> float | None:

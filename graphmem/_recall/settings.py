@@ -156,8 +156,9 @@ class RecallSettings:
     lexical_gate: float | None = None
     """The full-text side counts in the fusion only when its best hit's BM25 score is at
     least this share of ln(1 + (N - 0.5) / 1.5), the IDF of a word that one of the index's N
-    memories holds (see above; 0 always lets it count). None: ``BAG_OF_WORDS_GATE`` for a
-    bag-of-words embedder (WordLlama), 0 for a contextual one (``for_embedder``)."""
+    memories holds (see above; 0 always lets it count). None: 0.5 with an embedder, 0
+    without one (the full-text side is then the only side), and 0 for a question that names
+    someone or something (``_recall.plan.for_embedder``)."""
     session_penalty: float = 0.0
     """Score taken off per record already ranked from the same session (see above; off by
     default: it pushed a conversation's second answering turn out of the top ten)."""
