@@ -54,7 +54,7 @@ class AsyncCorrectionsMixin(AsyncHost):
         )
         chain = _scopes.chain(props["scope"])
         row = {"props": props}
-        await self._embed([row], ["corrected_value"])
+        await self._store.embed([row], ["corrected_value"])
         now = self._core.now()
         run = props["runId"]
 

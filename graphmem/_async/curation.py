@@ -117,7 +117,7 @@ class AsyncCurationMixin(AsyncHost):
         now = self._core.now()
         row = curation.merged_fact(nodes, draft.text, tenant=tenant, now=now,
                                     single_valued=self._core.single_valued_predicates)
-        await self._embed([row], ["text"])
+        await self._store.embed([row], ["text"])
         props = row["props"]
 
         async def work(tx: AsyncTx) -> tuple[Fact, int] | None:

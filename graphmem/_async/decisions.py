@@ -72,7 +72,7 @@ class AsyncDecisionsMixin(AsyncHost):
 
     async def _write_decision(self, props: dict[str, Any]) -> Decision:
         row = {"props": props, "embedText": embedded.decision_text(props)}
-        await self._embed([row], ["decision"])
+        await self._store.embed([row], ["decision"])
         now = self._core.now()
         tenant = self._core.tenant
 

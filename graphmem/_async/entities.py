@@ -59,7 +59,7 @@ class AsyncEntitiesMixin(AsyncHost):
         graph = await self._plan_mentions([{"role": props["role"], "content": props["text"], "speaker": props["speaker"]}],
                                           [props["id"]], props["scope"], {"user_id": user_id, "agent_id": agent_id},
                                           extract=True)
-        await self._embed([row, *windows, *graph.rows], ["content"] * (1 + len(windows)) + ["entities"] * len(graph.rows))
+        await self._store.embed([row, *windows, *graph.rows], ["content"] * (1 + len(windows)) + ["entities"] * len(graph.rows))
         tenant = self._core.tenant
 
         async def work(tx: AsyncTx) -> Episode:
@@ -102,7 +102,7 @@ class AsyncEntitiesMixin(AsyncHost):
             id=id, importance=importance, sensitivity=sensitivity, provenance=provenance,
         )
         row = {"props": props}
-        await self._embed([row], ["name"])
+        await self._store.embed([row], ["name"])
         tenant = self._core.tenant
 
         async def work(tx: AsyncTx) -> Entity:

@@ -30,7 +30,6 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
-from weakref import WeakKeyDictionary
 
 from neo4j import READ_ACCESS, WRITE_ACCESS, AsyncDriver, AsyncManagedTransaction, AsyncSession
 from neo4j.exceptions import (
@@ -52,6 +51,7 @@ from .._base.observe import OFF, Observability, note
 from .._base.props import CREATES, created_by
 from .._base.records import row
 from .._base.retry import async_pause
+from .._memory.known import SHARED, DriverKnown, Shared
 from .guard import SlotMoved, guard
 
 T = TypeVar("T")
@@ -60,19 +60,6 @@ Tracer = Callable[[str, dict[str, Any], float], None]
 _FIRST_DELAY = 0.05
 _MAX_DELAY = 1.0
 _log = logging.getLogger("graphmem")
-# per driver and database: what the store's node says (memory objects made from one driver,
-# one per tenant, share it)
-_LAYOUTS: WeakKeyDictionary[Any, dict[str | None, _layout.Layout]] = WeakKeyDictionary()
-_TOLD_OLDER: WeakKeyDictionary[Any, set[str | None]] = WeakKeyDictionary()
-
-
-def per_driver(cache: WeakKeyDictionary[Any, Any], driver: Any, empty: Callable[[], Any]) -> Any:
-    """``cache``'s entry for ``driver`` (a fresh one, kept nowhere, for a driver that cannot be
-    weakly referenced: a test's stand-in)."""
-    try:
-        return cache.setdefault(driver, empty())
-    except TypeError:
-        return empty()
 
 
 async def _in_transaction(execute: Callable[..., Awaitable[Any]], fn: Callable[..., Awaitable[T]], *args: Any) -> T:
@@ -173,8 +160,11 @@ class AsyncExecutor:
         conflict_retries: int = 2,
         observe: Observability = OFF,
         server: tuple[str, int] | None = None,
+        shared: Shared = SHARED,
     ) -> None:
         self.driver = driver
+        self.known: DriverKnown = shared.driver(driver, database)
+        """What the memory objects of this driver and database know of its store (``_memory/known.py``)."""
         self.observe = observe
         self.where = (database, server)
         self.database = database
@@ -239,22 +229,20 @@ class AsyncExecutor:
         read once per driver and database and again when older than ``layout.KEPT_SECONDS``
         or ``fresh``. A store of a newer schema version than this graphmem's is a
         ``SchemaError``; an older one is said once on the ``graphmem`` logger."""
-        known: dict[str | None, _layout.Layout] = per_driver(_LAYOUTS, self.driver, dict)
-        found = known.get(self.database)
-        if fresh or found is None or not found.fresh():
+        found = None if fresh else self.known.fresh_layout()
+        if found is None:
             found = await self.read_layout()
             if found.version > _layout.VERSION:
-                known.pop(self.database, None)
+                self.known.forget_layout()
                 raise SchemaError(
                     f"this store's data follows schema version {found.version}, written by a newer graphmem; "
                     f"this graphmem reads up to version {_layout.VERSION}: upgrade graphmem (pip install -U graphmem)")
-            told = per_driver(_TOLD_OLDER, self.driver, set)
-            if _layout.EMPTY < found.version < _layout.VERSION and self.database not in told:
-                told.add(self.database)
+            if _layout.EMPTY < found.version < _layout.VERSION and not self.known.told_older:
+                self.known.told_older = True
                 _log.warning("this store's data follows schema version %d, this graphmem writes version %d: run "
                              "setup() (or graphmem setup) to upgrade it; graphmem setup --check lists the steps",
                              found.version, _layout.VERSION)
-            known[self.database] = found
+            self.known.layout = found
         return found
 
     async def read_layout(self) -> _layout.Layout:
@@ -271,7 +259,7 @@ class AsyncExecutor:
     def forget_layout(self) -> None:
         """Read the store's node again on the next call (it changed: a re-embedding switched
         slots, or a vector index was found missing)."""
-        per_driver(_LAYOUTS, self.driver, dict).pop(self.database, None)
+        self.known.forget_layout()
 
     async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run one template as an auto-commit read (routable to a cluster's readers): one

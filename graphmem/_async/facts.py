@@ -85,14 +85,14 @@ class AsyncFactsMixin(AsyncHost):
         core = self._core
         now = core.now()
         given = any(isinstance(item, Mapping) and item.get("embedding") is not None for item in items)
-        dimension = await self._known_dimension() if given else core.dimension
+        dimension = await self._store.known_dimension() if given else self._known.dimension
         if batch:
             rows = _facts.rows(items, tenant=core.tenant, now=now, single_valued=core.single_valued_predicates,
                                dimension=dimension)
         else:
             rows = [_facts.row(items[0], tenant=core.tenant, now=now, single_valued=core.single_valued_predicates,
                                dimension=dimension)]
-        await self._embed(rows, [f"items[{i}].embedding" if batch else "embedding" for i in range(len(rows))])
+        await self._store.embed(rows, [f"items[{i}].embedding" if batch else "embedding" for i in range(len(rows))])
 
         async def work(tx: AsyncTx) -> list[Fact]:
             return await self._create_facts(tx, rows, now)
@@ -217,7 +217,7 @@ class AsyncFactsMixin(AsyncHost):
         if reason is not None:
             check.text(reason, "reason")
         now = self._core.now()
-        dimension = await self._known_dimension() if embedding is not None else self._core.dimension
+        dimension = await self._store.known_dimension() if embedding is not None else self._known.dimension
         row = _facts.row(FactInput(
             text=corrected_text, scope=old.scope, subject=old.subject, predicate=old.predicate,
             object=object if object is not None else (None if old.subject is None else old.object),
@@ -229,7 +229,7 @@ class AsyncFactsMixin(AsyncHost):
             tags=old.tags, user_id=old.user_id if user_id is None else user_id, agent_id=old.agent_id, session_id=old.session_id, id=id,
             embedding=embedding,
         ), tenant=tenant, now=now, single_valued=self._core.single_valued_predicates, dimension=dimension)
-        await self._embed([row], ["corrected_text"])
+        await self._store.embed([row], ["corrected_text"])
         new_id = row["props"]["id"]
 
         async def work(tx: AsyncTx) -> Fact:

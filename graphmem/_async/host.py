@@ -16,38 +16,43 @@ from .._learning import ingest as _ingest
 from .._learning.settings import LearningSettings
 from .._memory.core import Core
 from .._memory.facts import FactRow
+from .._memory.known import Known, Shared
 from .._recall.fusion import ScoredMemory
 from .._recall.settings import RecallSettings
 from .._working.background import AsyncBackground
 from .._working.lanes import AsyncLanes, AsyncTicket
+from .backend import AsyncStore
 from .executor import AsyncExecutor, AsyncTx
 from .llm import AsyncLlmCaller
 
 
 class AsyncHost(Protocol):
-    _core: Core
-    _run: AsyncExecutor
+    _store: AsyncStore
     _learning: LearningSettings
     _llm: AsyncLlmCaller
     _recall_settings: RecallSettings
-    _events: Emitter
-    _observe: Observability
     _background: AsyncBackground
     _lanes: AsyncLanes
 
-    async def _known_dimension(self) -> int | None: ...
+    @property
+    def _run(self) -> AsyncExecutor: ...
 
-    async def _same_embedder_as_store(self) -> None: ...
+    @property
+    def _core(self) -> Core: ...
 
-    async def _probe(self) -> list[float]: ...
+    @property
+    def _known(self) -> Known: ...
 
-    async def _vector_dimension(self, *, fresh: bool = False) -> int | None: ...
+    @property
+    def _shared(self) -> Shared: ...
+
+    @property
+    def _events(self) -> Emitter: ...
+
+    @property
+    def _observe(self) -> Observability: ...
 
     async def _upgrade_store(self) -> list[Any]: ...
-
-    async def _filtered_index(self) -> bool: ...
-
-    async def _embed(self, rows: list[Any], fields: list[str]) -> None: ...
 
     async def _query_vector(self, text: str, chain: list[str]) -> Vector | None: ...
 

@@ -125,7 +125,7 @@ class AsyncIngestMixin(AsyncHost):
                 skipped.append(_ingest.Skipped(kind="entity", text=d.name[:200], reason=str(exc)))
         entities = usable
         names = _ingest.name_index(entities)
-        await self._embed(entity_rows, ["entities"] * len(entity_rows))
+        await self._store.embed(entity_rows, ["entities"] * len(entity_rows))
 
         # resolution as it stands now (read only), to find the contradiction candidates
         existing = [await self._resolve(None, row, chain) for row in entity_rows]
@@ -145,7 +145,7 @@ class AsyncIngestMixin(AsyncHost):
         # an extracted fact is embedded from its text alone (what the contradiction band was
         # measured with), and says so on its node (_memory/embedded.py)
         fact_rows = [{"props": {"text": p["text"], "embedding": None}} for _, p in plans]
-        await self._embed(fact_rows, ["facts"] * len(fact_rows))
+        await self._store.embed(fact_rows, ["facts"] * len(fact_rows))
         for (_, plan), row in zip(plans, fact_rows):
             plan["embedding"] = row["props"]["embedding"]
         decisions = await self._contradictions(llm, plans, chain, now, tally)
@@ -181,8 +181,8 @@ class AsyncIngestMixin(AsyncHost):
         items = profile.items(user_id, fields, scope=scope, provenance=Provenance.EXTRACTION, valid_from=None,
                                derived_from=episode_ids)
         rows = _facts.rows(items, tenant=self._core.tenant, now=now, single_valued=self._core.single_valued_predicates,
-                           dimension=self._core.dimension)
-        await self._embed(rows, ["profile"] * len(rows))
+                           dimension=self._known.dimension)
+        await self._store.embed(rows, ["profile"] * len(rows))
         return rows
 
     async def _resolve(self, tx: AsyncTx | None, row: dict[str, Any], chain: list[str]) -> tuple[str, Any, float]:
@@ -285,7 +285,7 @@ class AsyncIngestMixin(AsyncHost):
             return [], {}
         batch = land.batch
         rows = _facts.rows([item for _, item in kept], tenant=self._core.tenant, now=batch.now,
-                           single_valued=self._core.single_valued_predicates, dimension=self._core.dimension)
+                           single_valued=self._core.single_valued_predicates, dimension=self._known.dimension)
         for row in rows:
             row["props"]["embeddedFrom"] = embedded.TEXT_ONLY
         # the stored facts these retire are left to _retire, not superseded on the way

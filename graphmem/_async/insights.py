@@ -47,7 +47,7 @@ class AsyncInsightsMixin(AsyncHost):
             id=id, user_id=user_id, agent_id=agent_id, session_id=session_id,
         )
         row = {"props": props}
-        await self._embed([row], ["text"])
+        await self._store.embed([row], ["text"])
         now = self._core.now()
 
         async def work(tx: AsyncTx) -> Insight:
@@ -139,7 +139,7 @@ class AsyncInsightsMixin(AsyncHost):
             rows.append(({"props": props}, cites))
             usable.append((draft, cites))
         kept = usable
-        await self._embed([r for r, _ in rows], ["text"] * len(rows))
+        await self._store.embed([r for r, _ in rows], ["text"] * len(rows))
 
         async def work(tx: AsyncTx) -> tuple[list[Insight], list[Any]]:
             out, skipped = [], []

@@ -21,9 +21,11 @@ from .._base.traced import default as default_observability
 from .._base.traced import instrument
 from .._learning.settings import LearningSettings
 from .._memory.core import DEFAULT_EMBEDDER, Core
+from .._memory.known import SHARED, Known, Shared
 from .._recall.settings import RecallSettings
 from .._working.background import AsyncBackground
 from .._working.lanes import AsyncLanes
+from .backend import AsyncStore
 from .corrections import AsyncCorrectionsMixin
 from .curation import AsyncCurationMixin
 from .decisions import AsyncDecisionsMixin
@@ -126,18 +128,18 @@ class AsyncMemory(
         hook = check_hook(on_event)
         if observability is not None and not isinstance(observability, Observability):
             raise ConfigurationError(f"observability must be a graphmem.Observability, got {type(observability).__name__}")
-        self._observe = observability or default_observability()
-        self._core = Core(
+        observe = observability or default_observability()
+        core = Core(
             tenant=tenant, embedder=embedder, clock=clock,
             single_valued_predicates=single_valued_predicates,
-            contradiction_threshold=contradiction_threshold, extractor=entity_extractor, observe=self._observe,
+            contradiction_threshold=contradiction_threshold, extractor=entity_extractor, observe=observe,
         )
         self._recall_settings = recall_settings or RecallSettings()
         self._learning = learning or LearningSettings()
         self._llm = AsyncLlmCaller(retries=self._learning.model_retries,
                                    concurrency=self._learning.max_concurrent_model_calls,
                                    rate_limit_retries=self._learning.rate_limit_retries,
-                                   backoff=self._learning.rate_limit_backoff, observe=self._observe)
+                                   backoff=self._learning.rate_limit_backoff, observe=observe)
         owns = driver is None
         limits: dict[str, Any] = {}
         server = None
@@ -153,11 +155,10 @@ class AsyncMemory(
             limits = {"user": auth[0], "connection_timeout": settings.connection_timeout,
                       "max_retry_time": settings.max_retry_time}
             server = server_of(settings.uri)
-        self._run = AsyncExecutor(driver, database=database, tracer=tracer, owns_driver=owns, observe=self._observe,
-                                  server=server, **limits)
-        self._events = Emitter(hook, tenant=self._core.tenant, clock=self._core.now, observe=self._observe)
-        self._run.events = self._events
-        self._run.slot_moved = self._slot_moved
+        run = AsyncExecutor(driver, database=database, tracer=tracer, owns_driver=owns, observe=observe,
+                            server=server, shared=SHARED, **limits)
+        events = Emitter(hook, tenant=core.tenant, clock=core.now, observe=observe)
+        self._store = AsyncStore(run, core, events=events, observe=observe, shared=SHARED)
         self._background = AsyncBackground(workers=self._learning.max_concurrent_model_calls)
         self._lanes = AsyncLanes()
 
@@ -165,6 +166,30 @@ class AsyncMemory(
     def from_driver(cls, driver: AsyncDriver, **kwargs: Any) -> AsyncMemory:
         """Use an existing driver (graphmem will not close it)."""
         return cls(driver=driver, **kwargs)
+
+    @property
+    def _run(self) -> AsyncExecutor:
+        return self._store.run
+
+    @property
+    def _core(self) -> Core:
+        return self._store.core
+
+    @property
+    def _known(self) -> Known:
+        return self._store.known
+
+    @property
+    def _shared(self) -> Shared:
+        return self._store.shared
+
+    @property
+    def _events(self) -> Emitter:
+        return self._store.events
+
+    @property
+    def _observe(self) -> Observability:
+        return self._store.observe
 
     @property
     def tenant(self) -> str:

@@ -50,7 +50,7 @@ class AsyncMessagesMixin(AsyncHost):
         windows = _episodes.chunks(episodes)
         graph = await self._plan_mentions(msgs, [e["props"]["id"] for e in episodes], scope,
                                           {"user_id": user_id, "agent_id": agent_id}, extract=extract)
-        await self._embed([*episodes, *windows, *graph.rows], [f"messages[{i}].content" for i in range(len(episodes))]
+        await self._store.embed([*episodes, *windows, *graph.rows], [f"messages[{i}].content" for i in range(len(episodes))]
                           + ["messages[].content"] * len(windows) + ["entities"] * len(graph.rows))
         tenant = self._core.tenant
         landed = Landed()

@@ -86,7 +86,7 @@ class AsyncNotesMixin(AsyncHost):
             props = _props.shared(tenant, id=None, scope=path, text=first.text, provenance=source)
             props.update({"owner": who, "label": block})
             row = {"props": props}
-            await self._embed([row], ["text"])
+            await self._store.embed([row], ["text"])
         now = self._core.now()
 
         async def work(tx: AsyncTx) -> NoteEdit:

@@ -53,7 +53,7 @@ class AsyncProceduresMixin(AsyncHost):
             importance=importance, sensitivity=sensitivity, tags=tags, id=id,
         )
         row = {"props": props, "embedText": embedded.procedure_text(props)}
-        await self._embed([row], ["text"])
+        await self._store.embed([row], ["text"])
         now = self._core.now()
         tenant = self._core.tenant
 
@@ -128,7 +128,7 @@ class AsyncProceduresMixin(AsyncHost):
             sensitivity=None, tags=(), id=None,
         )
         row = {"props": props, "embedText": embedded.procedure_text(props)}
-        await self._embed([row, *episodes], ["trajectory"] * (1 + len(episodes)))
+        await self._store.embed([row, *episodes], ["trajectory"] * (1 + len(episodes)))
         cites = episode_ids or [e["props"]["id"] for e in episodes]
         threshold = self._core.neo4j_similarity(self._learning.procedure_merge_threshold)
 

@@ -13,11 +13,11 @@ from .._base import dialect, scopes
 from .._base import validate as check
 from .._base.errors import GraphMemError, SchemaError
 from .._base.observe import annotate, recording
-from .._memory.core import put_bounded
+from .._memory.known import put_bounded
 from .._recall import context as _context
 from .._recall import fulltext, fusion, plan, report
 from .host import AsyncHost
-from .schema import forget_index, refused_vector, repair_vectors
+from .schema import refused_vector, repair_vectors
 
 
 class AsyncRecallMixin(AsyncHost):
@@ -70,12 +70,12 @@ class AsyncRecallMixin(AsyncHost):
         # on Neo4j 2026 the vector index is searched within the tenant (recall's Cypher 25 version),
         # over-fetched by how many of the tenant's memories these scopes held last time
         chain = tuple(scopes.chain(scope))
-        if vector is not None and await self._filtered_index():
-            args.update(cypher25=True, spread=self._core.spreads.get(chain, 1.0))
+        if vector is not None and await self._store.filtered_index():
+            args.update(cypher25=True, spread=self._known.spreads.get(chain, 1.0))
         rows = await self._recall_rows(args)
         asked = 1
         if args.get("cypher25") and (spread := plan.spread_of(rows)) is not None:
-            put_bounded(self._core.spreads, chain, spread, plan.SPREADS_KEPT)
+            put_bounded(self._known.spreads, chain, spread, plan.SPREADS_KEPT)
             args["spread"] = spread  # a retry asks with what this answer found
         retry: dict[str, Any] = {}
         for _ in range(2):
@@ -114,10 +114,10 @@ class AsyncRecallMixin(AsyncHost):
             return await self._run.read(name, **params)
         except GraphMemError as exc:
             if dialect.index_unusable(exc):
-                forget_index(self._run, self._core)
+                self._store.forget_index()
                 if (await self._run.layout()).slot != slot:  # re-embedded meanwhile: the old index is gone
-                    await self._same_embedder_as_store()  # the probe tells embedders of one dimension apart
-                    dimension = await self._known_dimension()
+                    await self._store.same_embedder_as_store()  # the probe tells embedders of one dimension apart
+                    dimension = await self._store.known_dimension()
                     vector = args.get("vector")
                     if vector is not None and dimension is not None and len(vector) != dimension:
                         raise SchemaError(
@@ -125,10 +125,10 @@ class AsyncRecallMixin(AsyncHost):
                             f"while this memory object's embedder gives {len(vector)}: make the memory object "
                             "with the new embedder") from exc
                     return await self._run.read(name, **params)
-                await self._known_dimension()  # read again: a missing index is said once (a rebuilt one is not)
+                await self._store.known_dimension()  # read again: a missing index is said once (a rebuilt one is not)
                 return await self._run.read("recall", **plan.params(**{**args, "cypher25": False, "strategy": "exact"}))
             if not refused_vector(exc) or not await repair_vectors(
-                    self._run, self._core.tenant, await self._known_dimension(), self._core.now()):
+                    self._run, self._core.tenant, await self._store.known_dimension(), self._core.now()):
                 raise
         return await self._run.read(name, **params)
 

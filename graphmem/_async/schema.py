@@ -1,5 +1,7 @@
-"""Schema and embeddings on ``AsyncMemory``: ``setup()``, the vector index's dimension, and
-embedding what is about to be written or asked.
+"""Schema on ``AsyncMemory``: ``setup()`` (constraints, indexes, the vector index made for
+the embedder), and a question's vector for recall (its yardstick, the names common in its
+scopes). What is known of the index, and embedding what is written, live in the store
+(``backend.py``).
 ``graphmem/_sync/schema.py`` is generated from this file by ``tools/unasync.py``."""
 
 from __future__ import annotations
@@ -8,64 +10,27 @@ import logging
 import time
 from datetime import datetime
 from typing import Any
-from weakref import WeakKeyDictionary
 
-from .._base import dialect, layout, templates
+from .._base import dialect, templates
 from .._base import validate as check
 from .._base.embeddings import bag_of_words
-from .._base.errors import GraphMemError, InvalidInputError, SchemaError
-from .._base.layout import Layout
+from .._base.errors import GraphMemError, SchemaError
 from .._base.vectors import Vector
-from .._memory import reembed
-from .._memory.core import Core, put_bounded
-from .._memory.reembed import PROBE
+from .._memory.known import put_bounded
 from .._recall import fulltext, relevance
-from .executor import AsyncExecutor, per_driver
+from .executor import AsyncExecutor
 from .host import AsyncHost
 from .upgrade import repair_layout, tell_unembedded
 
-# per driver and (database, slot): the vector index's (dimension, filtered by tenant), read once
-_INDEXES: WeakKeyDictionary[Any, dict[tuple[str | None, str], tuple[int, bool]]] = WeakKeyDictionary()
-# per embedder: the relevance floor's background vectors (_relevance.matrix), embedded once
-# for every memory object that shares the embedder (an application's one per tenant)
-_BACKGROUNDS: WeakKeyDictionary[Any, Any] = WeakKeyDictionary()
 _WARM_UP_SCOPE = "graphmem-warm-up"  # setup() recalls from it once; nothing is written there
 _REPAIR_BATCH = 1000
 _log = logging.getLogger("graphmem")
-# per driver: the (database, slot)s whose missing vector index this process has said (once,
-# until the index is found again)
-_TOLD_MISSING: WeakKeyDictionary[Any, set[tuple[str | None, str]]] = WeakKeyDictionary()
-
-
-def _indexes_of(driver: Any) -> dict[tuple[str | None, str], tuple[int, bool]]:
-    """What is known of the vector index per database of ``driver`` (a fresh dict, kept
-    nowhere, for a driver that cannot be weakly referenced: a test's stand-in)."""
-    known: dict[tuple[str | None, str], tuple[int, bool]] = per_driver(_INDEXES, driver, dict)
-    return known
-
-
-def forget_index(run: AsyncExecutor, core: Core) -> None:
-    """Forget what is known of the vector index and the store's slot (the index was found
-    missing or not online: remade, or dropped by a re-embedding that switched slots): the
-    next call reads them again."""
-    for key in [k for k in _indexes_of(run.driver) if k[0] == run.database]:
-        _indexes_of(run.driver).pop(key, None)
-    run.forget_layout()
-    core.filtered_index = None
-    core.dimension = None
-    core.vector_slot = None
 
 
 def refused_vector(error: GraphMemError) -> bool:
     """Whether ``error`` is Neo4j's cosine refusing a stored vector (not finite, a norm its
     32-bit arithmetic cannot hold, another dimension): what ``repair_vectors`` removes."""
     return "vector.similarity.cosine()" in str(error)
-
-
-def _told_missing(driver: Any) -> set[tuple[str | None, str]]:
-    """The vector indexes found missing and said on the logger, per database of ``driver``."""
-    told: set[tuple[str | None, str]] = per_driver(_TOLD_MISSING, driver, set)
-    return told
 
 
 async def repair_vectors(run: AsyncExecutor, tenant: str, dimensions: int | None, now: datetime) -> list[str]:
@@ -115,9 +80,9 @@ class AsyncSchemaMixin(AsyncHost):
         await repair_layout(self._run)
         rebuilt: float | None = None
         if self._core.embedder is not None:
-            probe = await self._probe()
+            probe = await self._store.probe()
             wanted = len(check.embedding(probe, "embedder output", None))
-            existing = await self._vector_dimension(fresh=True)
+            existing = await self._store.vector_dimension(fresh=True)
             if existing is not None and existing != wanted:
                 found = await self._run.layout()
                 under_way = (f"; a re-embedding to {wanted} dimensions is under way: run graphmem reembed with "
@@ -128,20 +93,20 @@ class AsyncSchemaMixin(AsyncHost):
                     f"{wanted}: re-embed the store with this embedder (graphmem reembed, docs/operations.md) "
                     f"or use the embedder it was written with{under_way}")
             can_filter = dialect.filters_vectors((await self._run.read("server_components"))[0]["version"])
-            if existing is not None and can_filter and not self._core.filtered_index:
+            if existing is not None and can_filter and not self._known.filtered_index:
                 rebuilt = await self._drop_unfiltered_index()
             if existing is None or rebuilt is not None:
                 await self._run.auto(dialect.template("schema_vector", can_filter), dimensions=wanted)
         await self._run.auto("schema_await", timeout=timeout)
         if self._core.embedder is not None:
             # what the index is now (another setup() may have made it first), for recall's choice
-            self._core.dimension = await self._vector_dimension(fresh=True)
+            self._known.dimension = await self._store.vector_dimension(fresh=True)
         if rebuilt is not None:
             _log.warning("vector index %s rebuilt with the tenant as its filter in %.1f s",
                          (await self._run.layout()).index, time.monotonic() - rebuilt)
         if repair:
-            await repair_vectors(self._run, self._core.tenant, await self._known_dimension(), self._core.now())
-            if self._core.dimension is not None:
+            await repair_vectors(self._run, self._core.tenant, await self._store.known_dimension(), self._core.now())
+            if self._known.dimension is not None:
                 await tell_unembedded(self._run, self._core.tenant)
         # a read of a scope nobody writes to: Neo4j caches the plan (recall.cypher keeps it)
         await self.recall("warm up", scope=_WARM_UP_SCOPE, k=1)
@@ -157,81 +122,6 @@ class AsyncSchemaMixin(AsyncHost):
         await self._run.auto("schema_vector_drop")
         return started
 
-    async def _vector_dimension(self, *, fresh: bool = False) -> int | None:
-        """The dimension of the vector index of the store's slot (None without one); notes
-        whether it filters by tenant. Read once per driver, database and slot (memory objects
-        made from one driver, one per tenant, share it), unless ``fresh``."""
-        found = await self._run.layout()
-        per_driver = _indexes_of(self._run.driver)
-        key = (self._run.database, found.slot)
-        known = None if fresh else per_driver.get(key)
-        if known is None:
-            # a read: a cluster's readers answer it
-            rows = [r for r in await self._run.read("schema_vector_info") if r["name"] == found.index]
-            if not rows:
-                per_driver.pop(key, None)
-                return None
-            _told_missing(self._run.driver).discard(key)
-            known = per_driver[key] = (int(rows[0]["dimensions"]), dialect.filtered(rows[0]["properties"]))
-        self._core.filtered_index = known[1]
-        self._core.vector_slot = found.slot
-        return known[0]
-
-    async def _same_slot(self) -> None:
-        """Forget this memory object's dimension and filter when the store's vectors moved to
-        the other slot since it read them (``reembed``, in this process or another)."""
-        slot = (await self._run.layout()).slot
-        if self._core.vector_slot is not None and self._core.vector_slot != slot:
-            self._core.dimension = None
-            self._core.filtered_index = None
-            self._core.vector_slot = None
-
-    async def _filtered_index(self) -> bool:
-        """Whether recall may search the vector index within the tenant (read with the
-        dimension, once per driver, database and slot; setup() reads it again after making it)."""
-        await self._same_slot()
-        if self._core.filtered_index is None:
-            await self._vector_dimension()
-        return bool(self._core.filtered_index)
-
-    async def _known_dimension(self) -> int | None:
-        """The dimension of the active slot's vector index (None without one: said once on
-        the ``graphmem`` logger when this memory object has an embedder)."""
-        await self._same_slot()
-        if self._core.dimension is None:
-            self._core.dimension = await self._vector_dimension()
-            if self._core.dimension is None and self._core.embedder is not None:
-                self._tell_missing_index((await self._run.layout()).slot)
-        return self._core.dimension
-
-    def _tell_missing_index(self, slot: str) -> None:
-        """Say once per driver, database and slot (again after the index was found) that the
-        vector index is missing: recall still answers, scanning exactly."""
-        told, key = _told_missing(self._run.driver), (self._run.database, slot)
-        if key not in told:
-            told.add(key)
-            _log.warning("the vector index %s is missing: recall compares the question with every memory of the "
-                         "scopes exactly (slower in a large store) and writes are not checked against its dimension; "
-                         "run setup() (graphmem setup) to make it again (unless setup() is making it again now)",
-                         layout.INDEXES[slot])
-
-    async def _embed(self, rows: list[Any], fields: list[str]) -> None:
-        """Embed the rows that have no embedding yet (their ``embedText`` or text), in one
-        call to the embedder; ``fields`` names each row's input in errors."""
-        if self._core.embedder is None:
-            return
-        todo = [i for i, row in enumerate(rows) if row["props"].get("embedding") is None]
-        if not todo:
-            return
-        await self._same_embedder_as_store()
-        texts = [rows[i].get("embedText") or rows[i]["props"]["text"] for i in todo]
-        vectors = await self._core.embedder.aembed_documents(texts)
-        if len(vectors) != len(todo):
-            raise InvalidInputError("embedder", f"returned {len(vectors)} vectors for {len(todo)} texts")
-        dimension = await self._dimension_for(vectors[0])
-        for i, vector in zip(todo, vectors):
-            rows[i]["props"]["embedding"] = check.embedding(vector, fields[i], dimension, embedded=True)
-
     async def _yardstick(self, vector: Vector | None) -> tuple[float, float] | None:
         """The mean and deviation of the query's cosines to everyday sentences that answer
         nothing (``_relevance``), for the relevance floor; their vectors are embedded once per
@@ -241,25 +131,19 @@ class AsyncSchemaMixin(AsyncHost):
         if vector is None or embedder is None:
             return None
         key = getattr(embedder, "wrapped", embedder)  # the caller's embedder, not this object's wrapper
-        if self._core.background is None:
-            try:
-                self._core.background = _BACKGROUNDS.get(key)
-            except TypeError:  # unhashable or not weakly referable: this memory object keeps its own
-                pass
-        if self._core.background is None:
-            self._core.background = relevance.matrix(await embedder.aembed_documents(list(relevance.SENTENCES)))
-            try:
-                _BACKGROUNDS[key] = self._core.background
-            except TypeError:
-                pass
-        return relevance.yardstick(vector, self._core.background)
+        if self._known.background is None:
+            self._known.background = self._shared.yardstick(key)
+        if self._known.background is None:
+            self._known.background = relevance.matrix(await embedder.aembed_documents(list(relevance.SENTENCES)))
+            self._shared.keep_yardstick(key, self._known.background)
+        return relevance.yardstick(vector, self._known.background)
 
     async def _common_names(self, probes: list[dict[str, str]], chain: list[str]) -> list[str]:
         """Which of a question's names are common among the scopes' memories: asked of Neo4j
         (``name_frequency``) for the names this memory object has not counted in those scopes
         in the last ``COMMON_NAME_KEPT_SECONDS`` (a name's share moves slowly; asking costs a
         round trip before the recall)."""
-        known, now = self._core.names, time.monotonic()
+        known, now = self._known.names, time.monotonic()
         key = tuple(chain)
         answer = {p["word"]: hit[0] for p in probes
                   if (hit := known.get((key, p["word"]))) is not None and hit[1] >= now}
@@ -286,46 +170,8 @@ class AsyncSchemaMixin(AsyncHost):
         if bag_of_words(embedder) and (probes := fulltext.name_queries(text, self._core.tenant, chain)):
             common = await self._common_names(probes, chain)
         text = fulltext.embedded_question(text, bag_of_words=bag_of_words(embedder), common=common)
-        await self._same_embedder_as_store()
+        await self._store.same_embedder_as_store()
         # checked against the index: an embedder of another dimension gets a clear error
         vector = await embedder.aembed_query(text)
-        return check.embedding(vector, "embedder output", await self._dimension_for(vector))
+        return check.embedding(vector, "embedder output", await self._store.dimension_for(vector))
 
-    async def _dimension_for(self, vector: Any) -> int | None:
-        """The vector index's dimension to check ``vector`` against: the one this object knows,
-        read again when they differ (a re-embedding may have switched the store to this
-        object's embedder since: it is not refused for a minute on what it read before)."""
-        dimension = await self._known_dimension()
-        if dimension is not None and isinstance(vector, (list, tuple)) and len(vector) != dimension:
-            forget_index(self._run, self._core)
-            dimension = await self._known_dimension()
-        return dimension
-
-    async def _probe(self) -> list[float]:
-        """This memory object's embedder's vector of ``PROBE``, asked once."""
-        assert self._core.embedder is not None
-        if self._core.probe is None:
-            self._core.probe = check.embedding(await self._core.embedder.aembed_query(PROBE), "embedder output", None)
-        return self._core.probe
-
-    async def _same_embedder_as_store(self) -> None:
-        """Refuse, with a ``SchemaError`` saying what to do, a memory object whose embedder is
-        not the one a re-embedding put in the store (recorded with it: ``Layout.active``);
-        a store never re-embedded records none, and the vector index's dimension tells."""
-        if self._core.embedder is None:
-            return
-        active = (await self._run.layout()).active
-        if active and (why := reembed.stale_embedder(active, None, await self._probe())):
-            raise SchemaError(why)
-
-    async def _slot_moved(self, found: Layout) -> None:
-        """A write found the store's vectors moved to ``found.slot`` (a re-embedding switched
-        since this object read the store's node): what it knew of the old index goes, and an
-        embedder that is not the store's new one may not write there (``SchemaError``); the
-        executor's ``slot_moved``."""
-        forget_index(self._run, self._core)
-        if self._core.embedder is None:
-            return
-        dimension = await self._vector_dimension(fresh=True)
-        if why := reembed.stale_embedder(found.active, dimension, await self._probe()):
-            raise SchemaError(why)

@@ -71,11 +71,11 @@ class AsyncStoreMixin(AsyncHost):
         searches = [read for read in reads if isinstance(read, ItemSearch)]
         puts, deletes = self._item_writes(writes)
         if any(put.embedding is not None or put.field_vectors is not None for put, *_ in puts):
-            await self._known_dimension()
-        rows = [store.item_row(put, encoded, tenant=tenant, now=now, dimension=self._core.dimension)
+            await self._store.known_dimension()
+        rows = [store.item_row(put, encoded, tenant=tenant, now=now, dimension=self._known.dimension)
                 for put, encoded, _ in puts]
         embed = [n for n, (put, *_) in enumerate(puts) if put.embed and put.embedding is None]
-        await self._embed([rows[n] for n in embed], ["value"] * len(embed))
+        await self._store.embed([rows[n] for n in embed], ["value"] * len(embed))
         await self._item_field_vectors(puts, rows)
 
         async def read(run: Any) -> tuple[ItemResults, list[str]]:
@@ -152,7 +152,7 @@ class AsyncStoreMixin(AsyncHost):
                 vectors[n] = [next(it) for _ in puts[n][2]]
         if not vectors:
             return
-        dimension = await self._known_dimension()
+        dimension = await self._store.known_dimension()
         for n, given in vectors.items():
             rows[n]["props"]["storeVectors"] = store.flat_vectors(given, len(puts[n][2]), dimension, "field_vectors")
 
@@ -196,7 +196,7 @@ class AsyncStoreMixin(AsyncHost):
         if vector is None and read.query and self._core.embedder is not None:
             vector = await self._core.embedder.aembed_query(check.text(read.query, "query"))
         if vector is not None:
-            vector = check.embedding(vector, "query embedding", await self._known_dimension())
+            vector = check.embedding(vector, "query embedding", await self._store.known_dimension())
         return "store_search", {"tenant": tenant, "prefix": read.prefix, "vector": vector, "limit": limit, "now": now}
 
 

@@ -52,7 +52,7 @@ class AsyncSummariesMixin(AsyncHost):
             rows.insert(0, {"props": _summaries.props(tenant, draft.folded or "", scope=path, session_id=session_id,
                                                       covers=fold),
                             "cites": sorted({c for s in fold for c in s.cites})})
-        await self._embed(rows, ["llm output"] * len(rows))
+        await self._store.embed(rows, ["llm output"] * len(rows))
         now = self._core.now()
         planned = [s.id for s in current]
 

@@ -70,7 +70,7 @@ class AsyncTransferMixin(AsyncHost):
             raise InvalidInputError("batch_size", "must be a positive integer")
         if iter(records) is records:  # a one-shot iterator: keep what the check reads
             records = list(records)
-        dimension = await self._known_dimension()
+        dimension = await self._store.known_dimension()
         await self._check_import(records, dimension)
         counts = {"scopes": 0, "nodes": 0, "edges": 0}
         scopes: list[str] = []

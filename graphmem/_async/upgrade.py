@@ -178,7 +178,7 @@ class AsyncUpgradeMixin(AsyncHost):
         have |= {r["name"] for r in await self._run.read_in(layout.SLOT_A, "store_constraints")}
         embedder = None
         if self._core.embedder is not None:
-            embedder = len(await self._probe())
+            embedder = len(await self._store.probe())
         slot_found: str | None = None
         stray: list[str] = []
         counts: dict[str, Any] | None = None

@@ -1,2 +1,3 @@
 """What is remembered: facts, entities, episodes, the key-value store, erase, export and import,
-the graph view, and a memory object's shared state (Core). Imports graphmem._base only."""
+the graph view, a memory object's configuration (Core) and what it knows of the server
+(known.py). Imports graphmem._base only."""

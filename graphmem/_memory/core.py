@@ -21,14 +21,6 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def put_bounded(cache: dict[Any, Any], key: Any, value: Any, most: int) -> None:
-    """``cache[key] = value``, emptying ``cache`` first when it holds ``most`` other keys (a
-    memory object asked of ever new scopes or names starts over rather than grow)."""
-    if len(cache) >= most and key not in cache:
-        cache.clear()
-    cache[key] = value
-
-
 class _DefaultEmbedder:
     """Stands for "no embedder was chosen": ``Memory()`` then embeds with WordLlama."""
 
@@ -82,33 +74,6 @@ class Core:
         if not 0.0 < contradiction_threshold <= 1.0:
             raise InvalidInputError("contradiction_threshold", "must be in (0, 1]")
         self.contradiction_threshold = contradiction_threshold
-        self.dimension: int | None = None
-        """The vector index's dimension, once known (from ``setup()`` or the database)."""
-        self.vector_slot: str | None = None
-        """The store's vector slot the dimension and filter were read for (``_base/layout.py``)."""
-        self.filtered_index: bool | None = None
-        """Whether the vector index is filtered by tenant inside the search (Neo4j 2026, made so
-        by ``setup()``): recall then runs its Cypher 25 version. Read with the dimension."""
-        self.names: dict[tuple[tuple[str, ...], str], tuple[bool, float]] = {}
-        """Per (visible scope chain, name): whether the name is common there, and until when
-        (monotonic seconds) that count is trusted (recall's embedded question)."""
-        self.spreads: dict[tuple[str, ...], float] = {}
-        """Per visible scope chain, the tenant's memories per visible one at its last recall
-        (how far recall's search within the tenant over-fetches on Neo4j 2026)."""
-        self.background: Any = None  # the relevance floor's yardstick (a numpy matrix, _relevance.matrix)
-        self.probe: list[float] | None = None
-        """The embedder's vector of ``_memory.reembed.PROBE``, once asked (tells it from the
-        embedder a re-embedding put in the store: ``Layout.active``)."""
-
-    def use_embedder(self, embedder: Any) -> None:
-        """Embed with ``embedder`` (checked, ``check_embedder``) from now on, forgetting what
-        came from the old one (the store was re-embedded with it)."""
-        self.embedder = embedder
-        self.background = None
-        self.probe = None
-        self.dimension = None
-        self.filtered_index = None
-        self.vector_slot = None
 
     def now(self) -> datetime:
         return check.instant(self._clock(), "clock", allow_none=False)

@@ -56,7 +56,7 @@ class CorrectionsMixin(Host):
         )
         chain = _scopes.chain(props["scope"])
         row = {"props": props}
-        self._embed([row], ["corrected_value"])
+        self._store.embed([row], ["corrected_value"])
         now = self._core.now()
         run = props["runId"]
 

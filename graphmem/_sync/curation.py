@@ -119,7 +119,7 @@ class CurationMixin(Host):
         now = self._core.now()
         row = curation.merged_fact(nodes, draft.text, tenant=tenant, now=now,
                                     single_valued=self._core.single_valued_predicates)
-        self._embed([row], ["text"])
+        self._store.embed([row], ["text"])
         props = row["props"]
 
         def work(tx: Tx) -> tuple[Fact, int] | None:

@@ -74,7 +74,7 @@ class DecisionsMixin(Host):
 
     def _write_decision(self, props: dict[str, Any]) -> Decision:
         row = {"props": props, "embedText": embedded.decision_text(props)}
-        self._embed([row], ["decision"])
+        self._store.embed([row], ["decision"])
         now = self._core.now()
         tenant = self._core.tenant
 

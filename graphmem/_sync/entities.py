@@ -61,7 +61,7 @@ class EntitiesMixin(Host):
         graph = self._plan_mentions([{"role": props["role"], "content": props["text"], "speaker": props["speaker"]}],
                                           [props["id"]], props["scope"], {"user_id": user_id, "agent_id": agent_id},
                                           extract=True)
-        self._embed([row, *windows, *graph.rows], ["content"] * (1 + len(windows)) + ["entities"] * len(graph.rows))
+        self._store.embed([row, *windows, *graph.rows], ["content"] * (1 + len(windows)) + ["entities"] * len(graph.rows))
         tenant = self._core.tenant
 
         def work(tx: Tx) -> Episode:
@@ -104,7 +104,7 @@ class EntitiesMixin(Host):
             id=id, importance=importance, sensitivity=sensitivity, provenance=provenance,
         )
         row = {"props": props}
-        self._embed([row], ["name"])
+        self._store.embed([row], ["name"])
         tenant = self._core.tenant
 
         def work(tx: Tx) -> Entity:

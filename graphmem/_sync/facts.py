@@ -87,14 +87,14 @@ class FactsMixin(Host):
         core = self._core
         now = core.now()
         given = any(isinstance(item, Mapping) and item.get("embedding") is not None for item in items)
-        dimension = self._known_dimension() if given else core.dimension
+        dimension = self._store.known_dimension() if given else self._known.dimension
         if batch:
             rows = _facts.rows(items, tenant=core.tenant, now=now, single_valued=core.single_valued_predicates,
                                dimension=dimension)
         else:
             rows = [_facts.row(items[0], tenant=core.tenant, now=now, single_valued=core.single_valued_predicates,
                                dimension=dimension)]
-        self._embed(rows, [f"items[{i}].embedding" if batch else "embedding" for i in range(len(rows))])
+        self._store.embed(rows, [f"items[{i}].embedding" if batch else "embedding" for i in range(len(rows))])
 
         def work(tx: Tx) -> list[Fact]:
             return self._create_facts(tx, rows, now)
@@ -219,7 +219,7 @@ class FactsMixin(Host):
         if reason is not None:
             check.text(reason, "reason")
         now = self._core.now()
-        dimension = self._known_dimension() if embedding is not None else self._core.dimension
+        dimension = self._store.known_dimension() if embedding is not None else self._known.dimension
         row = _facts.row(FactInput(
             text=corrected_text, scope=old.scope, subject=old.subject, predicate=old.predicate,
             object=object if object is not None else (None if old.subject is None else old.object),
@@ -231,7 +231,7 @@ class FactsMixin(Host):
             tags=old.tags, user_id=old.user_id if user_id is None else user_id, agent_id=old.agent_id, session_id=old.session_id, id=id,
             embedding=embedding,
         ), tenant=tenant, now=now, single_valued=self._core.single_valued_predicates, dimension=dimension)
-        self._embed([row], ["corrected_text"])
+        self._store.embed([row], ["corrected_text"])
         new_id = row["props"]["id"]
 
         def work(tx: Tx) -> Fact:

@@ -18,38 +18,43 @@ from .._learning import ingest as _ingest
 from .._learning.settings import LearningSettings
 from .._memory.core import Core
 from .._memory.facts import FactRow
+from .._memory.known import Known, Shared
 from .._recall.fusion import ScoredMemory
 from .._recall.settings import RecallSettings
 from .._working.background import Background
 from .._working.lanes import Lanes, Ticket
+from .backend import Store
 from .executor import Executor, Tx
 from .llm import LlmCaller
 
 
 class Host(Protocol):
-    _core: Core
-    _run: Executor
+    _store: Store
     _learning: LearningSettings
     _llm: LlmCaller
     _recall_settings: RecallSettings
-    _events: Emitter
-    _observe: Observability
     _background: Background
     _lanes: Lanes
 
-    def _known_dimension(self) -> int | None: ...
+    @property
+    def _run(self) -> Executor: ...
 
-    def _same_embedder_as_store(self) -> None: ...
+    @property
+    def _core(self) -> Core: ...
 
-    def _probe(self) -> list[float]: ...
+    @property
+    def _known(self) -> Known: ...
 
-    def _vector_dimension(self, *, fresh: bool = False) -> int | None: ...
+    @property
+    def _shared(self) -> Shared: ...
+
+    @property
+    def _events(self) -> Emitter: ...
+
+    @property
+    def _observe(self) -> Observability: ...
 
     def _upgrade_store(self) -> list[Any]: ...
-
-    def _filtered_index(self) -> bool: ...
-
-    def _embed(self, rows: list[Any], fields: list[str]) -> None: ...
 
     def _query_vector(self, text: str, chain: list[str]) -> Vector | None: ...
 

@@ -49,7 +49,7 @@ class InsightsMixin(Host):
             id=id, user_id=user_id, agent_id=agent_id, session_id=session_id,
         )
         row = {"props": props}
-        self._embed([row], ["text"])
+        self._store.embed([row], ["text"])
         now = self._core.now()
 
         def work(tx: Tx) -> Insight:
@@ -141,7 +141,7 @@ class InsightsMixin(Host):
             rows.append(({"props": props}, cites))
             usable.append((draft, cites))
         kept = usable
-        self._embed([r for r, _ in rows], ["text"] * len(rows))
+        self._store.embed([r for r, _ in rows], ["text"] * len(rows))
 
         def work(tx: Tx) -> tuple[list[Insight], list[Any]]:
             out, skipped = [], []

@@ -23,9 +23,11 @@ from .._base.traced import default as default_observability
 from .._base.traced import instrument
 from .._learning.settings import LearningSettings
 from .._memory.core import DEFAULT_EMBEDDER, Core
+from .._memory.known import SHARED, Known, Shared
 from .._recall.settings import RecallSettings
 from .._working.background import Background
 from .._working.lanes import Lanes
+from .backend import Store
 from .corrections import CorrectionsMixin
 from .curation import CurationMixin
 from .decisions import DecisionsMixin
@@ -128,18 +130,18 @@ class Memory(
         hook = check_hook(on_event)
         if observability is not None and not isinstance(observability, Observability):
             raise ConfigurationError(f"observability must be a graphmem.Observability, got {type(observability).__name__}")
-        self._observe = observability or default_observability()
-        self._core = Core(
+        observe = observability or default_observability()
+        core = Core(
             tenant=tenant, embedder=embedder, clock=clock,
             single_valued_predicates=single_valued_predicates,
-            contradiction_threshold=contradiction_threshold, extractor=entity_extractor, observe=self._observe,
+            contradiction_threshold=contradiction_threshold, extractor=entity_extractor, observe=observe,
         )
         self._recall_settings = recall_settings or RecallSettings()
         self._learning = learning or LearningSettings()
         self._llm = LlmCaller(retries=self._learning.model_retries,
                                    concurrency=self._learning.max_concurrent_model_calls,
                                    rate_limit_retries=self._learning.rate_limit_retries,
-                                   backoff=self._learning.rate_limit_backoff, observe=self._observe)
+                                   backoff=self._learning.rate_limit_backoff, observe=observe)
         owns = driver is None
         limits: dict[str, Any] = {}
         server = None
@@ -155,11 +157,10 @@ class Memory(
             limits = {"user": auth[0], "connection_timeout": settings.connection_timeout,
                       "max_retry_time": settings.max_retry_time}
             server = server_of(settings.uri)
-        self._run = Executor(driver, database=database, tracer=tracer, owns_driver=owns, observe=self._observe,
-                                  server=server, **limits)
-        self._events = Emitter(hook, tenant=self._core.tenant, clock=self._core.now, observe=self._observe)
-        self._run.events = self._events
-        self._run.slot_moved = self._slot_moved
+        run = Executor(driver, database=database, tracer=tracer, owns_driver=owns, observe=observe,
+                            server=server, shared=SHARED, **limits)
+        events = Emitter(hook, tenant=core.tenant, clock=core.now, observe=observe)
+        self._store = Store(run, core, events=events, observe=observe, shared=SHARED)
         self._background = Background(workers=self._learning.max_concurrent_model_calls)
         self._lanes = Lanes()
 
@@ -167,6 +168,30 @@ class Memory(
     def from_driver(cls, driver: Driver, **kwargs: Any) -> Memory:
         """Use an existing driver (graphmem will not close it)."""
         return cls(driver=driver, **kwargs)
+
+    @property
+    def _run(self) -> Executor:
+        return self._store.run
+
+    @property
+    def _core(self) -> Core:
+        return self._store.core
+
+    @property
+    def _known(self) -> Known:
+        return self._store.known
+
+    @property
+    def _shared(self) -> Shared:
+        return self._store.shared
+
+    @property
+    def _events(self) -> Emitter:
+        return self._store.events
+
+    @property
+    def _observe(self) -> Observability:
+        return self._store.observe
 
     @property
     def tenant(self) -> str:

@@ -52,7 +52,7 @@ class MessagesMixin(Host):
         windows = _episodes.chunks(episodes)
         graph = self._plan_mentions(msgs, [e["props"]["id"] for e in episodes], scope,
                                           {"user_id": user_id, "agent_id": agent_id}, extract=extract)
-        self._embed([*episodes, *windows, *graph.rows], [f"messages[{i}].content" for i in range(len(episodes))]
+        self._store.embed([*episodes, *windows, *graph.rows], [f"messages[{i}].content" for i in range(len(episodes))]
                           + ["messages[].content"] * len(windows) + ["entities"] * len(graph.rows))
         tenant = self._core.tenant
         landed = Landed()

@@ -88,7 +88,7 @@ class NotesMixin(Host):
             props = _props.shared(tenant, id=None, scope=path, text=first.text, provenance=source)
             props.update({"owner": who, "label": block})
             row = {"props": props}
-            self._embed([row], ["text"])
+            self._store.embed([row], ["text"])
         now = self._core.now()
 
         def work(tx: Tx) -> NoteEdit:

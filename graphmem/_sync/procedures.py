@@ -55,7 +55,7 @@ class ProceduresMixin(Host):
             importance=importance, sensitivity=sensitivity, tags=tags, id=id,
         )
         row = {"props": props, "embedText": embedded.procedure_text(props)}
-        self._embed([row], ["text"])
+        self._store.embed([row], ["text"])
         now = self._core.now()
         tenant = self._core.tenant
 
@@ -130,7 +130,7 @@ class ProceduresMixin(Host):
             sensitivity=None, tags=(), id=None,
         )
         row = {"props": props, "embedText": embedded.procedure_text(props)}
-        self._embed([row, *episodes], ["trajectory"] * (1 + len(episodes)))
+        self._store.embed([row, *episodes], ["trajectory"] * (1 + len(episodes)))
         cites = episode_ids or [e["props"]["id"] for e in episodes]
         threshold = self._core.neo4j_similarity(self._learning.procedure_merge_threshold)
 

@@ -15,11 +15,11 @@ from .._base import dialect, scopes
 from .._base import validate as check
 from .._base.errors import GraphMemError, SchemaError
 from .._base.observe import annotate, recording
-from .._memory.core import put_bounded
+from .._memory.known import put_bounded
 from .._recall import context as _context
 from .._recall import fulltext, fusion, plan, report
 from .host import Host
-from .schema import forget_index, refused_vector, repair_vectors
+from .schema import refused_vector, repair_vectors
 
 
 class RecallMixin(Host):
@@ -72,12 +72,12 @@ class RecallMixin(Host):
         # on Neo4j 2026 the vector index is searched within the tenant (recall's Cypher 25 version),
         # over-fetched by how many of the tenant's memories these scopes held last time
         chain = tuple(scopes.chain(scope))
-        if vector is not None and self._filtered_index():
-            args.update(cypher25=True, spread=self._core.spreads.get(chain, 1.0))
+        if vector is not None and self._store.filtered_index():
+            args.update(cypher25=True, spread=self._known.spreads.get(chain, 1.0))
         rows = self._recall_rows(args)
         asked = 1
         if args.get("cypher25") and (spread := plan.spread_of(rows)) is not None:
-            put_bounded(self._core.spreads, chain, spread, plan.SPREADS_KEPT)
+            put_bounded(self._known.spreads, chain, spread, plan.SPREADS_KEPT)
             args["spread"] = spread  # a retry asks with what this answer found
         retry: dict[str, Any] = {}
         for _ in range(2):
@@ -116,10 +116,10 @@ class RecallMixin(Host):
             return self._run.read(name, **params)
         except GraphMemError as exc:
             if dialect.index_unusable(exc):
-                forget_index(self._run, self._core)
+                self._store.forget_index()
                 if (self._run.layout()).slot != slot:  # re-embedded meanwhile: the old index is gone
-                    self._same_embedder_as_store()  # the probe tells embedders of one dimension apart
-                    dimension = self._known_dimension()
+                    self._store.same_embedder_as_store()  # the probe tells embedders of one dimension apart
+                    dimension = self._store.known_dimension()
                     vector = args.get("vector")
                     if vector is not None and dimension is not None and len(vector) != dimension:
                         raise SchemaError(
@@ -127,10 +127,10 @@ class RecallMixin(Host):
                             f"while this memory object's embedder gives {len(vector)}: make the memory object "
                             "with the new embedder") from exc
                     return self._run.read(name, **params)
-                self._known_dimension()  # read again: a missing index is said once (a rebuilt one is not)
+                self._store.known_dimension()  # read again: a missing index is said once (a rebuilt one is not)
                 return self._run.read("recall", **plan.params(**{**args, "cypher25": False, "strategy": "exact"}))
             if not refused_vector(exc) or not repair_vectors(
-                    self._run, self._core.tenant, self._known_dimension(), self._core.now()):
+                    self._run, self._core.tenant, self._store.known_dimension(), self._core.now()):
                 raise
         return self._run.read(name, **params)
 

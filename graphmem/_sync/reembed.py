@@ -35,7 +35,6 @@ from .._memory.reembed import PROBE, ReembedProgress, ReembedReport
 from .executor import Tx
 from .guard import WRITER_STRIPES
 from .host import Host
-from .schema import forget_index
 from .upgrade import tenants
 
 _CLEAR_BATCH = 10_000
@@ -151,8 +150,7 @@ class ReembedMixin(Host):
                 switched = True
         cleaned = 0
         if switched:
-            self._core.use_embedder(run.embedder)
-            self._core.probe = probe  # the new embedder's, asked at the start of the run
+            self._store.use_embedder(run.embedder, probe)  # the new embedder's probe, asked at the start of the run
             # written on the old slot before the switch took the writers' locks, after the last
             # pass: embedded now (no write can reach the old slot after the switch), then the old
             # vectors go
@@ -241,7 +239,7 @@ class ReembedMixin(Host):
             pause(_INDEX_POLL)
         if not self._run.write_one("reembed_switch", current=old, to=to, run=run.id, now=self._core.now()):
             raise SchemaError(_TAKEN_OVER)
-        forget_index(self._run, self._core)
+        self._store.forget_index()
         self._run.auto_in(old, "schema_vector_drop")
         if run.progress is not None:
             seconds = time.monotonic() - run.started

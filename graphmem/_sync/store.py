@@ -73,11 +73,11 @@ class StoreMixin(Host):
         searches = [read for read in reads if isinstance(read, ItemSearch)]
         puts, deletes = self._item_writes(writes)
         if any(put.embedding is not None or put.field_vectors is not None for put, *_ in puts):
-            self._known_dimension()
-        rows = [store.item_row(put, encoded, tenant=tenant, now=now, dimension=self._core.dimension)
+            self._store.known_dimension()
+        rows = [store.item_row(put, encoded, tenant=tenant, now=now, dimension=self._known.dimension)
                 for put, encoded, _ in puts]
         embed = [n for n, (put, *_) in enumerate(puts) if put.embed and put.embedding is None]
-        self._embed([rows[n] for n in embed], ["value"] * len(embed))
+        self._store.embed([rows[n] for n in embed], ["value"] * len(embed))
         self._item_field_vectors(puts, rows)
 
         def read(run: Any) -> tuple[ItemResults, list[str]]:
@@ -154,7 +154,7 @@ class StoreMixin(Host):
                 vectors[n] = [next(it) for _ in puts[n][2]]
         if not vectors:
             return
-        dimension = self._known_dimension()
+        dimension = self._store.known_dimension()
         for n, given in vectors.items():
             rows[n]["props"]["storeVectors"] = store.flat_vectors(given, len(puts[n][2]), dimension, "field_vectors")
 
@@ -198,7 +198,7 @@ class StoreMixin(Host):
         if vector is None and read.query and self._core.embedder is not None:
             vector = self._core.embedder.embed_query(check.text(read.query, "query"))
         if vector is not None:
-            vector = check.embedding(vector, "query embedding", self._known_dimension())
+            vector = check.embedding(vector, "query embedding", self._store.known_dimension())
         return "store_search", {"tenant": tenant, "prefix": read.prefix, "vector": vector, "limit": limit, "now": now}
 
 

@@ -54,7 +54,7 @@ class SummariesMixin(Host):
             rows.insert(0, {"props": _summaries.props(tenant, draft.folded or "", scope=path, session_id=session_id,
                                                       covers=fold),
                             "cites": sorted({c for s in fold for c in s.cites})})
-        self._embed(rows, ["llm output"] * len(rows))
+        self._store.embed(rows, ["llm output"] * len(rows))
         now = self._core.now()
         planned = [s.id for s in current]
 

@@ -72,7 +72,7 @@ class TransferMixin(Host):
             raise InvalidInputError("batch_size", "must be a positive integer")
         if iter(records) is records:  # a one-shot iterator: keep what the check reads
             records = list(records)
-        dimension = self._known_dimension()
+        dimension = self._store.known_dimension()
         self._check_import(records, dimension)
         counts = {"scopes": 0, "nodes": 0, "edges": 0}
         scopes: list[str] = []

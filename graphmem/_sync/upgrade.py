@@ -180,7 +180,7 @@ class UpgradeMixin(Host):
         have |= {r["name"] for r in self._run.read_in(layout.SLOT_A, "store_constraints")}
         embedder = None
         if self._core.embedder is not None:
-            embedder = len(self._probe())
+            embedder = len(self._store.probe())
         slot_found: str | None = None
         stray: list[str] = []
         counts: dict[str, Any] | None = None

@@ -81,13 +81,12 @@ def reembed(tenant: str, old: int, dimensions: int, go: str, batch: int) -> None
 
 
 def die_after_switch(tenant: str, old: int, dimensions: int) -> None:
-    import graphmem._sync.reembed as run
-
     def killed(*_: Any) -> None:
         os._exit(9)
 
-    run.forget_index = killed  # called right after reembed_switch committed
-    _memory(tenant, old).reembed(HashingEmbedder(dimensions), batch_size=64)
+    memory = _memory(tenant, old)
+    memory._store.forget_index = killed  # type: ignore[method-assign]  # called right after reembed_switch committed
+    memory.reembed(HashingEmbedder(dimensions), batch_size=64)
 
 
 if __name__ == "__main__":

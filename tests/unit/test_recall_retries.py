@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from graphmem import Memory
 from graphmem._base import layout
+from graphmem._memory.known import DriverKnown
 
 
 class ScriptedRun:
     """Stands in for the executor: answers each ``recall`` read with the next scripted row."""
 
-    driver = None  # no driver: nothing cached per driver
+    driver = None
     database = None
 
     def __init__(self, *firsts: dict) -> None:
+        self.known = DriverKnown()  # this stand-in's own: nothing shared with another object
         self.firsts = list(firsts)
         self.calls: list[dict] = []
 
@@ -41,7 +43,7 @@ def first(exact=False, semantic=10, in_scope=5000, open_=False, saturated=False,
 
 def recall_with(*answers: dict) -> list[dict]:
     memory = Memory.from_driver(object(), tenant="t")
-    memory._run = ScriptedRun(*answers)
+    memory._store.run = ScriptedRun(*answers)
     memory.recall("green tea", scope="s", k=10)
     return memory._run.calls
 
@@ -92,7 +94,7 @@ def test_on_neo4j_2026_the_search_over_fetches_by_what_the_last_recall_of_the_sc
     from graphmem._recall import plan
 
     memory = Memory.from_driver(object(), tenant="t", embedder=HashingEmbedder(8))
-    memory._run = FilteredRun(*[dict(first(), pool=100_000)] * 2, dict(first(in_scope=300), pool=100_000))
+    memory._store.run = FilteredRun(*[dict(first(), pool=100_000)] * 2, dict(first(in_scope=300), pool=100_000))
     memory.recall("green tea", scope="s", k=10)
     memory.recall("green tea", scope="s", k=10)
     memory.recall("green tea", scope="other", k=10)
@@ -130,11 +132,11 @@ def test_a_name_is_counted_once_per_scopes_until_its_count_is_old():
         bag_of_words = True
 
     memory = Memory.from_driver(object(), tenant="t", embedder=BagOfWords(8))
-    memory._run = NamesRun()
+    memory._store.run = NamesRun()
     memory.recall("did Caroline visit Kyoto?", scope="s")
     memory.recall("when did Caroline go to Kyoto?", scope="s")  # both counted: no read
     memory.recall("did Caroline visit Kyoto?", scope="other")  # other scopes: counted there
-    assert all(until - time.monotonic() <= fulltext.COMMON_NAME_KEPT_SECONDS for _, until in memory._core.names.values())
-    memory._core.names.update({key: (common, 0.0) for key, (common, _) in memory._core.names.items()})  # a minute on
+    assert all(until - time.monotonic() <= fulltext.COMMON_NAME_KEPT_SECONDS for _, until in memory._known.names.values())
+    memory._known.names.update({key: (common, 0.0) for key, (common, _) in memory._known.names.items()})  # a minute on
     memory.recall("did Caroline visit Kyoto?", scope="s")
     assert memory._run.names == [["caroline", "kyoto"]] * 3
