@@ -17,6 +17,7 @@ from .._learning.corrections import CorrectionStats
 from .._memory.facts import AUTOMATIC
 from .._recall import plan
 from .executor import AsyncTx
+from .facts import after_invalidation
 from .host import AsyncHost
 
 _ALL = 100_000  # corrections read for regression cases: every one, within reason
@@ -71,7 +72,7 @@ class AsyncCorrectionsMixin(AsyncHost):
                 "correction_collisions", tenant=tenant, id=props["id"],
                 kinds=_corrections.CONTRADICTABLE, automatic=AUTOMATIC,
                 threshold=self._core.neo4j_similarity(), now=now)]
-            await self._after_invalidation(tx, invalidated, invalidated, now)
+            await after_invalidation(tx, self._core.tenant, invalidated, invalidated, now)
             tx.emit("invalidated", invalidated, reason="corrected", scope=props["scope"])
             return record_of(Correction, created[0]["node"])
 

@@ -20,6 +20,7 @@ from .._learning import curation
 from .._learning.curation import CurationReport, CurationStats, MergedMemory
 from .._memory.facts import AUTOMATIC
 from .executor import AsyncTx
+from .facts import after_invalidation
 from .host import AsyncHost
 from .llm import check_llm
 
@@ -53,7 +54,7 @@ class AsyncCurationMixin(AsyncHost):
                 ids = [r["id"] for r in await tx.run(
                     "curation_dedupe", tenant=tenant, kinds=curation.CURATED, automatic=AUTOMATIC, limit=limit,
                     now=now, **curation.subtree(scope))]
-                await self._after_invalidation(tx, ids, ids, now)
+                await after_invalidation(tx, self._core.tenant, ids, ids, now)
                 tx.emit("invalidated", ids, reason="duplicate", scope=scope)
                 return len(ids)
 
@@ -128,7 +129,7 @@ class AsyncCurationMixin(AsyncHost):
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
             await tx.run("fact_create", tenant=tenant, rows=[row], now=now)
             merged = [r["id"] for r in await tx.run("curation_merge", tenant=tenant, by=props["id"], ids=ids, now=now)]
-            await self._after_invalidation(tx, merged, merged, now)
+            await after_invalidation(tx, self._core.tenant, merged, merged, now)
             tx.emit("invalidated", merged, reason="merged", scope=props["scope"])
             fresh = await tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
             return record_of(Fact, fresh[0]["node"]), len(merged)
@@ -166,7 +167,7 @@ class AsyncCurationMixin(AsyncHost):
                 ids = [r["id"] for r in await tx.run(
                     "curation_prune", tenant=tenant, kinds=curation.CURATED, provenances=sources, olderThan=cutoff,
                     limit=limit, now=now, **curation.subtree(scope))]
-                await self._after_invalidation(tx, ids, ids, now)
+                await after_invalidation(tx, self._core.tenant, ids, ids, now)
                 tx.emit("pruned", ids, reason="pruned", scope=scope)
                 return len(ids)
 

@@ -21,6 +21,17 @@ from .executor import AsyncTx
 from .host import AsyncHost
 
 
+async def after_invalidation(tx: AsyncTx, tenant: str, changed: list[str], invalidated: list[str],
+                             now: datetime) -> None:
+    """Keep RELATES projections in step and lower the salience of insights citing
+    invalidated records -- inside the same transaction as the invalidation (every write that
+    invalidates or changes a record calls it)."""
+    if changed:
+        await tx.run("fact_relates_sync", tenant=tenant, ids=sorted(set(changed)))
+    if invalidated:
+        await tx.run("insight_salience_drop", tenant=tenant, ids=sorted(set(invalidated)), now=now)
+
+
 class AsyncFactsMixin(AsyncHost):
     async def remember(
         self,
@@ -169,22 +180,13 @@ class AsyncFactsMixin(AsyncHost):
                                   automatic=AUTOMATIC, now=now):
                 changed += r["closed"]
                 invalidated += r["replaced"]
-        await self._after_invalidation(tx, changed + invalidated, invalidated, now)
+        await after_invalidation(tx, self._core.tenant, changed + invalidated, invalidated, now)
         tx.emit("superseded", changed, reason="changed")
         tx.emit("invalidated", invalidated, reason="corrected")
         if effects is not None:
             effects.setdefault("closed", []).extend(changed)
             effects.setdefault("replaced", []).extend(invalidated)
         return set(changed) | set(invalidated)
-
-    async def _after_invalidation(self, tx: AsyncTx, changed: list[str], invalidated: list[str], now: datetime) -> None:
-        """Keep RELATES projections in step and lower the salience of insights citing
-        invalidated records -- inside the same transaction as the invalidation."""
-        tenant = self._core.tenant
-        if changed:
-            await tx.run("fact_relates_sync", tenant=tenant, ids=sorted(set(changed)))
-        if invalidated:
-            await tx.run("insight_salience_drop", tenant=tenant, ids=sorted(set(invalidated)), now=now)
 
     async def correct(
         self,
@@ -245,7 +247,7 @@ class AsyncFactsMixin(AsyncHost):
             if row["props"]["embedding"] is not None:
                 invalidated += [r["id"] for r in await tx.run(
                     "fact_collisions", tenant=tenant, id=new_id, threshold=self._core.neo4j_similarity(), now=now)]
-            await self._after_invalidation(tx, invalidated, invalidated, now)
+            await after_invalidation(tx, self._core.tenant, invalidated, invalidated, now)
             tx.emit("invalidated", invalidated, reason="corrected", scope=old.scope)
             tx.emit("corrected", [new_id, fact_id], scope=old.scope, detail={"invalidated": len(invalidated)})
             await self._supersede(tx, [row], now)

@@ -1,6 +1,7 @@
-"""The memory graph for analysis on ``AsyncMemory``: ``graph()`` (networkx) and
-``counts()`` (per scope and kind) and ``tenants()`` (every tenant, with counts). ``graphmem/_sync/graph.py`` is generated from
-this file by ``tools/unasync.py``."""
+"""The memory graph for analysis: ``graph()`` (networkx), ``counts()`` (per scope and kind)
+and ``tenants()`` (every tenant, with counts), a service of ``AsyncMemory`` that works
+through the store.
+``graphmem/_sync/graph.py`` is generated from this file by ``tools/unasync.py``."""
 
 from __future__ import annotations
 
@@ -10,14 +11,22 @@ from typing import TYPE_CHECKING, Any
 
 from .._base import scopes
 from .._base.models import AUTOMATIC
+from .._base.traced import instrument
 from .._memory import graph as _graph
-from .host import AsyncHost
+from .backend import AsyncStore
 
 if TYPE_CHECKING:  # networkx is imported when a graph is built (graphmem._memory.graph)
     from .._memory.graph import MemoryGraph
 
 
-class AsyncGraphMixin(AsyncHost):
+@instrument("graphmem", names=("graph", "counts", "tenants"))
+class AsyncGraph:
+    """The graph, counts and tenant list of one memory object's tenant (``AsyncMemory``
+    hands these calls to it)."""
+
+    def __init__(self, store: AsyncStore) -> None:
+        self._store = store
+
     async def graph(
         self,
         *,
@@ -42,13 +51,13 @@ class AsyncGraphMixin(AsyncHost):
         believed or not and whatever its valid time (for analysis of how memory grew). See ``graphmem.graph_to_graphml`` / ``graph_to_json`` for export."""
         chain = scopes.chain(scopes.check_path(scope))
         wanted = _graph.kinds(kinds)
-        as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
-        rows = await self._run.read(
-            "memory_graph", tenant=self._core.tenant, chain=chain, kinds=wanted, asOf=as_of_t, validAt=valid_t,
+        as_of_t, valid_t = self._store.core.as_of_valid_at(as_of, valid_at)
+        rows = await self._store.run.read(
+            "memory_graph", tenant=self._store.core.tenant, chain=chain, kinds=wanted, asOf=as_of_t, validAt=valid_t,
             includeInvalidated=bool(include_invalidated), anyTime=bool(history), automatic=AUTOMATIC,
         )
         found = rows[0] if rows else {"nodes": [], "edges": []}
-        return _graph.build(found["nodes"], found["edges"], tenant=self._core.tenant, scope=scope,
+        return _graph.build(found["nodes"], found["edges"], tenant=self._store.core.tenant, scope=scope,
                             as_of=as_of_t, valid_at=valid_t)
 
     async def counts(self, *, scope: str | None = None) -> list[dict[str, Any]]:
@@ -56,7 +65,7 @@ class AsyncGraphMixin(AsyncHost):
         scopes below it, or everywhere): ``total``, ``believed``, ``invalidated`` and
         ``quarantined``, ordered by scope then kind."""
         path = None if scope is None else scopes.check_path(scope)
-        return await self._run.read("memory_stats", tenant=self._core.tenant, scope=path)
+        return await self._store.run.read("memory_stats", tenant=self._store.core.tenant, scope=path)
 
     async def tenants(self) -> list[dict[str, Any]]:
         """Every tenant of the database, not only this one: ``tenant``, ``memories`` (how
@@ -64,4 +73,4 @@ class AsyncGraphMixin(AsyncHost):
         one read that crosses tenants, for operators (``graphmem tenants``): it returns
         names and counts, never a record. A tenant exists once something was written to
         it, and is gone once everything in it was erased."""
-        return await self._run.read("tenant_list")
+        return await self._store.run.read("tenant_list")

@@ -70,9 +70,6 @@ class AsyncHost(Protocol):
     async def _supersede(self, tx: AsyncTx, fresh: list[FactRow], now: datetime,
                          effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> set[str]: ...
 
-    async def _after_invalidation(self, tx: AsyncTx, changed: list[str], invalidated: list[str],
-                                  now: datetime) -> None: ...
-
     async def _merge_entity(self, tx: AsyncTx, node: dict[str, Any], props: dict[str, Any]) -> Entity: ...
 
     async def _create_entity(self, tx: AsyncTx, props: dict[str, Any], chain: list[str],

@@ -34,6 +34,7 @@ from .._memory import entities as _entities
 from .._memory import facts as _facts
 from .._memory.facts import AUTOMATIC
 from .executor import AsyncTx
+from .facts import after_invalidation
 from .host import AsyncHost
 from .llm import check_llm
 
@@ -314,7 +315,7 @@ class AsyncIngestMixin(AsyncHost):
                     "memory_invalidate", tenant=tenant, ids=[old.old_id], reason=old.reason, by=rid, note=None,
                     now=batch.now)]
         if retired or replaced:
-            await self._after_invalidation(tx, retired + replaced, retired, batch.now)
+            await after_invalidation(tx, self._core.tenant, retired + replaced, retired, batch.now)
             tx.emit("superseded", replaced, reason="changed", scope=batch.scope)
             for reason in ("corrected", "contradicted"):
                 tx.emit("invalidated", [old.old_id for i, _ in kept for old in retirements(batch.decisions.get(i))

@@ -18,7 +18,7 @@ from .._base.ner import DEFAULT_EXTRACTOR
 from .._base.observe import Observability
 from .._base.settings import Settings, server_of
 from .._base.traced import default as default_observability
-from .._base.traced import instrument
+from .._base.traced import delegate, front_door, instrument
 from .._learning.settings import LearningSettings
 from .._memory.core import DEFAULT_EMBEDDER, Core
 from .._memory.known import SHARED, Known, Shared
@@ -33,32 +33,32 @@ from .entities import AsyncEntitiesMixin
 from .executor import AsyncExecutor, Tracer
 from .extraction import AsyncExtractionMixin
 from .facts import AsyncFactsMixin
-from .graph import AsyncGraphMixin
+from .graph import AsyncGraph
 from .ingest import AsyncIngestMixin
 from .insights import AsyncInsightsMixin
 from .llm import AsyncLlmCaller
 from .mentions import AsyncMentionsMixin
 from .messages import AsyncMessagesMixin
-from .notes import AsyncNotesMixin
+from .notes import AsyncNotes
 from .procedures import AsyncProceduresMixin
 from .profile import AsyncProfileMixin
 from .recall import AsyncRecallMixin
-from .records import AsyncRecordsMixin
+from .records import AsyncRecords
 from .reembed import AsyncReembedMixin
 from .schema import AsyncSchemaMixin
-from .sessions import AsyncSessionsMixin
+from .sessions import AsyncSessions
 from .store import AsyncStoreMixin
 from .summaries import AsyncSummariesMixin
-from .transfer import AsyncTransferMixin
+from .transfer import AsyncTransfer
 from .turn import AsyncTurnMixin
 from .upgrade import AsyncUpgradeMixin
 
 
+@front_door
 @instrument("graphmem")
 class AsyncMemory(
     AsyncFactsMixin,
     AsyncEntitiesMixin,
-    AsyncRecordsMixin,
     AsyncRecallMixin,
     AsyncIngestMixin,
     AsyncExtractionMixin,
@@ -68,16 +68,12 @@ class AsyncMemory(
     AsyncDecisionsMixin,
     AsyncCurationMixin,
     AsyncProfileMixin,
-    AsyncNotesMixin,
     AsyncSummariesMixin,
     AsyncTurnMixin,
     AsyncSchemaMixin,
     AsyncUpgradeMixin,
     AsyncReembedMixin,
-    AsyncSessionsMixin,
     AsyncStoreMixin,
-    AsyncGraphMixin,
-    AsyncTransferMixin,
     AsyncMentionsMixin,
     AsyncMessagesMixin,
 ):
@@ -159,8 +155,35 @@ class AsyncMemory(
                             server=server, shared=SHARED, **limits)
         events = Emitter(hook, tenant=core.tenant, clock=core.now, observe=observe)
         self._store = AsyncStore(run, core, events=events, observe=observe, shared=SHARED)
+        self._graph = AsyncGraph(self._store)
+        self._transfer = AsyncTransfer(self._store)
+        self._notes = AsyncNotes(self._store)
+        self._sessions = AsyncSessions(self._store)
+        self._records = AsyncRecords(self._store)
         self._background = AsyncBackground(workers=self._learning.max_concurrent_model_calls)
         self._lanes = AsyncLanes()
+
+    graph = delegate("_graph", AsyncGraph.graph)
+    counts = delegate("_graph", AsyncGraph.counts)
+    tenants = delegate("_graph", AsyncGraph.tenants)
+
+    get = delegate("_records", AsyncRecords.get)
+    scopes = delegate("_records", AsyncRecords.scopes)
+    forget = delegate("_records", AsyncRecords.forget)
+    erase = delegate("_records", AsyncRecords.erase)
+
+    messages = delegate("_sessions", AsyncSessions.messages)
+    sessions = delegate("_sessions", AsyncSessions.sessions)
+    clear_session = delegate("_sessions", AsyncSessions.clear_session)
+
+    note_add = delegate("_notes", AsyncNotes.note_add)
+    note_replace = delegate("_notes", AsyncNotes.note_replace)
+    note_remove = delegate("_notes", AsyncNotes.note_remove)
+    notes = delegate("_notes", AsyncNotes.notes)
+    note_history = delegate("_notes", AsyncNotes.note_history)
+
+    export_records = delegate("_transfer", AsyncTransfer.export_records)
+    import_records = delegate("_transfer", AsyncTransfer.import_records)
 
     @classmethod
     def from_driver(cls, driver: AsyncDriver, **kwargs: Any) -> AsyncMemory:

@@ -1,4 +1,4 @@
-"""Any memory on ``AsyncMemory``, whatever its kind: get one, list the scopes, forget
+"""Any memory, whatever its kind: get one, list the scopes, forget
 (tombstones) and erase (hard delete, with what was derived only from the erased records).
 ``graphmem/_sync/records.py`` is generated from this file by ``tools/unasync.py``."""
 
@@ -11,28 +11,36 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Record
 from .._base.records import to_record
+from .._base.traced import instrument
 from .._memory import entities
 from .._memory import erase as _erase
 from .._memory.erase import EraseReport
+from .backend import AsyncStore
 from .executor import AsyncTx
-from .host import AsyncHost
+from .facts import after_invalidation
 
 _ERASE_BATCH = 5_000
 
 
-class AsyncRecordsMixin(AsyncHost):
+@instrument("graphmem", names=("get", "scopes", "forget", "erase"))
+class AsyncRecords:
+    """Get, list, forget and erase any memory of one tenant, whatever its kind (``AsyncMemory`` hands these calls to it)."""
+
+    def __init__(self, store: AsyncStore) -> None:
+        self._store = store
+
     async def get(self, id: str) -> Record | None:
         """The memory of any kind with this id in this tenant, with ``superseded_by`` filled
         in, or None."""
         check.identifier(id, "id")
-        rows = await self._run.read("memory_get", tenant=self._core.tenant, id=id)
+        rows = await self._store.run.read("memory_get", tenant=self._store.core.tenant, id=id)
         if not rows:
             return None
         return to_record(rows[0]["node"], superseded_by=rows[0]["supersededBy"])
 
     async def scopes(self) -> list[dict[str, Any]]:
         """The tenant's scope tree: each path, its parent and its number of memories."""
-        return await self._run.read("scope_tree", tenant=self._core.tenant)
+        return await self._store.run.read("scope_tree", tenant=self._store.core.tenant)
 
     async def forget(
         self,
@@ -56,17 +64,17 @@ class AsyncRecordsMixin(AsyncHost):
             **entities.subject_params(subject, required=False),
             "predicate": check.predicate(predicate),
         }
-        now = self._core.now()
-        tenant = self._core.tenant
+        now = self._store.core.now()
+        tenant = self._store.core.tenant
 
         async def work(tx: AsyncTx) -> int:
             ids = [r["id"] for r in await tx.run("memory_forget", tenant=tenant, chain=chain, now=now, **params)]
-            await self._after_invalidation(tx, ids, ids, now)
+            await after_invalidation(tx, self._store.core.tenant, ids, ids, now)
             tx.emit("invalidated", ids, reason="forgotten", scope=chain[-1])
             tx.emit("forgotten", ids, scope=chain[-1])
             return len(ids)
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)
 
     async def erase(
         self, *, id: str | None = None, user_id: str | None = None, session_id: str | None = None,
@@ -91,7 +99,7 @@ class AsyncRecordsMixin(AsyncHost):
             "sessionId": check.identifier(session_id, "session_id", allow_none=True),
             "scope": None if scope is None else _scopes.check_path(scope),
         }
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         limit = _ERASE_BATCH
 
         async def batch(tx: AsyncTx) -> tuple[bool, EraseReport]:
@@ -110,11 +118,11 @@ class AsyncRecordsMixin(AsyncHost):
         report = EraseReport()
         more = True
         while more:  # each batch lands whole, so a repeated erase simply continues
-            more, done = await self._run.write(batch)
+            more, done = await self._store.run.write(batch)
             report += done
         # scopes left empty go too: a path can carry a person's name
-        pruned = await self._run.write_one("scope_prune", tenant=tenant)
+        pruned = await self._store.run.write_one("scope_prune", tenant=tenant)
         report += EraseReport(scope=int(pruned[0]["pruned"]) if pruned else 0)
-        self._events.emit("erased", scope=params["scope"], detail={
+        self._store.events.emit("erased", scope=params["scope"], detail={
             "total": report.total, **{kind: n for kind, n in report.model_dump().items() if n}})
         return report

@@ -1,4 +1,4 @@
-"""Conversations on ``AsyncMemory``: a session's episodes in reading order, the sessions
+"""Conversations: a session's episodes in reading order, the sessions
 of a scope, and forgetting one session. Chat-history integrations build on these.
 ``graphmem/_sync/sessions.py`` is generated from this file by ``tools/unasync.py``."""
 
@@ -10,14 +10,22 @@ from .._base import scopes
 from .._base import validate as check
 from .._base.models import Episode
 from .._base.records import record_of
+from .._base.traced import instrument
 from .._recall.context import estimate_tokens
+from .backend import AsyncStore
 from .executor import AsyncTx
-from .host import AsyncHost
+from .facts import after_invalidation
 
 MAX_MESSAGES = 10_000
 
 
-class AsyncSessionsMixin(AsyncHost):
+@instrument("graphmem", names=("messages", "sessions", "clear_session"))
+class AsyncSessions:
+    """A tenant's conversations: a session's episodes, the sessions of a scope, clearing one (``AsyncMemory`` hands these calls to it)."""
+
+    def __init__(self, store: AsyncStore) -> None:
+        self._store = store
+
     """A session is the set of episodes written with one ``session_id`` (``ingest`` or
     ``add_episode``); it is read where it is visible, like every memory (contract §5)."""
 
@@ -36,7 +44,7 @@ class AsyncSessionsMixin(AsyncHost):
         chain = scopes.chain(scopes.check_path(scope))
         limit = check.count(max_messages, "max_messages", most=MAX_MESSAGES)
         budget = None if max_tokens is None else check.count(max_tokens, "max_tokens")
-        rows = await self._run.read("session_messages", tenant=self._core.tenant, sessionId=session_id,
+        rows = await self._store.run.read("session_messages", tenant=self._store.core.tenant, sessionId=session_id,
                                     chain=chain, limit=limit)
         newest_first = [record_of(Episode, r["node"]) for r in rows]
         if budget is not None:
@@ -53,7 +61,7 @@ class AsyncSessionsMixin(AsyncHost):
         """The sessions with believed episodes visible in ``scope`` (of ``user_id`` when
         given): ``{session_id, first, last, count}``, most recently active first."""
         chain = scopes.chain(scopes.check_path(scope))
-        rows = await self._run.read("session_list", tenant=self._core.tenant, chain=chain,
+        rows = await self._store.run.read("session_list", tenant=self._store.core.tenant, chain=chain,
                                     userId=check.identifier(user_id, "user_id", allow_none=True))
         return [{"session_id": r["sessionId"], "first": r["first"], "last": r["last"], "count": r["count"]}
                 for r in rows]
@@ -66,16 +74,16 @@ class AsyncSessionsMixin(AsyncHost):
         episodes were forgotten."""
         check.identifier(session_id, "session_id")
         chain = scopes.chain(scopes.check_path(scope))
-        now = self._core.now()
-        tenant = self._core.tenant
+        now = self._store.core.now()
+        tenant = self._store.core.tenant
 
         async def work(tx: AsyncTx) -> int:
             ids = [r["id"] for r in await tx.run("session_clear", tenant=tenant, sessionId=session_id,
                                                   chain=chain, now=now)]
-            await self._after_invalidation(tx, ids, ids, now)
+            await after_invalidation(tx, self._store.core.tenant, ids, ids, now)
             tx.emit("invalidated", ids, reason="forgotten", scope=chain[-1])
             tx.emit("forgotten", ids, scope=chain[-1], detail={"session": True})
             return len(ids)
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)
 

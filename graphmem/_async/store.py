@@ -25,6 +25,7 @@ from .._memory.store import (
     ItemWrite,
 )
 from .executor import AsyncTx
+from .facts import after_invalidation
 from .host import AsyncHost
 
 Put = tuple[ItemPut, str, list[str]]
@@ -103,7 +104,7 @@ class AsyncStoreMixin(AsyncHost):
                 await self._create_facts(tx, rows, now)
             if deletes:
                 gone = [r["id"] for r in await tx.run("store_forget", tenant=tenant, rows=deletes, now=now)]
-                await self._after_invalidation(tx, gone, gone, now)
+                await after_invalidation(tx, self._core.tenant, gone, gone, now)
                 tx.emit("invalidated", gone, reason="forgotten")
                 tx.emit("forgotten", gone)
             return results

@@ -1,4 +1,4 @@
-"""Export and import of a tenant's memories on ``AsyncMemory`` (format in
+"""Export and import of a tenant's memories (format in
 ``graphmem/_memory/transfer.py``): ids and every timestamp survive, so an export imported into an
 empty tenant gives the same graph. ``graphmem/_sync/transfer.py`` is generated from this
 file by ``tools/unasync.py``."""
@@ -10,14 +10,21 @@ from typing import Any
 
 from .._base import scopes as _scopes
 from .._base.errors import ConflictError, InvalidInputError
+from .._base.traced import instrument
 from .._memory import import_rules, transfer
+from .backend import AsyncStore
 from .executor import AsyncTx
-from .host import AsyncHost
 
 _PAGE = 1_000
 
 
-class AsyncTransferMixin(AsyncHost):
+@instrument("graphmem", names=("import_records",))
+class AsyncTransfer:
+    """Export and import of one tenant's memories (``AsyncMemory`` hands these calls to it)."""
+
+    def __init__(self, store: AsyncStore) -> None:
+        self._store = store
+
     async def export_records(self, *, scope: str | None = None, page: int = _PAGE) -> AsyncIterator[dict[str, Any]]:
         """Yield the tenant's memories (or those in ``scope`` and below) as export records:
         a header, the scopes, every node with all its properties, then every edge between
@@ -26,14 +33,14 @@ class AsyncTransferMixin(AsyncHost):
         path = None if scope is None else _scopes.check_path(scope)
         if not isinstance(page, int) or page < 1:
             raise InvalidInputError("page", "must be a positive integer")
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         yield transfer.header(tenant, path)
-        for row in await self._run.read("scope_tree", tenant=tenant):
+        for row in await self._store.run.read("scope_tree", tenant=tenant):
             if transfer.in_subtree(row["path"], path):
                 yield {"record": "scope", "path": row["path"]}
         after = ""
         while True:
-            rows = await self._run.read("export_nodes", tenant=tenant, scope=path, after=after, limit=page)
+            rows = await self._store.run.read("export_nodes", tenant=tenant, scope=path, after=after, limit=page)
             for row in rows:
                 props = row["props"]
                 yield {"record": "node", "id": row["id"], "kind": props["kind"], "props": transfer.encode_props(props)}
@@ -42,7 +49,7 @@ class AsyncTransferMixin(AsyncHost):
             after = rows[-1]["id"]
         after = ""
         while True:
-            rows = await self._run.read("export_edges", tenant=tenant, scope=path, after=after, limit=page)
+            rows = await self._store.run.read("export_edges", tenant=tenant, scope=path, after=after, limit=page)
             for row in rows:
                 for edge in row["edges"]:
                     yield {"record": "edge", "type": edge["type"], "source": row["id"], "target": edge["target"],
@@ -96,7 +103,7 @@ class AsyncTransferMixin(AsyncHost):
                     edges, first = [], ""
         if scopes:
             # scopes that hold no memory of the file are kept too; nodes count themselves in
-            await self._run.write_one("scope_ensure", tenant=self._core.tenant,
+            await self._store.run.write_one("scope_ensure", tenant=self._store.core.tenant,
                                       scopes=[dict(s, n=0) for s in _scopes.parents(scopes)])
             counts["scopes"] = len(set(scopes))
         if nodes:
@@ -106,7 +113,7 @@ class AsyncTransferMixin(AsyncHost):
         return counts
 
     def _parsed(self, records: Iterable[Mapping[str, Any]], dimension: int | None) -> Iterator[tuple[str, str, Any]]:
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         for i, record in enumerate(records):
             field = f"records[{i}]"
             kind, row = transfer.parse(record, field, first=i == 0, tenant=tenant, dimension=dimension)
@@ -142,9 +149,9 @@ class AsyncTransferMixin(AsyncHost):
                     outside.append((field, row))
         if not read:
             raise InvalidInputError("records", "is empty: " + transfer.HEADER_HINT)
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         held = {r["node"]["id"] for chunk in _chunks(sorted({*nodes, *ends}))
-                for r in await self._run.read("memory_existing", tenant=tenant, ids=chunk)}
+                for r in await self._store.run.read("memory_existing", tenant=tenant, ids=chunk)}
         taken = sorted(held & nodes.keys(), key=lambda rid: _position(nodes[rid]))
         if taken:
             raise ConflictError(f"{nodes[taken[0]]}: tenant {tenant!r} already holds memory {taken[0]!r}; "
@@ -160,7 +167,7 @@ class AsyncTransferMixin(AsyncHost):
             page = outside[start:start + _PAGE]
             rows = [{"i": i, "type": row["type"], "source": row["source"], "target": row["target"]}
                     for i, (_, row) in enumerate(page)]
-            held = await self._run.read("import_edges_existing", tenant=self._core.tenant, rows=rows)
+            held = await self._store.run.read("import_edges_existing", tenant=self._store.core.tenant, rows=rows)
             for found in sorted(held, key=lambda r: r["i"]):
                 field, row = page[found["i"]]
                 if import_rules.edge_key(row["type"], row["source"], row["target"], found["props"]) == \
@@ -169,7 +176,7 @@ class AsyncTransferMixin(AsyncHost):
                                                    f"{row['source']!r} to {row['target']!r}")
 
     async def _import_nodes(self, rows: list[dict[str, Any]]) -> int:
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         ids = [row["props"]["id"] for row in rows]
 
         async def work(tx: AsyncTx) -> int:
@@ -182,10 +189,10 @@ class AsyncTransferMixin(AsyncHost):
             created = await tx.run("import_nodes", tenant=tenant, rows=rows)
             return int(created[0]["created"]) if created else 0
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)
 
     async def _import_edges(self, rows: list[dict[str, Any]], field: str) -> int:
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
 
         async def work(tx: AsyncTx) -> int:
             created = await tx.run("import_edges", tenant=tenant, rows=rows)
@@ -195,7 +202,7 @@ class AsyncTransferMixin(AsyncHost):
                                                "that is neither in the file nor in the tenant")
             return n
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)
 
 
 def _chunks(ids: list[str], size: int = _PAGE) -> Iterator[list[str]]:

@@ -10,17 +10,20 @@ OpenTelemetry a wrapped call costs one attribute read and one test."""
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import inspect
 import time
 from collections.abc import Callable, Iterable, Mapping, Sized
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from .models import KINDS
 from .observe import OFF, Observability
 
 C = TypeVar("C", bound=type)
+P = ParamSpec("P")
+R = TypeVar("R")
 _SHOWN = ("scope", "k", "kinds", "messages", "items", "records")
 _CONTENT = ("query", "user_id", "agent_id", "session_id")
 _default: Observability | None = None
@@ -36,16 +39,21 @@ def default() -> Observability:
 
 
 def observer(owner: Any) -> Observability:
-    """The ``Observability`` of a memory object, or of the memory an integration holds."""
+    """The ``Observability`` of a memory object, of one of its services (through the store
+    it holds), or of the memory an integration holds."""
     found = getattr(owner, "_observe", None)
+    if found is None:
+        found = getattr(getattr(owner, "_store", None), "observe", None)
     if found is None:
         found = getattr(getattr(owner, "memory", None), "_observe", None)
     return found if isinstance(found, Observability) else default()
 
 
 def tenant_of(owner: Any) -> str | None:
-    """The tenant of a memory object, or of the memory an integration holds or names."""
-    core = getattr(owner, "_core", None) or getattr(getattr(owner, "memory", None), "_core", None)
+    """The tenant of a memory object, of one of its services, or of the memory an
+    integration holds or names."""
+    core = (getattr(owner, "_core", None) or getattr(getattr(owner, "_store", None), "core", None)
+            or getattr(getattr(owner, "memory", None), "_core", None))
     tenant = getattr(core, "tenant", None) if core is not None else getattr(owner, "_tenant", None)
     return tenant if isinstance(tenant, str) else None
 
@@ -134,7 +142,7 @@ def traced(operation: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             finally:
                 _end(obs, operation, started, error, nested, token)
 
-        acall.__graphmem_traced__ = True  # type: ignore[attr-defined]
+        acall.__graphmem_traced__ = operation  # type: ignore[attr-defined]
         return acall
 
     @functools.wraps(fn)
@@ -153,7 +161,7 @@ def traced(operation: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         finally:
             _end(obs, operation, started, error, nested, token)
 
-    call.__graphmem_traced__ = True  # type: ignore[attr-defined]
+    call.__graphmem_traced__ = operation  # type: ignore[attr-defined]
     return call
 
 
@@ -168,7 +176,7 @@ def instrument(prefix: str, names: Iterable[str] | Mapping[str, str] | None = No
         for name in chosen:
             raw = inspect.getattr_static(cls, name)
             if (not inspect.isfunction(raw) or not raw.__module__.startswith("graphmem.")
-                    or getattr(raw, "__graphmem_traced__", False)
+                    or getattr(raw, "__graphmem_traced__", None) is not None
                     or inspect.isasyncgenfunction(raw) or inspect.isgeneratorfunction(raw)):
                 continue
             operation = names[name] if isinstance(names, Mapping) else f"{prefix}.{name}"
@@ -178,4 +186,51 @@ def instrument(prefix: str, names: Iterable[str] | Mapping[str, str] | None = No
     return wrap
 
 
-__all__ = ["OFF", "default", "instrument", "observer", "traced"]
+def delegate(attr: str, fn: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], R]:
+    """A front door's method that hands the call to the service it holds as ``attr``: the
+    service's method ``fn`` (its signature and documentation are the front door's), looked
+    up on each call (a test that replaces a service's method is obeyed). The service traces
+    its own calls (``instrument``), so the front door does not trace this one again."""
+    name = fn.__name__
+
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def acall(self: Any, *args: Any, **kwargs: Any) -> Any:
+            return await getattr(getattr(self, attr), name)(*args, **kwargs)
+
+        wrapper: Any = acall
+    elif inspect.isasyncgenfunction(fn):
+        @functools.wraps(fn)
+        async def agen(self: Any, *args: Any, **kwargs: Any) -> Any:
+            async with contextlib.aclosing(getattr(getattr(self, attr), name)(*args, **kwargs)) as items:
+                async for item in items:
+                    yield item
+
+        wrapper = agen
+    elif inspect.isgeneratorfunction(fn):
+        @functools.wraps(fn)
+        def gen(self: Any, *args: Any, **kwargs: Any) -> Any:
+            return (yield from getattr(getattr(self, attr), name)(*args, **kwargs))
+
+        wrapper = gen
+    else:
+        @functools.wraps(fn)
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            return getattr(getattr(self, attr), name)(*args, **kwargs)
+
+        wrapper = call
+    wrapper.__graphmem_traced__ = ""  # not traced here: the service's method is
+    wrapper.__graphmem_delegate__ = attr
+    return cast(Callable[Concatenate[Any, P], R], wrapper)
+
+
+def front_door(cls: C) -> C:
+    """A class decorator for a front door made of ``delegate``s: each one is named as the
+    front door's own method (its ``__qualname__``), for the documentation and tracebacks."""
+    for name, value in vars(cls).items():
+        if getattr(value, "__graphmem_delegate__", None) is not None:
+            value.__qualname__ = f"{cls.__qualname__}.{name}"
+    return cls
+
+
+__all__ = ["OFF", "default", "delegate", "front_door", "instrument", "observer", "traced"]

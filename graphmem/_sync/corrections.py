@@ -19,6 +19,7 @@ from .._learning.corrections import CorrectionStats
 from .._memory.facts import AUTOMATIC
 from .._recall import plan
 from .executor import Tx
+from .facts import after_invalidation
 from .host import Host
 
 _ALL = 100_000  # corrections read for regression cases: every one, within reason
@@ -73,7 +74,7 @@ class CorrectionsMixin(Host):
                 "correction_collisions", tenant=tenant, id=props["id"],
                 kinds=_corrections.CONTRADICTABLE, automatic=AUTOMATIC,
                 threshold=self._core.neo4j_similarity(), now=now)]
-            self._after_invalidation(tx, invalidated, invalidated, now)
+            after_invalidation(tx, self._core.tenant, invalidated, invalidated, now)
             tx.emit("invalidated", invalidated, reason="corrected", scope=props["scope"])
             return record_of(Correction, created[0]["node"])
 

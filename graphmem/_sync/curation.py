@@ -22,6 +22,7 @@ from .._learning import curation
 from .._learning.curation import CurationReport, CurationStats, MergedMemory
 from .._memory.facts import AUTOMATIC
 from .executor import Tx
+from .facts import after_invalidation
 from .host import Host
 from .llm import check_llm
 
@@ -55,7 +56,7 @@ class CurationMixin(Host):
                 ids = [r["id"] for r in tx.run(
                     "curation_dedupe", tenant=tenant, kinds=curation.CURATED, automatic=AUTOMATIC, limit=limit,
                     now=now, **curation.subtree(scope))]
-                self._after_invalidation(tx, ids, ids, now)
+                after_invalidation(tx, self._core.tenant, ids, ids, now)
                 tx.emit("invalidated", ids, reason="duplicate", scope=scope)
                 return len(ids)
 
@@ -130,7 +131,7 @@ class CurationMixin(Host):
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
             tx.run("fact_create", tenant=tenant, rows=[row], now=now)
             merged = [r["id"] for r in tx.run("curation_merge", tenant=tenant, by=props["id"], ids=ids, now=now)]
-            self._after_invalidation(tx, merged, merged, now)
+            after_invalidation(tx, self._core.tenant, merged, merged, now)
             tx.emit("invalidated", merged, reason="merged", scope=props["scope"])
             fresh = tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
             return record_of(Fact, fresh[0]["node"]), len(merged)
@@ -168,7 +169,7 @@ class CurationMixin(Host):
                 ids = [r["id"] for r in tx.run(
                     "curation_prune", tenant=tenant, kinds=curation.CURATED, provenances=sources, olderThan=cutoff,
                     limit=limit, now=now, **curation.subtree(scope))]
-                self._after_invalidation(tx, ids, ids, now)
+                after_invalidation(tx, self._core.tenant, ids, ids, now)
                 tx.emit("pruned", ids, reason="pruned", scope=scope)
                 return len(ids)
 

@@ -23,6 +23,17 @@ from .executor import Tx
 from .host import Host
 
 
+def after_invalidation(tx: Tx, tenant: str, changed: list[str], invalidated: list[str],
+                             now: datetime) -> None:
+    """Keep RELATES projections in step and lower the salience of insights citing
+    invalidated records -- inside the same transaction as the invalidation (every write that
+    invalidates or changes a record calls it)."""
+    if changed:
+        tx.run("fact_relates_sync", tenant=tenant, ids=sorted(set(changed)))
+    if invalidated:
+        tx.run("insight_salience_drop", tenant=tenant, ids=sorted(set(invalidated)), now=now)
+
+
 class FactsMixin(Host):
     def remember(
         self,
@@ -171,22 +182,13 @@ class FactsMixin(Host):
                                   automatic=AUTOMATIC, now=now):
                 changed += r["closed"]
                 invalidated += r["replaced"]
-        self._after_invalidation(tx, changed + invalidated, invalidated, now)
+        after_invalidation(tx, self._core.tenant, changed + invalidated, invalidated, now)
         tx.emit("superseded", changed, reason="changed")
         tx.emit("invalidated", invalidated, reason="corrected")
         if effects is not None:
             effects.setdefault("closed", []).extend(changed)
             effects.setdefault("replaced", []).extend(invalidated)
         return set(changed) | set(invalidated)
-
-    def _after_invalidation(self, tx: Tx, changed: list[str], invalidated: list[str], now: datetime) -> None:
-        """Keep RELATES projections in step and lower the salience of insights citing
-        invalidated records -- inside the same transaction as the invalidation."""
-        tenant = self._core.tenant
-        if changed:
-            tx.run("fact_relates_sync", tenant=tenant, ids=sorted(set(changed)))
-        if invalidated:
-            tx.run("insight_salience_drop", tenant=tenant, ids=sorted(set(invalidated)), now=now)
 
     def correct(
         self,
@@ -247,7 +249,7 @@ class FactsMixin(Host):
             if row["props"]["embedding"] is not None:
                 invalidated += [r["id"] for r in tx.run(
                     "fact_collisions", tenant=tenant, id=new_id, threshold=self._core.neo4j_similarity(), now=now)]
-            self._after_invalidation(tx, invalidated, invalidated, now)
+            after_invalidation(tx, self._core.tenant, invalidated, invalidated, now)
             tx.emit("invalidated", invalidated, reason="corrected", scope=old.scope)
             tx.emit("corrected", [new_id, fact_id], scope=old.scope, detail={"invalidated": len(invalidated)})
             self._supersede(tx, [row], now)

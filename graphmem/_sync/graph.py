@@ -1,8 +1,9 @@
 # Generated from graphmem/_async/graph.py by tools/unasync.py: do not edit.
 # Edit the async source and run `python tools/unasync.py` to regenerate.
-"""The memory graph for analysis on ``Memory``: ``graph()`` (networkx) and
-``counts()`` (per scope and kind) and ``tenants()`` (every tenant, with counts). This file is generated
-from ``graphmem/_async/graph.py`` by ``tools/unasync.py``."""
+"""The memory graph for analysis: ``graph()`` (networkx), ``counts()`` (per scope and kind)
+and ``tenants()`` (every tenant, with counts), a service of ``Memory`` that works
+through the store.
+This file is generated from ``graphmem/_async/graph.py`` by ``tools/unasync.py``."""
 
 from __future__ import annotations
 
@@ -12,14 +13,22 @@ from typing import TYPE_CHECKING, Any
 
 from .._base import scopes
 from .._base.models import AUTOMATIC
+from .._base.traced import instrument
 from .._memory import graph as _graph
-from .host import Host
+from .backend import Store
 
 if TYPE_CHECKING:  # networkx is imported when a graph is built (graphmem._memory.graph)
     from .._memory.graph import MemoryGraph
 
 
-class GraphMixin(Host):
+@instrument("graphmem", names=("graph", "counts", "tenants"))
+class Graph:
+    """The graph, counts and tenant list of one memory object's tenant (``Memory``
+    hands these calls to it)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
     def graph(
         self,
         *,
@@ -44,13 +53,13 @@ class GraphMixin(Host):
         believed or not and whatever its valid time (for analysis of how memory grew). See ``graphmem.graph_to_graphml`` / ``graph_to_json`` for export."""
         chain = scopes.chain(scopes.check_path(scope))
         wanted = _graph.kinds(kinds)
-        as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
-        rows = self._run.read(
-            "memory_graph", tenant=self._core.tenant, chain=chain, kinds=wanted, asOf=as_of_t, validAt=valid_t,
+        as_of_t, valid_t = self._store.core.as_of_valid_at(as_of, valid_at)
+        rows = self._store.run.read(
+            "memory_graph", tenant=self._store.core.tenant, chain=chain, kinds=wanted, asOf=as_of_t, validAt=valid_t,
             includeInvalidated=bool(include_invalidated), anyTime=bool(history), automatic=AUTOMATIC,
         )
         found = rows[0] if rows else {"nodes": [], "edges": []}
-        return _graph.build(found["nodes"], found["edges"], tenant=self._core.tenant, scope=scope,
+        return _graph.build(found["nodes"], found["edges"], tenant=self._store.core.tenant, scope=scope,
                             as_of=as_of_t, valid_at=valid_t)
 
     def counts(self, *, scope: str | None = None) -> list[dict[str, Any]]:
@@ -58,7 +67,7 @@ class GraphMixin(Host):
         scopes below it, or everywhere): ``total``, ``believed``, ``invalidated`` and
         ``quarantined``, ordered by scope then kind."""
         path = None if scope is None else scopes.check_path(scope)
-        return self._run.read("memory_stats", tenant=self._core.tenant, scope=path)
+        return self._store.run.read("memory_stats", tenant=self._store.core.tenant, scope=path)
 
     def tenants(self) -> list[dict[str, Any]]:
         """Every tenant of the database, not only this one: ``tenant``, ``memories`` (how
@@ -66,4 +75,4 @@ class GraphMixin(Host):
         one read that crosses tenants, for operators (``graphmem tenants``): it returns
         names and counts, never a record. A tenant exists once something was written to
         it, and is gone once everything in it was erased."""
-        return self._run.read("tenant_list")
+        return self._store.run.read("tenant_list")

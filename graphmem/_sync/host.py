@@ -72,9 +72,6 @@ class Host(Protocol):
     def _supersede(self, tx: Tx, fresh: list[FactRow], now: datetime,
                          effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> set[str]: ...
 
-    def _after_invalidation(self, tx: Tx, changed: list[str], invalidated: list[str],
-                                  now: datetime) -> None: ...
-
     def _merge_entity(self, tx: Tx, node: dict[str, Any], props: dict[str, Any]) -> Entity: ...
 
     def _create_entity(self, tx: Tx, props: dict[str, Any], chain: list[str],

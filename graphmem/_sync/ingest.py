@@ -36,6 +36,7 @@ from .._memory import entities as _entities
 from .._memory import facts as _facts
 from .._memory.facts import AUTOMATIC
 from .executor import Tx
+from .facts import after_invalidation
 from .host import Host
 from .llm import check_llm
 
@@ -316,7 +317,7 @@ class IngestMixin(Host):
                     "memory_invalidate", tenant=tenant, ids=[old.old_id], reason=old.reason, by=rid, note=None,
                     now=batch.now)]
         if retired or replaced:
-            self._after_invalidation(tx, retired + replaced, retired, batch.now)
+            after_invalidation(tx, self._core.tenant, retired + replaced, retired, batch.now)
             tx.emit("superseded", replaced, reason="changed", scope=batch.scope)
             for reason in ("corrected", "contradicted"):
                 tx.emit("invalidated", [old.old_id for i, _ in kept for old in retirements(batch.decisions.get(i))

@@ -20,7 +20,7 @@ from .._base.ner import DEFAULT_EXTRACTOR
 from .._base.observe import Observability
 from .._base.settings import Settings, server_of
 from .._base.traced import default as default_observability
-from .._base.traced import instrument
+from .._base.traced import delegate, front_door, instrument
 from .._learning.settings import LearningSettings
 from .._memory.core import DEFAULT_EMBEDDER, Core
 from .._memory.known import SHARED, Known, Shared
@@ -35,32 +35,32 @@ from .entities import EntitiesMixin
 from .executor import Executor, Tracer
 from .extraction import ExtractionMixin
 from .facts import FactsMixin
-from .graph import GraphMixin
+from .graph import Graph
 from .ingest import IngestMixin
 from .insights import InsightsMixin
 from .llm import LlmCaller
 from .mentions import MentionsMixin
 from .messages import MessagesMixin
-from .notes import NotesMixin
+from .notes import Notes
 from .procedures import ProceduresMixin
 from .profile import ProfileMixin
 from .recall import RecallMixin
-from .records import RecordsMixin
+from .records import Records
 from .reembed import ReembedMixin
 from .schema import SchemaMixin
-from .sessions import SessionsMixin
+from .sessions import Sessions
 from .store import StoreMixin
 from .summaries import SummariesMixin
-from .transfer import TransferMixin
+from .transfer import Transfer
 from .turn import TurnMixin
 from .upgrade import UpgradeMixin
 
 
+@front_door
 @instrument("graphmem")
 class Memory(
     FactsMixin,
     EntitiesMixin,
-    RecordsMixin,
     RecallMixin,
     IngestMixin,
     ExtractionMixin,
@@ -70,16 +70,12 @@ class Memory(
     DecisionsMixin,
     CurationMixin,
     ProfileMixin,
-    NotesMixin,
     SummariesMixin,
     TurnMixin,
     SchemaMixin,
     UpgradeMixin,
     ReembedMixin,
-    SessionsMixin,
     StoreMixin,
-    GraphMixin,
-    TransferMixin,
     MentionsMixin,
     MessagesMixin,
 ):
@@ -161,8 +157,35 @@ class Memory(
                             server=server, shared=SHARED, **limits)
         events = Emitter(hook, tenant=core.tenant, clock=core.now, observe=observe)
         self._store = Store(run, core, events=events, observe=observe, shared=SHARED)
+        self._graph = Graph(self._store)
+        self._transfer = Transfer(self._store)
+        self._notes = Notes(self._store)
+        self._sessions = Sessions(self._store)
+        self._records = Records(self._store)
         self._background = Background(workers=self._learning.max_concurrent_model_calls)
         self._lanes = Lanes()
+
+    graph = delegate("_graph", Graph.graph)
+    counts = delegate("_graph", Graph.counts)
+    tenants = delegate("_graph", Graph.tenants)
+
+    get = delegate("_records", Records.get)
+    scopes = delegate("_records", Records.scopes)
+    forget = delegate("_records", Records.forget)
+    erase = delegate("_records", Records.erase)
+
+    messages = delegate("_sessions", Sessions.messages)
+    sessions = delegate("_sessions", Sessions.sessions)
+    clear_session = delegate("_sessions", Sessions.clear_session)
+
+    note_add = delegate("_notes", Notes.note_add)
+    note_replace = delegate("_notes", Notes.note_replace)
+    note_remove = delegate("_notes", Notes.note_remove)
+    notes = delegate("_notes", Notes.notes)
+    note_history = delegate("_notes", Notes.note_history)
+
+    export_records = delegate("_transfer", Transfer.export_records)
+    import_records = delegate("_transfer", Transfer.import_records)
 
     @classmethod
     def from_driver(cls, driver: Driver, **kwargs: Any) -> Memory:

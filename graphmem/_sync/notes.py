@@ -1,6 +1,6 @@
 # Generated from graphmem/_async/notes.py by tools/unasync.py: do not edit.
 # Edit the async source and run `python tools/unasync.py` to regenerate.
-"""Core notes on ``Memory``: short entries an agent keeps in every prompt, per owner
+"""Core notes: short entries an agent keeps in every prompt, per owner
 and label, under a hard character cap; every version kept (contract §10).
 This file is generated from ``graphmem/_async/notes.py`` by ``tools/unasync.py``."""
 
@@ -15,13 +15,20 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.models import Note, Provenance
 from .._base.records import record_of
+from .._base.traced import instrument
 from .._working import notes as _notes
 from .._working.notes import DEFAULT_CAP, NoteEdit, Plan
+from .backend import Store
 from .executor import Tx
-from .host import Host
 
 
-class NotesMixin(Host):
+@instrument("graphmem", names=("note_add", "note_replace", "note_remove", "notes", "note_history"))
+class Notes:
+    """A tenant's core notes, each edit checked against its cap and kept as a version (``Memory`` hands these calls to it)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
     """The notes of one ``owner`` and ``label`` live in one scope (exactly that scope: a
     child scope has notes of its own). An edit that would take their text past ``cap``
     characters is refused, nothing written, and the result shows usage and entries."""
@@ -56,8 +63,8 @@ class NotesMixin(Host):
                     as_of: datetime | None = None) -> list[Note]:
         """The current entries of ``owner`` in ``scope`` (of ``label`` when given; as the
         memory held them at ``as_of``), by label, oldest first."""
-        as_of_t, _ = self._core.as_of_valid_at(as_of, None)
-        rows = self._run.read("note_list", tenant=self._core.tenant, scope=_scopes.check_path(scope),
+        as_of_t, _ = self._store.core.as_of_valid_at(as_of, None)
+        rows = self._store.run.read("note_list", tenant=self._store.core.tenant, scope=_scopes.check_path(scope),
                                     owner=_notes.owner(owner),
                                     label=None if label is None else _notes.label(label), asOf=as_of_t)
         return [record_of(Note, r["node"]) for r in rows]
@@ -65,7 +72,7 @@ class NotesMixin(Host):
     def note_history(self, *, scope: str, owner: str, label: str | None = None) -> list[Note]:
         """Every version of the entries, current or not, oldest first, each with the
         version that superseded it."""
-        rows = self._run.read("note_history", tenant=self._core.tenant, scope=_scopes.check_path(scope),
+        rows = self._store.run.read("note_history", tenant=self._store.core.tenant, scope=_scopes.check_path(scope),
                                     owner=_notes.owner(owner), label=None if label is None else _notes.label(label))
         return [record_of(Note, r["node"], superseded_by=r["supersededBy"]) for r in rows]
 
@@ -74,7 +81,7 @@ class NotesMixin(Host):
         """Plan on the current entries, embed the new text (outside any transaction), then
         in one transaction re-read the entries under the scope's lock, re-plan and write:
         the cap holds even when edits race, and a refused edit writes nothing."""
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         path = _scopes.check_path(scope)
         who, block, limit = _notes.owner(owner), _notes.label(label), _notes.cap(cap)
         source = provenance or Provenance.MANUAL
@@ -89,7 +96,7 @@ class NotesMixin(Host):
             props.update({"owner": who, "label": block})
             row = {"props": props}
             self._store.embed([row], ["text"])
-        now = self._core.now()
+        now = self._store.core.now()
 
         def work(tx: Tx) -> NoteEdit:
             tx.run("scope_ensure", tenant=tenant, scopes=[{**s, "n": 0} for s in _scopes.parents([path])])
@@ -116,4 +123,4 @@ class NotesMixin(Host):
                 tx.emit("invalidated", [plan.target.id], reason="edited", scope=path)
             return _notes.result([*kept, created], limit, note=created)
 
-        return self._run.write(work)
+        return self._store.run.write(work)

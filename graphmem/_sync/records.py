@@ -1,6 +1,6 @@
 # Generated from graphmem/_async/records.py by tools/unasync.py: do not edit.
 # Edit the async source and run `python tools/unasync.py` to regenerate.
-"""Any memory on ``Memory``, whatever its kind: get one, list the scopes, forget
+"""Any memory, whatever its kind: get one, list the scopes, forget
 (tombstones) and erase (hard delete, with what was derived only from the erased records).
 This file is generated from ``graphmem/_async/records.py`` by ``tools/unasync.py``."""
 
@@ -13,28 +13,36 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Record
 from .._base.records import to_record
+from .._base.traced import instrument
 from .._memory import entities
 from .._memory import erase as _erase
 from .._memory.erase import EraseReport
+from .backend import Store
 from .executor import Tx
-from .host import Host
+from .facts import after_invalidation
 
 _ERASE_BATCH = 5_000
 
 
-class RecordsMixin(Host):
+@instrument("graphmem", names=("get", "scopes", "forget", "erase"))
+class Records:
+    """Get, list, forget and erase any memory of one tenant, whatever its kind (``Memory`` hands these calls to it)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
     def get(self, id: str) -> Record | None:
         """The memory of any kind with this id in this tenant, with ``superseded_by`` filled
         in, or None."""
         check.identifier(id, "id")
-        rows = self._run.read("memory_get", tenant=self._core.tenant, id=id)
+        rows = self._store.run.read("memory_get", tenant=self._store.core.tenant, id=id)
         if not rows:
             return None
         return to_record(rows[0]["node"], superseded_by=rows[0]["supersededBy"])
 
     def scopes(self) -> list[dict[str, Any]]:
         """The tenant's scope tree: each path, its parent and its number of memories."""
-        return self._run.read("scope_tree", tenant=self._core.tenant)
+        return self._store.run.read("scope_tree", tenant=self._store.core.tenant)
 
     def forget(
         self,
@@ -58,17 +66,17 @@ class RecordsMixin(Host):
             **entities.subject_params(subject, required=False),
             "predicate": check.predicate(predicate),
         }
-        now = self._core.now()
-        tenant = self._core.tenant
+        now = self._store.core.now()
+        tenant = self._store.core.tenant
 
         def work(tx: Tx) -> int:
             ids = [r["id"] for r in tx.run("memory_forget", tenant=tenant, chain=chain, now=now, **params)]
-            self._after_invalidation(tx, ids, ids, now)
+            after_invalidation(tx, self._store.core.tenant, ids, ids, now)
             tx.emit("invalidated", ids, reason="forgotten", scope=chain[-1])
             tx.emit("forgotten", ids, scope=chain[-1])
             return len(ids)
 
-        return self._run.write(work)
+        return self._store.run.write(work)
 
     def erase(
         self, *, id: str | None = None, user_id: str | None = None, session_id: str | None = None,
@@ -93,7 +101,7 @@ class RecordsMixin(Host):
             "sessionId": check.identifier(session_id, "session_id", allow_none=True),
             "scope": None if scope is None else _scopes.check_path(scope),
         }
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         limit = _ERASE_BATCH
 
         def batch(tx: Tx) -> tuple[bool, EraseReport]:
@@ -112,11 +120,11 @@ class RecordsMixin(Host):
         report = EraseReport()
         more = True
         while more:  # each batch lands whole, so a repeated erase simply continues
-            more, done = self._run.write(batch)
+            more, done = self._store.run.write(batch)
             report += done
         # scopes left empty go too: a path can carry a person's name
-        pruned = self._run.write_one("scope_prune", tenant=tenant)
+        pruned = self._store.run.write_one("scope_prune", tenant=tenant)
         report += EraseReport(scope=int(pruned[0]["pruned"]) if pruned else 0)
-        self._events.emit("erased", scope=params["scope"], detail={
+        self._store.events.emit("erased", scope=params["scope"], detail={
             "total": report.total, **{kind: n for kind, n in report.model_dump().items() if n}})
         return report

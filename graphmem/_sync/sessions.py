@@ -1,6 +1,6 @@
 # Generated from graphmem/_async/sessions.py by tools/unasync.py: do not edit.
 # Edit the async source and run `python tools/unasync.py` to regenerate.
-"""Conversations on ``Memory``: a session's episodes in reading order, the sessions
+"""Conversations: a session's episodes in reading order, the sessions
 of a scope, and forgetting one session. Chat-history integrations build on these.
 This file is generated from ``graphmem/_async/sessions.py`` by ``tools/unasync.py``."""
 
@@ -12,14 +12,22 @@ from .._base import scopes
 from .._base import validate as check
 from .._base.models import Episode
 from .._base.records import record_of
+from .._base.traced import instrument
 from .._recall.context import estimate_tokens
+from .backend import Store
 from .executor import Tx
-from .host import Host
+from .facts import after_invalidation
 
 MAX_MESSAGES = 10_000
 
 
-class SessionsMixin(Host):
+@instrument("graphmem", names=("messages", "sessions", "clear_session"))
+class Sessions:
+    """A tenant's conversations: a session's episodes, the sessions of a scope, clearing one (``Memory`` hands these calls to it)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
     """A session is the set of episodes written with one ``session_id`` (``ingest`` or
     ``add_episode``); it is read where it is visible, like every memory (contract §5)."""
 
@@ -38,7 +46,7 @@ class SessionsMixin(Host):
         chain = scopes.chain(scopes.check_path(scope))
         limit = check.count(max_messages, "max_messages", most=MAX_MESSAGES)
         budget = None if max_tokens is None else check.count(max_tokens, "max_tokens")
-        rows = self._run.read("session_messages", tenant=self._core.tenant, sessionId=session_id,
+        rows = self._store.run.read("session_messages", tenant=self._store.core.tenant, sessionId=session_id,
                                     chain=chain, limit=limit)
         newest_first = [record_of(Episode, r["node"]) for r in rows]
         if budget is not None:
@@ -55,7 +63,7 @@ class SessionsMixin(Host):
         """The sessions with believed episodes visible in ``scope`` (of ``user_id`` when
         given): ``{session_id, first, last, count}``, most recently active first."""
         chain = scopes.chain(scopes.check_path(scope))
-        rows = self._run.read("session_list", tenant=self._core.tenant, chain=chain,
+        rows = self._store.run.read("session_list", tenant=self._store.core.tenant, chain=chain,
                                     userId=check.identifier(user_id, "user_id", allow_none=True))
         return [{"session_id": r["sessionId"], "first": r["first"], "last": r["last"], "count": r["count"]}
                 for r in rows]
@@ -68,16 +76,16 @@ class SessionsMixin(Host):
         episodes were forgotten."""
         check.identifier(session_id, "session_id")
         chain = scopes.chain(scopes.check_path(scope))
-        now = self._core.now()
-        tenant = self._core.tenant
+        now = self._store.core.now()
+        tenant = self._store.core.tenant
 
         def work(tx: Tx) -> int:
             ids = [r["id"] for r in tx.run("session_clear", tenant=tenant, sessionId=session_id,
                                                   chain=chain, now=now)]
-            self._after_invalidation(tx, ids, ids, now)
+            after_invalidation(tx, self._store.core.tenant, ids, ids, now)
             tx.emit("invalidated", ids, reason="forgotten", scope=chain[-1])
             tx.emit("forgotten", ids, scope=chain[-1], detail={"session": True})
             return len(ids)
 
-        return self._run.write(work)
+        return self._store.run.write(work)
 

@@ -27,6 +27,7 @@ from .._memory.store import (
     ItemWrite,
 )
 from .executor import Tx
+from .facts import after_invalidation
 from .host import Host
 
 Put = tuple[ItemPut, str, list[str]]
@@ -105,7 +106,7 @@ class StoreMixin(Host):
                 self._create_facts(tx, rows, now)
             if deletes:
                 gone = [r["id"] for r in tx.run("store_forget", tenant=tenant, rows=deletes, now=now)]
-                self._after_invalidation(tx, gone, gone, now)
+                after_invalidation(tx, self._core.tenant, gone, gone, now)
                 tx.emit("invalidated", gone, reason="forgotten")
                 tx.emit("forgotten", gone)
             return results

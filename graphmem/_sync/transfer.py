@@ -1,6 +1,6 @@
 # Generated from graphmem/_async/transfer.py by tools/unasync.py: do not edit.
 # Edit the async source and run `python tools/unasync.py` to regenerate.
-"""Export and import of a tenant's memories on ``Memory`` (format in
+"""Export and import of a tenant's memories (format in
 ``graphmem/_memory/transfer.py``): ids and every timestamp survive, so an export imported into an
 empty tenant gives the same graph. This file is generated from
 ``graphmem/_async/transfer.py`` by ``tools/unasync.py``."""
@@ -12,14 +12,21 @@ from typing import Any
 
 from .._base import scopes as _scopes
 from .._base.errors import ConflictError, InvalidInputError
+from .._base.traced import instrument
 from .._memory import import_rules, transfer
+from .backend import Store
 from .executor import Tx
-from .host import Host
 
 _PAGE = 1_000
 
 
-class TransferMixin(Host):
+@instrument("graphmem", names=("import_records",))
+class Transfer:
+    """Export and import of one tenant's memories (``Memory`` hands these calls to it)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
     def export_records(self, *, scope: str | None = None, page: int = _PAGE) -> Iterator[dict[str, Any]]:
         """Yield the tenant's memories (or those in ``scope`` and below) as export records:
         a header, the scopes, every node with all its properties, then every edge between
@@ -28,14 +35,14 @@ class TransferMixin(Host):
         path = None if scope is None else _scopes.check_path(scope)
         if not isinstance(page, int) or page < 1:
             raise InvalidInputError("page", "must be a positive integer")
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         yield transfer.header(tenant, path)
-        for row in self._run.read("scope_tree", tenant=tenant):
+        for row in self._store.run.read("scope_tree", tenant=tenant):
             if transfer.in_subtree(row["path"], path):
                 yield {"record": "scope", "path": row["path"]}
         after = ""
         while True:
-            rows = self._run.read("export_nodes", tenant=tenant, scope=path, after=after, limit=page)
+            rows = self._store.run.read("export_nodes", tenant=tenant, scope=path, after=after, limit=page)
             for row in rows:
                 props = row["props"]
                 yield {"record": "node", "id": row["id"], "kind": props["kind"], "props": transfer.encode_props(props)}
@@ -44,7 +51,7 @@ class TransferMixin(Host):
             after = rows[-1]["id"]
         after = ""
         while True:
-            rows = self._run.read("export_edges", tenant=tenant, scope=path, after=after, limit=page)
+            rows = self._store.run.read("export_edges", tenant=tenant, scope=path, after=after, limit=page)
             for row in rows:
                 for edge in row["edges"]:
                     yield {"record": "edge", "type": edge["type"], "source": row["id"], "target": edge["target"],
@@ -98,7 +105,7 @@ class TransferMixin(Host):
                     edges, first = [], ""
         if scopes:
             # scopes that hold no memory of the file are kept too; nodes count themselves in
-            self._run.write_one("scope_ensure", tenant=self._core.tenant,
+            self._store.run.write_one("scope_ensure", tenant=self._store.core.tenant,
                                       scopes=[dict(s, n=0) for s in _scopes.parents(scopes)])
             counts["scopes"] = len(set(scopes))
         if nodes:
@@ -108,7 +115,7 @@ class TransferMixin(Host):
         return counts
 
     def _parsed(self, records: Iterable[Mapping[str, Any]], dimension: int | None) -> Iterator[tuple[str, str, Any]]:
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         for i, record in enumerate(records):
             field = f"records[{i}]"
             kind, row = transfer.parse(record, field, first=i == 0, tenant=tenant, dimension=dimension)
@@ -144,9 +151,9 @@ class TransferMixin(Host):
                     outside.append((field, row))
         if not read:
             raise InvalidInputError("records", "is empty: " + transfer.HEADER_HINT)
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         held = {r["node"]["id"] for chunk in _chunks(sorted({*nodes, *ends}))
-                for r in self._run.read("memory_existing", tenant=tenant, ids=chunk)}
+                for r in self._store.run.read("memory_existing", tenant=tenant, ids=chunk)}
         taken = sorted(held & nodes.keys(), key=lambda rid: _position(nodes[rid]))
         if taken:
             raise ConflictError(f"{nodes[taken[0]]}: tenant {tenant!r} already holds memory {taken[0]!r}; "
@@ -162,7 +169,7 @@ class TransferMixin(Host):
             page = outside[start:start + _PAGE]
             rows = [{"i": i, "type": row["type"], "source": row["source"], "target": row["target"]}
                     for i, (_, row) in enumerate(page)]
-            held = self._run.read("import_edges_existing", tenant=self._core.tenant, rows=rows)
+            held = self._store.run.read("import_edges_existing", tenant=self._store.core.tenant, rows=rows)
             for found in sorted(held, key=lambda r: r["i"]):
                 field, row = page[found["i"]]
                 if import_rules.edge_key(row["type"], row["source"], row["target"], found["props"]) == \
@@ -171,7 +178,7 @@ class TransferMixin(Host):
                                                    f"{row['source']!r} to {row['target']!r}")
 
     def _import_nodes(self, rows: list[dict[str, Any]]) -> int:
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         ids = [row["props"]["id"] for row in rows]
 
         def work(tx: Tx) -> int:
@@ -184,10 +191,10 @@ class TransferMixin(Host):
             created = tx.run("import_nodes", tenant=tenant, rows=rows)
             return int(created[0]["created"]) if created else 0
 
-        return self._run.write(work)
+        return self._store.run.write(work)
 
     def _import_edges(self, rows: list[dict[str, Any]], field: str) -> int:
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
 
         def work(tx: Tx) -> int:
             created = tx.run("import_edges", tenant=tenant, rows=rows)
@@ -197,7 +204,7 @@ class TransferMixin(Host):
                                                "that is neither in the file nor in the tenant")
             return n
 
-        return self._run.write(work)
+        return self._store.run.write(work)
 
 
 def _chunks(ids: list[str], size: int = _PAGE) -> Iterator[list[str]]:

@@ -110,6 +110,18 @@ def test_a_recall_is_a_span_with_its_embedding_and_its_statement(observed, otel)
     assert otel.total("db.client.operation.duration", **{"db.operation.name": statement.name}) == 1
 
 
+def test_a_call_a_service_answers_is_one_span_with_the_tenant(observed, otel):
+    """``counts`` is handed by the front door to a service (``AsyncGraph``): still one span
+    named for the public call, its statement under it, the tenant on it."""
+    observed.remember("Ana has two cats", scope=SCOPE)
+    otel.exporter.clear()
+    assert observed.counts(scope=SCOPE)[0]["total"] == 1
+    [counts] = otel.named("graphmem.counts")
+    assert counts.attributes["graphmem.tenant"] == observed.tenant and "graphmem.nested" not in counts.attributes
+    assert [s.name for s in otel.children(counts)] == ["memory_stats"]
+    assert otel.total("graphmem.operation.duration", **{"graphmem.operation": "graphmem.counts"}) == 1
+
+
 def test_a_remember_is_a_span_over_its_writes_and_counts_what_it_wrote(observed, otel):
     otel.exporter.clear()
     observed.remember(f"Ana moved to {SECRET}", scope=SCOPE)
