@@ -188,7 +188,7 @@ class AsyncEntitiesMixin(AsyncHost):
                 raise NotFoundError(f"{field}: no entity {eid!r} visible in scope {scope!r}")
         if text is None:
             text = f"{seen[sid]['name']} {normal.replace('_', ' ')} {seen[oid]['name']}"
-        facts = await self._write_facts([FactInput(
+        facts = await self._facts.write_facts([FactInput(
             text=text, scope=scope, subject=sid, predicate=normal, object=oid, single_valued=single_valued,
             valid_from=valid_from, valid_to=valid_to, provenance=provenance, importance=importance,
             sensitivity=sensitivity, tags=tags, user_id=user_id, agent_id=agent_id, session_id=session_id, id=id,

@@ -14,11 +14,12 @@ from .._base import validate as check
 from .._base.errors import ConflictError, InvalidInputError, NotFoundError
 from .._base.models import Fact, Provenance
 from .._base.records import record_of
+from .._base.traced import instrument
 from .._memory import entities
 from .._memory import facts as _facts
 from .._memory.facts import AUTOMATIC, FactInput, FactRow
+from .backend import AsyncStore
 from .executor import AsyncTx
-from .host import AsyncHost
 
 
 async def after_invalidation(tx: AsyncTx, tenant: str, changed: list[str], invalidated: list[str],
@@ -32,7 +33,13 @@ async def after_invalidation(tx: AsyncTx, tenant: str, changed: list[str], inval
         await tx.run("insight_salience_drop", tenant=tenant, ids=sorted(set(invalidated)), now=now)
 
 
-class AsyncFactsMixin(AsyncHost):
+@instrument("graphmem", names=("remember", "remember_many", "correct", "history", "facts"))
+class AsyncFacts:
+    """Facts of one tenant: remember, correct, read them at any time, their history; and the fact writes other services share (AsyncMemory hands the public calls to it)."""
+
+    def __init__(self, store: AsyncStore) -> None:
+        self._store = store
+
     async def remember(
         self,
         text: str,
@@ -77,7 +84,7 @@ class AsyncFactsMixin(AsyncHost):
             importance=importance, sensitivity=sensitivity, tags=tags, user_id=user_id, agent_id=agent_id,
             session_id=session_id, id=id, embedding=embedding, derived_from=derived_from,
         )
-        facts = await self._write_facts([item], batch=False)
+        facts = await self.write_facts([item], batch=False)
         return facts[0] if facts else None
 
     async def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Fact]:
@@ -89,14 +96,14 @@ class AsyncFactsMixin(AsyncHost):
         """
         if isinstance(items, (Mapping, str, bytes)) or not isinstance(items, Iterable):
             raise InvalidInputError("items", "must be a list of remember() argument mappings")
-        return await self._write_facts(list(items), batch=True)
+        return await self.write_facts(list(items), batch=True)
 
-    async def _write_facts(self, items: list[Mapping[str, Any]], *, batch: bool) -> list[Fact]:
+    async def write_facts(self, items: list[Mapping[str, Any]], *, batch: bool) -> list[Fact]:
         """Plan, embed, run: check every item, embed what has no vector, write in one transaction."""
-        core = self._core
+        core = self._store.core
         now = core.now()
         given = any(isinstance(item, Mapping) and item.get("embedding") is not None for item in items)
-        dimension = await self._store.known_dimension() if given else self._known.dimension
+        dimension = await self._store.known_dimension() if given else self._store.known.dimension
         if batch:
             rows = _facts.rows(items, tenant=core.tenant, now=now, single_valued=core.single_valued_predicates,
                                dimension=dimension)
@@ -106,25 +113,25 @@ class AsyncFactsMixin(AsyncHost):
         await self._store.embed(rows, [f"items[{i}].embedding" if batch else "embedding" for i in range(len(rows))])
 
         async def work(tx: AsyncTx) -> list[Fact]:
-            return await self._create_facts(tx, rows, now)
+            return await self.create_facts(tx, rows, now)
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)
 
-    async def _create_facts(self, tx: AsyncTx, rows: list[FactRow], now: datetime,
+    async def create_facts(self, tx: AsyncTx, rows: list[FactRow], now: datetime,
                             effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> list[Fact]:
         """Write new facts inside ``tx``: ids already written come back unchanged, so does a
         statement already current in the same scope (docs/design-notes.md#remember-duplicates),
         machine-made restatements of forgotten facts are left out, single-valued ones supersede."""
-        nodes = await self._create_fact_rows(tx, rows, now, effects, exclude)
+        nodes = await self.create_fact_rows(tx, rows, now, effects, exclude)
         return [record_of(Fact, node) for node in nodes if node is not None]
 
-    async def _create_fact_rows(self, tx: AsyncTx, rows: list[FactRow], now: datetime,
+    async def create_fact_rows(self, tx: AsyncTx, rows: list[FactRow], now: datetime,
                                 effects: dict[str, list[str]] | None = None,
                                 exclude: Iterable[str] = ()) -> list[dict[str, Any] | None]:
-        """``_create_facts`` row by row: the node each row landed as (its own, the stored
+        """``create_facts`` row by row: the node each row landed as (its own, the stored
         statement it restates, or the earlier row of the batch it repeats), or None for a
         machine-made restatement of a forgotten fact, which is left out."""
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         ids = [row["props"]["id"] for row in rows]
         existing: dict[str, Any] = {}
         found = await tx.run("memory_existing", tenant=tenant, ids=ids)
@@ -176,11 +183,11 @@ class AsyncFactsMixin(AsyncHost):
             # a wave sees the batch's rows of earlier waves, not those still to come
             pending = {w["id"] for later in waves[i:] for w in later}
             excluded = [b for b in batch_ids if b in pending] + list(exclude)
-            for r in await tx.run("fact_supersede", tenant=self._core.tenant, rows=wave, batchIds=excluded,
+            for r in await tx.run("fact_supersede", tenant=self._store.core.tenant, rows=wave, batchIds=excluded,
                                   automatic=AUTOMATIC, now=now):
                 changed += r["closed"]
                 invalidated += r["replaced"]
-        await after_invalidation(tx, self._core.tenant, changed + invalidated, invalidated, now)
+        await after_invalidation(tx, self._store.core.tenant, changed + invalidated, invalidated, now)
         tx.emit("superseded", changed, reason="changed")
         tx.emit("invalidated", invalidated, reason="corrected")
         if effects is not None:
@@ -209,8 +216,8 @@ class AsyncFactsMixin(AsyncHost):
         made the correction reaches it."""
         check.identifier(fact_id, "fact_id")
         check.identifier(user_id, "user_id", allow_none=True)
-        tenant = self._core.tenant
-        rows = await self._run.read("memory_get", tenant=tenant, id=fact_id)
+        tenant = self._store.core.tenant
+        rows = await self._store.run.read("memory_get", tenant=tenant, id=fact_id)
         if not rows or rows[0]["node"]["kind"] != "fact":
             raise NotFoundError(f"fact_id: no fact {fact_id!r} in tenant {tenant!r}")
         old = record_of(Fact, rows[0]["node"])
@@ -218,8 +225,8 @@ class AsyncFactsMixin(AsyncHost):
             raise InvalidInputError("fact_id", f"{fact_id!r} is already invalidated ({old.invalidation_reason})")
         if reason is not None:
             check.text(reason, "reason")
-        now = self._core.now()
-        dimension = await self._store.known_dimension() if embedding is not None else self._known.dimension
+        now = self._store.core.now()
+        dimension = await self._store.known_dimension() if embedding is not None else self._store.known.dimension
         row = _facts.row(FactInput(
             text=corrected_text, scope=old.scope, subject=old.subject, predicate=old.predicate,
             object=object if object is not None else (None if old.subject is None else old.object),
@@ -230,7 +237,7 @@ class AsyncFactsMixin(AsyncHost):
             provenance=Provenance.HUMAN_CORRECTION, importance=old.importance, sensitivity=old.sensitivity,
             tags=old.tags, user_id=old.user_id if user_id is None else user_id, agent_id=old.agent_id, session_id=old.session_id, id=id,
             embedding=embedding,
-        ), tenant=tenant, now=now, single_valued=self._core.single_valued_predicates, dimension=dimension)
+        ), tenant=tenant, now=now, single_valued=self._store.core.single_valued_predicates, dimension=dimension)
         await self._store.embed([row], ["corrected_text"])
         new_id = row["props"]["id"]
 
@@ -246,23 +253,23 @@ class AsyncFactsMixin(AsyncHost):
                                     "read it again and correct the fact that replaced it")
             if row["props"]["embedding"] is not None:
                 invalidated += [r["id"] for r in await tx.run(
-                    "fact_collisions", tenant=tenant, id=new_id, threshold=self._core.neo4j_similarity(), now=now)]
-            await after_invalidation(tx, self._core.tenant, invalidated, invalidated, now)
+                    "fact_collisions", tenant=tenant, id=new_id, threshold=self._store.core.neo4j_similarity(), now=now)]
+            await after_invalidation(tx, self._store.core.tenant, invalidated, invalidated, now)
             tx.emit("invalidated", invalidated, reason="corrected", scope=old.scope)
             tx.emit("corrected", [new_id, fact_id], scope=old.scope, detail={"invalidated": len(invalidated)})
             await self._supersede(tx, [row], now)
             fresh = await tx.run("memory_existing", tenant=tenant, ids=[new_id])
             return record_of(Fact, fresh[0]["node"])
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)
 
     async def history(self, *, subject: str, predicate: str | None = None, scope: str) -> list[Fact]:
         """Every fact about ``subject`` (and ``predicate``) visible in ``scope``, believed or
         not, oldest valid time first, each with who superseded it, why and when. ``subject``
         is an entity id, a literal subject, or an entity's name or alias (case and accents
         ignored)."""
-        rows = await self._run.read(
-            "fact_history", tenant=self._core.tenant, predicate=check.predicate(predicate),
+        rows = await self._store.run.read(
+            "fact_history", tenant=self._store.core.tenant, predicate=check.predicate(predicate),
             chain=_scopes.chain(_scopes.check_path(scope)), **entities.subject_params(subject, required=True),
         )
         return [record_of(Fact, r["node"], superseded_by=r["supersededBy"]) for r in rows]
@@ -284,9 +291,9 @@ class AsyncFactsMixin(AsyncHost):
         of a single-valued predicate stored in different scopes of the chain, only the one
         the view ranks current is returned (contract §7.1); ``include_invalidated`` returns
         them all."""
-        as_of_t, valid_t = self._core.as_of_valid_at(as_of, valid_at)
-        rows = await self._run.read(
-            "fact_list", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
+        as_of_t, valid_t = self._store.core.as_of_valid_at(as_of, valid_at)
+        rows = await self._store.run.read(
+            "fact_list", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
             **entities.subject_params(subject, required=False),
             predicate=check.predicate(predicate), asOf=as_of_t, validAt=valid_t,
             includeInvalidated=bool(include_invalidated), automatic=AUTOMATIC,

@@ -15,7 +15,6 @@ from .._base.vectors import Vector
 from .._learning import ingest as _ingest
 from .._learning.settings import LearningSettings
 from .._memory.core import Core
-from .._memory.facts import FactRow
 from .._memory.known import Known, Shared
 from .._recall.fusion import ScoredMemory
 from .._recall.settings import RecallSettings
@@ -23,11 +22,13 @@ from .._working.background import AsyncBackground
 from .._working.lanes import AsyncLanes, AsyncTicket
 from .backend import AsyncStore
 from .executor import AsyncExecutor, AsyncTx
+from .facts import AsyncFacts
 from .llm import AsyncLlmCaller
 
 
 class AsyncHost(Protocol):
     _store: AsyncStore
+    _facts: AsyncFacts
     _learning: LearningSettings
     _llm: AsyncLlmCaller
     _recall_settings: RecallSettings
@@ -57,18 +58,6 @@ class AsyncHost(Protocol):
     async def _query_vector(self, text: str, chain: list[str]) -> Vector | None: ...
 
     async def _yardstick(self, vector: Vector | None) -> tuple[float, float] | None: ...
-
-    async def _write_facts(self, items: list[Mapping[str, Any]], *, batch: bool) -> list[Fact]: ...
-
-    async def _create_facts(self, tx: AsyncTx, rows: list[FactRow], now: datetime,
-                            effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> list[Fact]: ...
-
-    async def _create_fact_rows(self, tx: AsyncTx, rows: list[FactRow], now: datetime,
-                                effects: dict[str, list[str]] | None = None,
-                                exclude: Iterable[str] = ()) -> list[dict[str, Any] | None]: ...
-
-    async def _supersede(self, tx: AsyncTx, fresh: list[FactRow], now: datetime,
-                         effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> set[str]: ...
 
     async def _merge_entity(self, tx: AsyncTx, node: dict[str, Any], props: dict[str, Any]) -> Entity: ...
 

@@ -159,7 +159,7 @@ class AsyncIngestMixin(AsyncHost):
             result = await self._land(_Landing(tx, batch, skipped=list(batch.skipped)))
             if not profile_rows:
                 return result
-            learned = await self._create_facts(tx, profile_rows, now)
+            learned = await self._facts.create_facts(tx, profile_rows, now)
             asked = {r["props"]["id"] for r in profile_rows}
             return result.model_copy(update={"profile": tuple(profile.field_of(f) for f in learned if f.id in asked)})
 
@@ -291,7 +291,7 @@ class AsyncIngestMixin(AsyncHost):
             row["props"]["embeddedFrom"] = embedded.TEXT_ONLY
         # the stored facts these retire are left to _retire, not superseded on the way
         retiring = [r.old_id for i, _ in kept for r in retirements(batch.decisions.get(i))]
-        nodes = await self._create_fact_rows(land.tx, rows, batch.now, land.effects, exclude=retiring)
+        nodes = await self._facts.create_fact_rows(land.tx, rows, batch.now, land.effects, exclude=retiring)
         landed, skipped = landed_rows([row["props"] for row in rows], nodes)
         land.skipped += skipped
         return [record_of(Fact, node) for node in landed], {row["props"]["id"]: i for row, (i, _) in zip(rows, kept)}

@@ -32,7 +32,7 @@ from .decisions import AsyncDecisionsMixin
 from .entities import AsyncEntitiesMixin
 from .executor import AsyncExecutor, Tracer
 from .extraction import AsyncExtractionMixin
-from .facts import AsyncFactsMixin
+from .facts import AsyncFacts
 from .graph import AsyncGraph
 from .ingest import AsyncIngestMixin
 from .insights import AsyncInsightsMixin
@@ -57,7 +57,6 @@ from .upgrade import AsyncUpgradeMixin
 @front_door
 @instrument("graphmem")
 class AsyncMemory(
-    AsyncFactsMixin,
     AsyncEntitiesMixin,
     AsyncRecallMixin,
     AsyncIngestMixin,
@@ -156,6 +155,7 @@ class AsyncMemory(
         events = Emitter(hook, tenant=core.tenant, clock=core.now, observe=observe)
         self._store = AsyncStore(run, core, events=events, observe=observe, shared=SHARED)
         self._graph = AsyncGraph(self._store)
+        self._facts = AsyncFacts(self._store)
         self._transfer = AsyncTransfer(self._store)
         self._notes = AsyncNotes(self._store)
         self._sessions = AsyncSessions(self._store)
@@ -184,6 +184,12 @@ class AsyncMemory(
 
     export_records = delegate("_transfer", AsyncTransfer.export_records)
     import_records = delegate("_transfer", AsyncTransfer.import_records)
+
+    remember = delegate("_facts", AsyncFacts.remember)
+    remember_many = delegate("_facts", AsyncFacts.remember_many)
+    correct = delegate("_facts", AsyncFacts.correct)
+    history = delegate("_facts", AsyncFacts.history)
+    facts = delegate("_facts", AsyncFacts.facts)
 
     @classmethod
     def from_driver(cls, driver: AsyncDriver, **kwargs: Any) -> AsyncMemory:

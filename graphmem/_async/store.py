@@ -101,7 +101,7 @@ class AsyncStoreMixin(AsyncHost):
                 current = {r["i"]: r for r in await tx.run("store_get", tenant=tenant, rows=keys, now=now)}
                 for n, row in enumerate(rows):  # an item was created by its first put
                     row["props"]["storeCreatedAt"] = current[n]["created"] if n in current else now
-                await self._create_facts(tx, rows, now)
+                await self._facts.create_facts(tx, rows, now)
             if deletes:
                 gone = [r["id"] for r in await tx.run("store_forget", tenant=tenant, rows=deletes, now=now)]
                 await after_invalidation(tx, self._core.tenant, gone, gone, now)

@@ -17,7 +17,6 @@ from .._base.vectors import Vector
 from .._learning import ingest as _ingest
 from .._learning.settings import LearningSettings
 from .._memory.core import Core
-from .._memory.facts import FactRow
 from .._memory.known import Known, Shared
 from .._recall.fusion import ScoredMemory
 from .._recall.settings import RecallSettings
@@ -25,11 +24,13 @@ from .._working.background import Background
 from .._working.lanes import Lanes, Ticket
 from .backend import Store
 from .executor import Executor, Tx
+from .facts import Facts
 from .llm import LlmCaller
 
 
 class Host(Protocol):
     _store: Store
+    _facts: Facts
     _learning: LearningSettings
     _llm: LlmCaller
     _recall_settings: RecallSettings
@@ -59,18 +60,6 @@ class Host(Protocol):
     def _query_vector(self, text: str, chain: list[str]) -> Vector | None: ...
 
     def _yardstick(self, vector: Vector | None) -> tuple[float, float] | None: ...
-
-    def _write_facts(self, items: list[Mapping[str, Any]], *, batch: bool) -> list[Fact]: ...
-
-    def _create_facts(self, tx: Tx, rows: list[FactRow], now: datetime,
-                            effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> list[Fact]: ...
-
-    def _create_fact_rows(self, tx: Tx, rows: list[FactRow], now: datetime,
-                                effects: dict[str, list[str]] | None = None,
-                                exclude: Iterable[str] = ()) -> list[dict[str, Any] | None]: ...
-
-    def _supersede(self, tx: Tx, fresh: list[FactRow], now: datetime,
-                         effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> set[str]: ...
 
     def _merge_entity(self, tx: Tx, node: dict[str, Any], props: dict[str, Any]) -> Entity: ...
 

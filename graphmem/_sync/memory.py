@@ -34,7 +34,7 @@ from .decisions import DecisionsMixin
 from .entities import EntitiesMixin
 from .executor import Executor, Tracer
 from .extraction import ExtractionMixin
-from .facts import FactsMixin
+from .facts import Facts
 from .graph import Graph
 from .ingest import IngestMixin
 from .insights import InsightsMixin
@@ -59,7 +59,6 @@ from .upgrade import UpgradeMixin
 @front_door
 @instrument("graphmem")
 class Memory(
-    FactsMixin,
     EntitiesMixin,
     RecallMixin,
     IngestMixin,
@@ -158,6 +157,7 @@ class Memory(
         events = Emitter(hook, tenant=core.tenant, clock=core.now, observe=observe)
         self._store = Store(run, core, events=events, observe=observe, shared=SHARED)
         self._graph = Graph(self._store)
+        self._facts = Facts(self._store)
         self._transfer = Transfer(self._store)
         self._notes = Notes(self._store)
         self._sessions = Sessions(self._store)
@@ -186,6 +186,12 @@ class Memory(
 
     export_records = delegate("_transfer", Transfer.export_records)
     import_records = delegate("_transfer", Transfer.import_records)
+
+    remember = delegate("_facts", Facts.remember)
+    remember_many = delegate("_facts", Facts.remember_many)
+    correct = delegate("_facts", Facts.correct)
+    history = delegate("_facts", Facts.history)
+    facts = delegate("_facts", Facts.facts)
 
     @classmethod
     def from_driver(cls, driver: Driver, **kwargs: Any) -> Memory:

@@ -103,7 +103,7 @@ class StoreMixin(Host):
                 current = {r["i"]: r for r in tx.run("store_get", tenant=tenant, rows=keys, now=now)}
                 for n, row in enumerate(rows):  # an item was created by its first put
                     row["props"]["storeCreatedAt"] = current[n]["created"] if n in current else now
-                self._create_facts(tx, rows, now)
+                self._facts.create_facts(tx, rows, now)
             if deletes:
                 gone = [r["id"] for r in tx.run("store_forget", tenant=tenant, rows=deletes, now=now)]
                 after_invalidation(tx, self._core.tenant, gone, gone, now)
