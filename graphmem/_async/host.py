@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._base.events import Emitter
 from .._base.models import Entity, Episode, Fact, Note, Procedure, Record, Summary
 from .._base.observe import Observability
-from .._base.vectors import Vector
 from .._learning import ingest as _ingest
 from .._learning.settings import LearningSettings
 from .._memory.core import Core
@@ -22,13 +21,17 @@ from .._working.background import AsyncBackground
 from .._working.lanes import AsyncLanes, AsyncTicket
 from .backend import AsyncStore
 from .executor import AsyncExecutor, AsyncTx
-from .facts import AsyncFacts
 from .llm import AsyncLlmCaller
+
+if TYPE_CHECKING:  # the services hold no host; importing them here would close a cycle
+    from .facts import AsyncFacts
+    from .recall import AsyncRecall
 
 
 class AsyncHost(Protocol):
     _store: AsyncStore
     _facts: AsyncFacts
+    _recall: AsyncRecall
     _learning: LearningSettings
     _llm: AsyncLlmCaller
     _recall_settings: RecallSettings
@@ -54,10 +57,6 @@ class AsyncHost(Protocol):
     def _observe(self) -> Observability: ...
 
     async def _upgrade_store(self) -> list[Any]: ...
-
-    async def _query_vector(self, text: str, chain: list[str]) -> Vector | None: ...
-
-    async def _yardstick(self, vector: Vector | None) -> tuple[float, float] | None: ...
 
     async def _merge_entity(self, tx: AsyncTx, node: dict[str, Any], props: dict[str, Any]) -> Entity: ...
 
@@ -105,12 +104,6 @@ class AsyncHost(Protocol):
                       max_sensitivity: str | None = None, min_relevance: float | None = None,
                       user_id: str | None = None, agent_id: str | None = None,
                       session_id: str | None = None) -> str: ...
-
-    async def _context(self, query: str, *, scope: str, max_tokens: int, order: list[str], k: int = 50,
-                       as_of: datetime | None = None, valid_at: datetime | None = None, purpose: str = "inform",
-                       max_sensitivity: str | None = None, min_relevance: float | None = None,
-                       user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-                       shown: frozenset[str] = frozenset()) -> str: ...
 
     async def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Fact]: ...
 

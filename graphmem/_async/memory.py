@@ -42,7 +42,7 @@ from .messages import AsyncMessagesMixin
 from .notes import AsyncNotes
 from .procedures import AsyncProceduresMixin
 from .profile import AsyncProfileMixin
-from .recall import AsyncRecallMixin
+from .recall import AsyncRecall
 from .records import AsyncRecords
 from .reembed import AsyncReembedMixin
 from .schema import AsyncSchemaMixin
@@ -58,7 +58,6 @@ from .upgrade import AsyncUpgradeMixin
 @instrument("graphmem")
 class AsyncMemory(
     AsyncEntitiesMixin,
-    AsyncRecallMixin,
     AsyncIngestMixin,
     AsyncExtractionMixin,
     AsyncInsightsMixin,
@@ -155,6 +154,7 @@ class AsyncMemory(
         events = Emitter(hook, tenant=core.tenant, clock=core.now, observe=observe)
         self._store = AsyncStore(run, core, events=events, observe=observe, shared=SHARED)
         self._graph = AsyncGraph(self._store)
+        self._recall = AsyncRecall(self._store, self._recall_settings)
         self._facts = AsyncFacts(self._store)
         self._transfer = AsyncTransfer(self._store)
         self._notes = AsyncNotes(self._store)
@@ -190,6 +190,9 @@ class AsyncMemory(
     correct = delegate("_facts", AsyncFacts.correct)
     history = delegate("_facts", AsyncFacts.history)
     facts = delegate("_facts", AsyncFacts.facts)
+
+    recall = delegate("_recall", AsyncRecall.recall)
+    context = delegate("_recall", AsyncRecall.context)
 
     @classmethod
     def from_driver(cls, driver: AsyncDriver, **kwargs: Any) -> AsyncMemory:

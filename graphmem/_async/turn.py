@@ -182,7 +182,7 @@ class AsyncTurnMixin(AsyncHost):
             shown |= {m.id for m, text in zip(recent, said) if text in blocks["messages"].splitlines()}
         room = turn.room(max_tokens, blocks.values())
         if "memories" in budget and room > 0:
-            blocks["memories"] = await self._context(input, scope=path, max_tokens=room, order=list(turn.MEMORIES),
+            blocks["memories"] = await self._recall.context_block(input, scope=path, max_tokens=room, order=list(turn.MEMORIES),
                                                      shown=frozenset(shown))
         return turn.join(blocks.get(name, "") for name in turn.SECTIONS)
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._base.events import Emitter
 from .._base.models import Entity, Episode, Fact, Note, Procedure, Record, Summary
 from .._base.observe import Observability
-from .._base.vectors import Vector
 from .._learning import ingest as _ingest
 from .._learning.settings import LearningSettings
 from .._memory.core import Core
@@ -24,13 +23,17 @@ from .._working.background import Background
 from .._working.lanes import Lanes, Ticket
 from .backend import Store
 from .executor import Executor, Tx
-from .facts import Facts
 from .llm import LlmCaller
+
+if TYPE_CHECKING:  # the services hold no host; importing them here would close a cycle
+    from .facts import Facts
+    from .recall import Recall
 
 
 class Host(Protocol):
     _store: Store
     _facts: Facts
+    _recall: Recall
     _learning: LearningSettings
     _llm: LlmCaller
     _recall_settings: RecallSettings
@@ -56,10 +59,6 @@ class Host(Protocol):
     def _observe(self) -> Observability: ...
 
     def _upgrade_store(self) -> list[Any]: ...
-
-    def _query_vector(self, text: str, chain: list[str]) -> Vector | None: ...
-
-    def _yardstick(self, vector: Vector | None) -> tuple[float, float] | None: ...
 
     def _merge_entity(self, tx: Tx, node: dict[str, Any], props: dict[str, Any]) -> Entity: ...
 
@@ -107,12 +106,6 @@ class Host(Protocol):
                       max_sensitivity: str | None = None, min_relevance: float | None = None,
                       user_id: str | None = None, agent_id: str | None = None,
                       session_id: str | None = None) -> str: ...
-
-    def _context(self, query: str, *, scope: str, max_tokens: int, order: list[str], k: int = 50,
-                       as_of: datetime | None = None, valid_at: datetime | None = None, purpose: str = "inform",
-                       max_sensitivity: str | None = None, min_relevance: float | None = None,
-                       user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-                       shown: frozenset[str] = frozenset()) -> str: ...
 
     def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Fact]: ...
 

@@ -44,7 +44,7 @@ from .messages import MessagesMixin
 from .notes import Notes
 from .procedures import ProceduresMixin
 from .profile import ProfileMixin
-from .recall import RecallMixin
+from .recall import Recall
 from .records import Records
 from .reembed import ReembedMixin
 from .schema import SchemaMixin
@@ -60,7 +60,6 @@ from .upgrade import UpgradeMixin
 @instrument("graphmem")
 class Memory(
     EntitiesMixin,
-    RecallMixin,
     IngestMixin,
     ExtractionMixin,
     InsightsMixin,
@@ -157,6 +156,7 @@ class Memory(
         events = Emitter(hook, tenant=core.tenant, clock=core.now, observe=observe)
         self._store = Store(run, core, events=events, observe=observe, shared=SHARED)
         self._graph = Graph(self._store)
+        self._recall = Recall(self._store, self._recall_settings)
         self._facts = Facts(self._store)
         self._transfer = Transfer(self._store)
         self._notes = Notes(self._store)
@@ -192,6 +192,9 @@ class Memory(
     correct = delegate("_facts", Facts.correct)
     history = delegate("_facts", Facts.history)
     facts = delegate("_facts", Facts.facts)
+
+    recall = delegate("_recall", Recall.recall)
+    context = delegate("_recall", Recall.context)
 
     @classmethod
     def from_driver(cls, driver: Driver, **kwargs: Any) -> Memory:

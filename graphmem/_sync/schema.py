@@ -1,9 +1,8 @@
 # Generated from graphmem/_async/schema.py by tools/unasync.py: do not edit.
 # Edit the async source and run `python tools/unasync.py` to regenerate.
 """Schema on ``Memory``: ``setup()`` (constraints, indexes, the vector index made for
-the embedder), and a question's vector for recall (its yardstick, the names common in its
-scopes). What is known of the index, and embedding what is written, live in the store
-(``backend.py``).
+the embedder, recall's plan warmed up). What is known of the index, and embedding what is
+written, live in the store (``backend.py``).
 This file is generated from ``graphmem/_async/schema.py`` by ``tools/unasync.py``."""
 
 from __future__ import annotations
@@ -15,11 +14,7 @@ from typing import Any
 
 from .._base import dialect, templates
 from .._base import validate as check
-from .._base.embeddings import bag_of_words
 from .._base.errors import GraphMemError, SchemaError
-from .._base.vectors import Vector
-from .._memory.known import put_bounded
-from .._recall import fulltext, relevance
 from .executor import Executor
 from .host import Host
 from .upgrade import repair_layout, tell_unembedded
@@ -123,57 +118,4 @@ class SchemaMixin(Host):
         started = time.monotonic()
         self._run.auto("schema_vector_drop")
         return started
-
-    def _yardstick(self, vector: Vector | None) -> tuple[float, float] | None:
-        """The mean and deviation of the query's cosines to everyday sentences that answer
-        nothing (``_relevance``), for the relevance floor; their vectors are embedded once per
-        embedder object (once per memory object for an embedder that cannot be weakly
-        referenced and hashed). None without a query vector."""
-        embedder = self._core.embedder
-        if vector is None or embedder is None:
-            return None
-        key = getattr(embedder, "wrapped", embedder)  # the caller's embedder, not this object's wrapper
-        if self._known.background is None:
-            self._known.background = self._shared.yardstick(key)
-        if self._known.background is None:
-            self._known.background = relevance.matrix(embedder.embed_documents(list(relevance.SENTENCES)))
-            self._shared.keep_yardstick(key, self._known.background)
-        return relevance.yardstick(vector, self._known.background)
-
-    def _common_names(self, probes: list[dict[str, str]], chain: list[str]) -> list[str]:
-        """Which of a question's names are common among the scopes' memories: asked of Neo4j
-        (``name_frequency``) for the names this memory object has not counted in those scopes
-        in the last ``COMMON_NAME_KEPT_SECONDS`` (a name's share moves slowly; asking costs a
-        round trip before the recall)."""
-        known, now = self._known.names, time.monotonic()
-        key = tuple(chain)
-        answer = {p["word"]: hit[0] for p in probes
-                  if (hit := known.get((key, p["word"]))) is not None and hit[1] >= now}
-        if ask := [p for p in probes if p["word"] not in answer]:
-            rows = self._run.read("name_frequency", tenant=self._core.tenant, chain=chain, names=ask,
-                                        share=fulltext.COMMON_NAME_SHARE, least=fulltext.COMMON_NAME_LEAST,
-                                        most=fulltext.COMMON_NAME_MOST)
-            for row in rows:
-                answer[row["word"]] = bool(row["common"])
-                put_bounded(known, (key, row["word"]), (answer[row["word"]], now + fulltext.COMMON_NAME_KEPT_SECONDS),
-                            fulltext.COMMON_NAME_KEPT)
-        return [p["word"] for p in probes if answer.get(p["word"])]
-
-    def _query_vector(self, text: str, chain: list[str]) -> Vector | None:
-        """The embedding of a question asked of the scopes ``chain``, or None without an
-        embedder. A bag-of-words embedder (``bag_of_words = True``, as WordLlama) is given the
-        question's content words without the names common among those scopes' memories
-        (``_fulltext.embedded_question``; asking which are common is one more round trip,
-        only when the question has a name)."""
-        embedder = self._core.embedder
-        if embedder is None:
-            return None
-        common: list[str] = []
-        if bag_of_words(embedder) and (probes := fulltext.name_queries(text, self._core.tenant, chain)):
-            common = self._common_names(probes, chain)
-        text = fulltext.embedded_question(text, bag_of_words=bag_of_words(embedder), common=common)
-        self._store.same_embedder_as_store()
-        # checked against the index: an embedder of another dimension gets a clear error
-        vector = embedder.embed_query(text)
-        return check.embedding(vector, "embedder output", self._store.dimension_for(vector))
 
