@@ -16,25 +16,33 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Fact
 from .._base.records import record_of
+from .._base.traced import instrument
 from .._learning import curation
 from .._learning.curation import CurationReport, CurationStats, MergedMemory
 from .._memory.facts import AUTOMATIC
+from .backend import AsyncStore
 from .executor import AsyncTx
 from .facts import after_invalidation
-from .host import AsyncHost
-from .llm import check_llm
+from .llm import AsyncLlmCaller, check_llm
 
 _BATCH = 5_000
 _SCAN = 500  # records whose neighbours one consolidation read looks up
 _NEIGHBOURS = 20
 
 
-class AsyncCurationMixin(AsyncHost):
+@instrument("graphmem", names=("stats", "dedupe", "consolidate", "prune", "curate"))
+class AsyncCuration:
+    """Curation of one tenant's memory: statistics, deduplication, consolidation by a model, pruning (``AsyncMemory`` hands the public calls to it)."""
+
+    def __init__(self, store: AsyncStore, llm: AsyncLlmCaller) -> None:
+        self._store = store
+        self._llm = llm
+
     async def stats(self, *, scope: str) -> CurationStats:
         """What ``scope`` and the scopes below it hold: memories by kind, believed ones by
         provenance, invalidated ones by reason."""
         scope = _scopes.check_path(scope)
-        rows = await self._run.read("curation_stats", tenant=self._core.tenant, **curation.subtree(scope))
+        rows = await self._store.run.read("curation_stats", tenant=self._store.core.tenant, **curation.subtree(scope))
         return curation.stats(rows)
 
     async def dedupe(self, *, scope: str, batch: int = _BATCH) -> int:
@@ -45,20 +53,20 @@ class AsyncCurationMixin(AsyncHost):
         own provenance. A person's records are never invalidated. Returns how many were."""
         scope = _scopes.check_path(scope)
         limit = check.count(batch, "batch")
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         total = 0
         while True:
-            now = self._core.now()
+            now = self._store.core.now()
 
             async def work(tx: AsyncTx, now: datetime = now) -> int:
                 ids = [r["id"] for r in await tx.run(
                     "curation_dedupe", tenant=tenant, kinds=curation.CURATED, automatic=AUTOMATIC, limit=limit,
                     now=now, **curation.subtree(scope))]
-                await after_invalidation(tx, self._core.tenant, ids, ids, now)
+                await after_invalidation(tx, self._store.core.tenant, ids, ids, now)
                 tx.emit("invalidated", ids, reason="duplicate", scope=scope)
                 return len(ids)
 
-            done = await self._run.write(work)
+            done = await self._store.run.write(work)
             total += done
             if done == 0:
                 return total
@@ -86,15 +94,15 @@ class AsyncCurationMixin(AsyncHost):
         check_llm(llm)
         cosine = curation.similarity(threshold)
         merges = check.count(max_merges, "max_merges")
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         out: list[Fact] = []
         originals = 0
         taken: set[str] = set()
         after = ""
         while len(out) < merges:
-            rows = await self._run.read(
+            rows = await self._store.run.read(
                 "curation_near", tenant=tenant, kinds=curation.MERGEABLE, automatic=AUTOMATIC, after=after,
-                scan=_SCAN, neighbours=_NEIGHBOURS, threshold=self._core.neo4j_similarity(cosine),
+                scan=_SCAN, neighbours=_NEIGHBOURS, threshold=self._store.core.neo4j_similarity(cosine),
                 **curation.subtree(scope))
             if not rows:
                 return out, originals
@@ -109,15 +117,15 @@ class AsyncCurationMixin(AsyncHost):
         return out, originals
 
     async def _merge(self, ids: list[str], llm: Any) -> tuple[Fact, int] | None:
-        tenant = self._core.tenant
-        nodes = [r["node"] for r in await self._run.read("memory_existing", tenant=tenant, ids=ids)]
+        tenant = self._store.core.tenant
+        nodes = [r["node"] for r in await self._store.run.read("memory_existing", tenant=tenant, ids=ids)]
         if len(nodes) < 2:
             return None
         draft = await self._llm.ask(llm, MergedMemory, curation.merge_messages(nodes), purpose="consolidate",
                                     check=curation.check_merged)
-        now = self._core.now()
+        now = self._store.core.now()
         row = curation.merged_fact(nodes, draft.text, tenant=tenant, now=now,
-                                    single_valued=self._core.single_valued_predicates)
+                                    single_valued=self._store.core.single_valued_predicates)
         await self._store.embed([row], ["text"])
         props = row["props"]
 
@@ -129,12 +137,12 @@ class AsyncCurationMixin(AsyncHost):
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
             await tx.run("fact_create", tenant=tenant, rows=[row], now=now)
             merged = [r["id"] for r in await tx.run("curation_merge", tenant=tenant, by=props["id"], ids=ids, now=now)]
-            await after_invalidation(tx, self._core.tenant, merged, merged, now)
+            await after_invalidation(tx, self._store.core.tenant, merged, merged, now)
             tx.emit("invalidated", merged, reason="merged", scope=props["scope"])
             fresh = await tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
             return record_of(Fact, fresh[0]["node"]), len(merged)
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)
 
     async def prune(
         self,
@@ -158,25 +166,25 @@ class AsyncCurationMixin(AsyncHost):
         if not isinstance(purge, bool):
             raise InvalidInputError("purge", "must be True or False")
         limit = check.count(batch, "batch")
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         pruned = purged = 0
         while True:
-            now = self._core.now()
+            now = self._store.core.now()
 
             async def work(tx: AsyncTx, now: datetime = now) -> int:
                 ids = [r["id"] for r in await tx.run(
                     "curation_prune", tenant=tenant, kinds=curation.CURATED, provenances=sources, olderThan=cutoff,
                     limit=limit, now=now, **curation.subtree(scope))]
-                await after_invalidation(tx, self._core.tenant, ids, ids, now)
+                await after_invalidation(tx, self._store.core.tenant, ids, ids, now)
                 tx.emit("pruned", ids, reason="pruned", scope=scope)
                 return len(ids)
 
-            done = await self._run.write(work)
+            done = await self._store.run.write(work)
             pruned += done
             if done < limit:
                 break
         while purge:
-            rows = await self._run.write_one("curation_purge", tenant=tenant, kinds=curation.CURATED,
+            rows = await self._store.run.write_one("curation_purge", tenant=tenant, kinds=curation.CURATED,
                                              provenances=sources, olderThan=cutoff, limit=limit,
                                              **curation.subtree(scope))
             done = int(rows[0]["purged"]) if rows else 0

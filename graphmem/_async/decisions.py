@@ -12,15 +12,24 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
 from .._base.models import Decision
 from .._base.records import record_of
+from .._base.traced import instrument
 from .._learning import decisions as _decisions
 from .._learning.decisions import DecisionQuality
 from .._memory import embedded
 from .._recall import plan
+from .backend import AsyncStore
 from .executor import AsyncTx
-from .host import AsyncHost
+from .recall import AsyncRecall
 
 
-class AsyncDecisionsMixin(AsyncHost):
+@instrument("graphmem", names=("log_decision", "log_tool_call", "record_decision_outcome", "decisions", "search_decisions", "decision_quality"))
+class AsyncDecisions:
+    """Decisions and tool calls an agent logged, their outcomes and quality (``AsyncMemory`` hands the public calls to it)."""
+
+    def __init__(self, store: AsyncStore, recall: AsyncRecall) -> None:
+        self._store = store
+        self._recall = recall
+
     async def log_decision(
         self,
         agent: str,
@@ -41,7 +50,7 @@ class AsyncDecisionsMixin(AsyncHost):
         ``Decision`` (provenance manual, embedded as decision and reasoning) that is
         DERIVED_FROM every episode of ``session_id`` visible in ``scope`` at that moment."""
         props = _decisions.decision_props(
-            self._core.tenant, agent, decision, reasoning=reasoning, decision_type=decision_type, context=context,
+            self._store.core.tenant, agent, decision, reasoning=reasoning, decision_type=decision_type, context=context,
             alternatives=alternatives, confidence=confidence, importance=importance, session_id=session_id,
             user_id=user_id, scope=scope,
         )
@@ -64,7 +73,7 @@ class AsyncDecisionsMixin(AsyncHost):
         ``tool(args as JSON)``, its context the result (JSON unless a string)."""
         text, context = _decisions.tool_call(tool, args, result)
         props = _decisions.decision_props(
-            self._core.tenant, agent, text, reasoning=reasoning or f"called {tool}", decision_type=_decisions.TOOL_CALL,
+            self._store.core.tenant, agent, text, reasoning=reasoning or f"called {tool}", decision_type=_decisions.TOOL_CALL,
             context=context, alternatives=(), confidence=confidence, importance=None, session_id=session_id,
             user_id=user_id, scope=scope,
         )
@@ -73,8 +82,8 @@ class AsyncDecisionsMixin(AsyncHost):
     async def _write_decision(self, props: dict[str, Any]) -> Decision:
         row = {"props": props, "embedText": embedded.decision_text(props)}
         await self._store.embed([row], ["decision"])
-        now = self._core.now()
-        tenant = self._core.tenant
+        now = self._store.core.now()
+        tenant = self._store.core.tenant
 
         async def work(tx: AsyncTx) -> Decision:
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
@@ -82,7 +91,7 @@ class AsyncDecisionsMixin(AsyncHost):
                                 chain=_scopes.chain(props["scope"]), now=now)
             return record_of(Decision, rows[0]["node"])
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)
 
     async def record_decision_outcome(self, id: str, outcome: str, quality: str = "neutral") -> Decision:
         """Record how decision ``id`` turned out: ``outcome`` (text), ``quality`` (``good``,
@@ -91,8 +100,8 @@ class AsyncDecisionsMixin(AsyncHost):
         check.identifier(id, "id")
         text = check.text(outcome, "outcome")
         judged = _decisions.quality(quality)
-        tenant = self._core.tenant
-        now = self._core.now()
+        tenant = self._store.core.tenant
+        now = self._store.core.now()
 
         async def work(tx: AsyncTx) -> Decision:
             found = await tx.run("memory_existing", tenant=tenant, ids=[id])
@@ -110,7 +119,7 @@ class AsyncDecisionsMixin(AsyncHost):
                                 previous=previous, now=now)
             return record_of(Decision, rows[0]["node"])
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)
 
     async def decisions(
         self,
@@ -122,8 +131,8 @@ class AsyncDecisionsMixin(AsyncHost):
     ) -> list[Decision]:
         """The believed decisions visible in ``scope`` (of ``agent`` and ``session_id`` when
         given), newest first, at most ``limit``."""
-        rows = await self._run.read(
-            "decision_list", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
+        rows = await self._store.run.read(
+            "decision_list", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
             agent=check.identifier(agent, "agent", allow_none=True),
             sessionId=check.identifier(session_id, "session_id", allow_none=True), limit=_decisions.limit(limit))
         return [record_of(Decision, r["node"]) for r in rows]
@@ -142,7 +151,7 @@ class AsyncDecisionsMixin(AsyncHost):
         k = plan.check_k(k)
         agent = check.identifier(agent, "agent", allow_none=True)
         kind = check.identifier(decision_type, "decision_type", allow_none=True)
-        results = await self.recall(query, scope=scope, k=min(1000, max(50, 4 * k)), kinds=["decision"])
+        results = await self._recall.recall(query, scope=scope, k=min(1000, max(50, 4 * k)), kinds=["decision"])
         out = [r.record for r in results if isinstance(r.record, Decision)
                and (agent is None or r.record.agent_id == agent)
                and (kind is None or r.record.decision_type == kind)]
@@ -152,6 +161,6 @@ class AsyncDecisionsMixin(AsyncHost):
         """How the decisions visible in ``scope`` turned out, per decision type (or per
         agent, ``by="agent"``): counts of good, bad and neutral outcomes and the share of
         bad ones among those with an outcome."""
-        rows = await self._run.read("decision_quality", tenant=self._core.tenant,
+        rows = await self._store.run.read("decision_quality", tenant=self._store.core.tenant,
                                     chain=_scopes.chain(_scopes.check_path(scope)), by=_decisions.group(by))
         return _decisions.summary(rows)

@@ -13,14 +13,24 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
 from .._base.models import AUTOMATIC, Insight, MemoryRecord, Record, Status
 from .._base.records import record_of, to_record
+from .._base.traced import instrument
 from .._learning import insights as _insights
 from .._learning.prompts import REFLECT_SYSTEM, Reflection, evidence_block
+from .._learning.settings import LearningSettings
+from .backend import AsyncStore
 from .executor import AsyncTx
-from .host import AsyncHost
-from .llm import check_llm
+from .llm import AsyncLlmCaller, check_llm
 
 
-class AsyncInsightsMixin(AsyncHost):
+@instrument("graphmem", names=("add_insight", "reflect", "maintain", "evidence", "validate", "reject"))
+class AsyncInsights:
+    """Insights of one tenant: written with their citations, reflected by a model, kept up, validated or rejected (``AsyncMemory`` hands the public calls to it)."""
+
+    def __init__(self, store: AsyncStore, llm: AsyncLlmCaller, learning: LearningSettings) -> None:
+        self._store = store
+        self._llm = llm
+        self._learning = learning
+
     async def add_insight(
         self,
         text: str,
@@ -43,12 +53,12 @@ class AsyncInsightsMixin(AsyncHost):
         same evidence corroborates it instead (salience + 1) and that one is returned."""
         wanted = _insights.cite_ids(cites)
         props = _insights.insight_props(
-            self._core.tenant, text, scope=scope, importance=importance, sensitivity=sensitivity, tags=tags,
+            self._store.core.tenant, text, scope=scope, importance=importance, sensitivity=sensitivity, tags=tags,
             id=id, user_id=user_id, agent_id=agent_id, session_id=session_id,
         )
         row = {"props": props}
         await self._store.embed([row], ["text"])
-        now = self._core.now()
+        now = self._store.core.now()
 
         async def work(tx: AsyncTx) -> Insight:
             insight, how = await self._write_insight(tx, row, wanted, now, allow_rejected_twin=True)
@@ -56,13 +66,13 @@ class AsyncInsightsMixin(AsyncHost):
                 raise InvalidInputError("text", f"cannot be written ({how})")
             return insight
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)
 
     async def _write_insight(
         self, tx: AsyncTx, row: dict[str, Any], wanted: list[str], now: datetime, *, allow_rejected_twin: bool,
     ) -> tuple[Insight | None, str]:
         """Write (or corroborate) one insight inside ``tx``; say which it was."""
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         props = row["props"]
         found = {r["node"]["id"]: r["node"] for r in await tx.run("memory_existing", tenant=tenant, ids=[props["id"], *wanted])}
         if props["id"] in found:
@@ -73,7 +83,7 @@ class AsyncInsightsMixin(AsyncHost):
         twins = await tx.run(
             "insight_twin", tenant=tenant, cites=wanted, scope=props["scope"],
             textKey=props["textKey"], embedding=props["embedding"],
-            threshold=self._core.neo4j_similarity(self._learning.corroboration_threshold),
+            threshold=self._store.core.neo4j_similarity(self._learning.corroboration_threshold),
             **{owner: props[owner] for owner in _props.OWNERS},
         )
         if twins and twins[0]["status"] == Status.REJECTED.value and not allow_rejected_twin:
@@ -89,7 +99,7 @@ class AsyncInsightsMixin(AsyncHost):
         return record_of(Insight, rows[0]["node"]), "created"
 
     async def _node(self, tx: AsyncTx, id: str) -> dict[str, Any]:
-        rows = await tx.run("memory_get", tenant=self._core.tenant, id=id)
+        rows = await tx.run("memory_get", tenant=self._store.core.tenant, id=id)
         node: dict[str, Any] = rows[0]["node"]
         return node
 
@@ -112,10 +122,10 @@ class AsyncInsightsMixin(AsyncHost):
         if isinstance(max_insights, bool) or not isinstance(max_insights, int) or max_insights < 1:
             raise InvalidInputError("max_insights", "must be an integer >= 1")
         check_llm(llm)
-        now = self._core.now()
+        now = self._store.core.now()
         since_t = _insights.since_instant(since, now)
-        evidence = await self._run.read(
-            "reflect_evidence", tenant=self._core.tenant, chain=_scopes.chain(scope), since=since_t,
+        evidence = await self._store.run.read(
+            "reflect_evidence", tenant=self._store.core.tenant, chain=_scopes.chain(scope), since=since_t,
             limit=self._learning.reflect_evidence, asOf=now, validAt=now, automatic=AUTOMATIC,
         )
         if not evidence:
@@ -130,7 +140,7 @@ class AsyncInsightsMixin(AsyncHost):
         for draft, cites in kept:
             try:
                 props = _insights.insight_props(
-                    self._core.tenant, draft.text, scope=scope, importance=_insights.clamp(draft.importance),
+                    self._store.core.tenant, draft.text, scope=scope, importance=_insights.clamp(draft.importance),
                     sensitivity=None, tags=(), id=None, user_id=None, agent_id=None, session_id=None,
                 )
             except InvalidInputError as exc:
@@ -155,7 +165,7 @@ class AsyncInsightsMixin(AsyncHost):
                     out.append(insight)
             return out, skipped
 
-        written, late = await self._run.write(work)
+        written, late = await self._store.run.write(work)
         return _insights.ReflectionReport(insights=tuple(written), dropped=(*dropped, *late))
 
     async def maintain(self, scope: str) -> _insights.MaintenanceReport:
@@ -164,9 +174,9 @@ class AsyncInsightsMixin(AsyncHost):
         corroborate it (+1 each, counted once); insights at salience <= 0, or with no
         believed evidence left, are invalidated with reason ``pruned``."""
         scope = _scopes.check_path(scope)
-        now = self._core.now()
-        args = {"tenant": self._core.tenant, "scope": scope, "prefix": scope + "/", "now": now}
-        threshold = self._core.neo4j_similarity(self._learning.corroboration_threshold)
+        now = self._store.core.now()
+        args = {"tenant": self._store.core.tenant, "scope": scope, "prefix": scope + "/", "now": now}
+        threshold = self._store.core.neo4j_similarity(self._learning.corroboration_threshold)
 
         async def work(tx: AsyncTx) -> _insights.MaintenanceReport:
             raised = await tx.run("insight_fact_corroboration", threshold=threshold, **args)
@@ -179,7 +189,7 @@ class AsyncInsightsMixin(AsyncHost):
                 unsupported=tuple(r["id"] for r in pruned if r["unsupported"]),
             )
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)
 
     async def evidence(self, id: str) -> Any:
         """The evidence trail of a memory as a ``networkx.DiGraph``: nodes are memory ids
@@ -188,9 +198,9 @@ class AsyncInsightsMixin(AsyncHost):
         (``CORROBORATES``) and from the records that superseded anything on the trail
         (``SUPERSEDES``, with ``reason``); every edge has ``type`` and, where known, ``at``."""
         check.identifier(id, "id")
-        rows = await self._run.read("memory_evidence", tenant=self._core.tenant, id=id)
+        rows = await self._store.run.read("memory_evidence", tenant=self._store.core.tenant, id=id)
         if not rows:
-            raise NotFoundError(f"id: no memory {id!r} in tenant {self._core.tenant!r}")
+            raise NotFoundError(f"id: no memory {id!r} in tenant {self._store.core.tenant!r}")
         return _insights.trail_graph(rows[0]["nodes"], rows[0]["edges"])
 
     # -- status -----------------------------------------------------------------------
@@ -208,8 +218,8 @@ class AsyncInsightsMixin(AsyncHost):
         check.identifier(id, "id")
         if note is not None:
             check.text(note, "note")
-        tenant = self._core.tenant
-        now = self._core.now()
+        tenant = self._store.core.tenant
+        now = self._store.core.now()
 
         async def work(tx: AsyncTx) -> Record:
             rows = await tx.run("memory_get", tenant=tenant, id=id)
@@ -227,4 +237,4 @@ class AsyncInsightsMixin(AsyncHost):
                 raise InvalidInputError("id", f"{id!r} changed concurrently; try again")
             return to_record(changed[0]["node"])
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)

@@ -26,29 +26,29 @@ from .._recall.settings import RecallSettings
 from .._working.background import AsyncBackground
 from .._working.lanes import AsyncLanes
 from .backend import AsyncStore
-from .corrections import AsyncCorrectionsMixin
-from .curation import AsyncCurationMixin
-from .decisions import AsyncDecisionsMixin
+from .corrections import AsyncCorrections
+from .curation import AsyncCuration
+from .decisions import AsyncDecisions
 from .entities import AsyncEntitiesMixin
 from .executor import AsyncExecutor, Tracer
 from .extraction import AsyncExtractionMixin
 from .facts import AsyncFacts
 from .graph import AsyncGraph
 from .ingest import AsyncIngestMixin
-from .insights import AsyncInsightsMixin
+from .insights import AsyncInsights
 from .llm import AsyncLlmCaller
 from .mentions import AsyncMentionsMixin
 from .messages import AsyncMessagesMixin
 from .notes import AsyncNotes
 from .procedures import AsyncProceduresMixin
-from .profile import AsyncProfileMixin
+from .profile import AsyncProfiles
 from .recall import AsyncRecall
 from .records import AsyncRecords
 from .reembed import AsyncReembedMixin
 from .schema import AsyncSchemaMixin
 from .sessions import AsyncSessions
 from .store import AsyncStoreMixin
-from .summaries import AsyncSummariesMixin
+from .summaries import AsyncSummaries
 from .transfer import AsyncTransfer
 from .turn import AsyncTurnMixin
 from .upgrade import AsyncUpgradeMixin
@@ -60,13 +60,7 @@ class AsyncMemory(
     AsyncEntitiesMixin,
     AsyncIngestMixin,
     AsyncExtractionMixin,
-    AsyncInsightsMixin,
     AsyncProceduresMixin,
-    AsyncCorrectionsMixin,
-    AsyncDecisionsMixin,
-    AsyncCurationMixin,
-    AsyncProfileMixin,
-    AsyncSummariesMixin,
     AsyncTurnMixin,
     AsyncSchemaMixin,
     AsyncUpgradeMixin,
@@ -153,13 +147,20 @@ class AsyncMemory(
                             server=server, shared=SHARED, **limits)
         events = Emitter(hook, tenant=core.tenant, clock=core.now, observe=observe)
         self._store = AsyncStore(run, core, events=events, observe=observe, shared=SHARED)
+        # the services, each given what it works through (the store) and the services it uses
         self._graph = AsyncGraph(self._store)
-        self._recall = AsyncRecall(self._store, self._recall_settings)
-        self._facts = AsyncFacts(self._store)
-        self._transfer = AsyncTransfer(self._store)
-        self._notes = AsyncNotes(self._store)
-        self._sessions = AsyncSessions(self._store)
         self._records = AsyncRecords(self._store)
+        self._sessions = AsyncSessions(self._store)
+        self._notes = AsyncNotes(self._store)
+        self._transfer = AsyncTransfer(self._store)
+        self._facts = AsyncFacts(self._store)
+        self._recall = AsyncRecall(self._store, self._recall_settings)
+        self._insights = AsyncInsights(self._store, self._llm, self._learning)
+        self._curation = AsyncCuration(self._store, self._llm)
+        self._corrections = AsyncCorrections(self._store, self._recall)
+        self._decisions = AsyncDecisions(self._store, self._recall)
+        self._summaries = AsyncSummaries(self._store, self._sessions, self._llm)
+        self._profiles = AsyncProfiles(self._store, self._facts, self._sessions, self._llm)
         self._background = AsyncBackground(workers=self._learning.max_concurrent_model_calls)
         self._lanes = AsyncLanes()
 
@@ -193,6 +194,39 @@ class AsyncMemory(
 
     recall = delegate("_recall", AsyncRecall.recall)
     context = delegate("_recall", AsyncRecall.context)
+
+    add_insight = delegate("_insights", AsyncInsights.add_insight)
+    reflect = delegate("_insights", AsyncInsights.reflect)
+    maintain = delegate("_insights", AsyncInsights.maintain)
+    evidence = delegate("_insights", AsyncInsights.evidence)
+    validate = delegate("_insights", AsyncInsights.validate)
+    reject = delegate("_insights", AsyncInsights.reject)
+
+    stats = delegate("_curation", AsyncCuration.stats)
+    dedupe = delegate("_curation", AsyncCuration.dedupe)
+    consolidate = delegate("_curation", AsyncCuration.consolidate)
+    prune = delegate("_curation", AsyncCuration.prune)
+    curate = delegate("_curation", AsyncCuration.curate)
+
+    record_correction = delegate("_corrections", AsyncCorrections.record_correction)
+    corrections = delegate("_corrections", AsyncCorrections.corrections)
+    correction_eval_cases = delegate("_corrections", AsyncCorrections.correction_eval_cases)
+    correction_stats = delegate("_corrections", AsyncCorrections.correction_stats)
+
+    log_decision = delegate("_decisions", AsyncDecisions.log_decision)
+    log_tool_call = delegate("_decisions", AsyncDecisions.log_tool_call)
+    record_decision_outcome = delegate("_decisions", AsyncDecisions.record_decision_outcome)
+    decisions = delegate("_decisions", AsyncDecisions.decisions)
+    search_decisions = delegate("_decisions", AsyncDecisions.search_decisions)
+    decision_quality = delegate("_decisions", AsyncDecisions.decision_quality)
+
+    summarize = delegate("_summaries", AsyncSummaries.summarize)
+    summaries = delegate("_summaries", AsyncSummaries.summaries)
+
+    profile = delegate("_profiles", AsyncProfiles.profile)
+    set_profile = delegate("_profiles", AsyncProfiles.set_profile)  # type: ignore[arg-type]  # **fields could name self
+    learn_profile = delegate("_profiles", AsyncProfiles.learn_profile)
+    profile_history = delegate("_profiles", AsyncProfiles.profile_history)
 
     @classmethod
     def from_driver(cls, driver: AsyncDriver, **kwargs: Any) -> AsyncMemory:

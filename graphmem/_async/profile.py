@@ -10,14 +10,26 @@ from typing import Any
 from .._base import scopes
 from .._base import validate as check
 from .._base.models import Fact, Provenance
+from .._base.traced import instrument
 from .._learning import profile as _profile
 from .._learning.profile import Profile
 from .._learning.prompts import messages_block
-from .host import AsyncHost
-from .llm import check_llm
+from .backend import AsyncStore
+from .facts import AsyncFacts
+from .llm import AsyncLlmCaller, check_llm
+from .sessions import AsyncSessions
 
 
-class AsyncProfileMixin(AsyncHost):
+@instrument("graphmem", names=("profile", "set_profile", "learn_profile", "profile_history"))
+class AsyncProfiles:
+    """A user's profile: facts about them read as fields, set by hand or learned by a model (``AsyncMemory`` hands the public calls to it)."""
+
+    def __init__(self, store: AsyncStore, facts: AsyncFacts, sessions: AsyncSessions, llm: AsyncLlmCaller) -> None:
+        self._store = store
+        self._facts = facts
+        self._sessions = sessions
+        self._llm = llm
+
     async def profile(self, user_id: str, *, scope: str, as_of: datetime | None = None,
                       valid_at: datetime | None = None) -> Profile:
         """The profile of ``user_id`` visible in ``scope`` as the memory believed it at
@@ -25,7 +37,7 @@ class AsyncProfileMixin(AsyncHost):
         gave outranks an extracted one for the same field."""
         about = _profile.subject(user_id)
         scopes.check_path(scope)
-        facts = await self.facts(scope=scope, subject=about, as_of=as_of, valid_at=valid_at)
+        facts = await self._facts.facts(scope=scope, subject=about, as_of=as_of, valid_at=valid_at)
         return _profile.build(user_id, facts)
 
     async def set_profile(self, user_id: str, *, scope: str, provenance: Provenance | str = Provenance.USER,
@@ -38,7 +50,7 @@ class AsyncProfileMixin(AsyncHost):
         profile as it now reads."""
         check.identifier(user_id, "user_id")
         path = scopes.check_path(scope)
-        await self.remember_many(_profile.items(user_id, fields, scope=path, provenance=provenance,
+        await self._facts.remember_many(_profile.items(user_id, fields, scope=path, provenance=provenance,
                                                 valid_from=valid_from))
         return await self.profile(user_id, scope=path)
 
@@ -53,22 +65,22 @@ class AsyncProfileMixin(AsyncHost):
         about = _profile.subject(user_id)
         path = scopes.check_path(scope)
         check_llm(llm)
-        messages = await self.messages(session_id, scope=path, max_messages=window)
+        messages = await self._sessions.messages(session_id, scope=path, max_messages=window)
         if not messages:
             return await self.profile(user_id, scope=path)
-        current = _profile.chosen(await self.facts(scope=path, subject=about))
+        current = _profile.chosen(await self._facts.facts(scope=path, subject=about))
         conversation = messages_block([(m.role, m.text) for m in messages])
         draft = await self._llm.ask(llm, _profile.ProfileDraft,
                                     [("system", _profile.LEARN_SYSTEM), ("human", conversation)],
                                     purpose="learn_profile")
         fields = _profile.learned(draft, current)
         if fields:
-            await self.remember_many(_profile.items(user_id, fields, scope=path, provenance=Provenance.EXTRACTION,
+            await self._facts.remember_many(_profile.items(user_id, fields, scope=path, provenance=Provenance.EXTRACTION,
                                                     valid_from=None, derived_from=[m.id for m in messages]))
         return await self.profile(user_id, scope=path)
 
     async def profile_history(self, user_id: str, field: str, *, scope: str) -> list[Fact]:
         """Every value the field has had (believed or not), oldest valid time first, each
         with who superseded it, why and when."""
-        return await self.history(subject=_profile.subject(user_id), predicate=_profile.predicate(field),
+        return await self._facts.history(subject=_profile.subject(user_id), predicate=_profile.predicate(field),
                                   scope=scope)

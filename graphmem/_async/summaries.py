@@ -11,15 +11,24 @@ from .._base import validate as check
 from .._base.errors import ConflictError
 from .._base.models import Summary
 from .._base.records import record_of
+from .._base.traced import instrument
 from .._working import summaries as _summaries
 from .._working.summaries import DEFAULT_MAX_COUNT, DEFAULT_WINDOW, SummaryDraft
+from .backend import AsyncStore
 from .executor import AsyncTx
-from .host import AsyncHost
-from .llm import check_llm
-from .sessions import MAX_MESSAGES
+from .llm import AsyncLlmCaller, check_llm
+from .sessions import MAX_MESSAGES, AsyncSessions
 
 
-class AsyncSummariesMixin(AsyncHost):
+@instrument("graphmem", names=("summarize", "summaries"))
+class AsyncSummaries:
+    """Summaries of a session's conversation, made by a model and folded as it grows (``AsyncMemory`` hands the public calls to it)."""
+
+    def __init__(self, store: AsyncStore, sessions: AsyncSessions, llm: AsyncLlmCaller) -> None:
+        self._store = store
+        self._sessions = sessions
+        self._llm = llm
+
     async def summarize(self, session_id: str, *, scope: str, llm: Any, window: int = DEFAULT_WINDOW,
                         max_count: int = DEFAULT_MAX_COUNT) -> Summary | None:
         """Summarise the messages of ``session_id`` (visible in ``scope``) that are older than
@@ -34,7 +43,7 @@ class AsyncSummariesMixin(AsyncHost):
         size = check.count(window, "window")
         most = check.count(max_count, "max_count", least=2)
         check_llm(llm)
-        messages = await self.messages(session_id, scope=path, max_messages=MAX_MESSAGES)
+        messages = await self._sessions.messages(session_id, scope=path, max_messages=MAX_MESSAGES)
         current = await self.summaries(session_id, scope=path)
         covered = {c for s in current for c in s.cites}
         new = _summaries.uncovered(messages, size, covered)
@@ -45,7 +54,7 @@ class AsyncSummariesMixin(AsyncHost):
             llm, SummaryDraft, _summaries.prompt(new, fold), purpose="summarize",
             check=lambda d: _summaries.check_draft(d, fold=bool(fold)),
         )
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         rows = [{"props": _summaries.props(tenant, draft.text, scope=path, session_id=session_id, covers=new),
                  "cites": [m.id for m in new]}]
         if fold:
@@ -53,7 +62,7 @@ class AsyncSummariesMixin(AsyncHost):
                                                       covers=fold),
                             "cites": sorted({c for s in fold for c in s.cites})})
         await self._store.embed(rows, ["llm output"] * len(rows))
-        now = self._core.now()
+        now = self._store.core.now()
         planned = [s.id for s in current]
 
         async def work(tx: AsyncTx) -> Summary:
@@ -75,13 +84,13 @@ class AsyncSummariesMixin(AsyncHost):
                     detail={"session_id": session_id, "covers": len(created[-1].cites)})
             return created[-1]
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)
 
     async def summaries(self, session_id: str, *, scope: str, include_folded: bool = False) -> list[Summary]:
         """The summaries of ``session_id`` stored in ``scope``, oldest coverage first, each
         with the episode ids it cites (with ``include_folded``, also those folded into a
         later one, with what superseded them)."""
         check.identifier(session_id, "session_id")
-        rows = await self._run.read("summary_list", tenant=self._core.tenant, scope=_scopes.check_path(scope),
+        rows = await self._store.run.read("summary_list", tenant=self._store.core.tenant, scope=_scopes.check_path(scope),
                                     sessionId=session_id, includeFolded=bool(include_folded))
         return [record_of(Summary, r["node"], superseded_by=r["supersededBy"]) for r in rows]

@@ -14,18 +14,27 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Correction
 from .._base.records import record_of
+from .._base.traced import instrument
 from .._learning import corrections as _corrections
 from .._learning.corrections import CorrectionStats
 from .._memory.facts import AUTOMATIC
 from .._recall import plan
+from .backend import Store
 from .executor import Tx
 from .facts import after_invalidation
-from .host import Host
+from .recall import Recall
 
 _ALL = 100_000  # corrections read for regression cases: every one, within reason
 
 
-class CorrectionsMixin(Host):
+@instrument("graphmem", names=("record_correction", "corrections", "correction_eval_cases", "correction_stats"))
+class Corrections:
+    """Corrections a person made, kept as memories and replayed as evaluation cases (``Memory`` hands the public calls to it)."""
+
+    def __init__(self, store: Store, recall: Recall) -> None:
+        self._store = store
+        self._recall = recall
+
     def record_correction(
         self,
         agent: str,
@@ -50,7 +59,7 @@ class CorrectionsMixin(Host):
         embedding has cosine similarity >= the contradiction threshold with it are
         invalidated (reason ``contradicted``, SUPERSEDES from the correction); a person's
         records never are."""
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         props = _corrections.correction_props(
             tenant, agent, original_value, corrected_value, field=field, reason=reason, entity_key=entity_key,
             original_input=original_input, run_id=run_id, session_id=session_id, user_id=user_id, scope=scope,
@@ -58,7 +67,7 @@ class CorrectionsMixin(Host):
         chain = _scopes.chain(props["scope"])
         row = {"props": props}
         self._store.embed([row], ["corrected_value"])
-        now = self._core.now()
+        now = self._store.core.now()
         run = props["runId"]
 
         def work(tx: Tx) -> Correction:
@@ -73,12 +82,12 @@ class CorrectionsMixin(Host):
             invalidated = [r["id"] for r in tx.run(
                 "correction_collisions", tenant=tenant, id=props["id"],
                 kinds=_corrections.CONTRADICTABLE, automatic=AUTOMATIC,
-                threshold=self._core.neo4j_similarity(), now=now)]
-            after_invalidation(tx, self._core.tenant, invalidated, invalidated, now)
+                threshold=self._store.core.neo4j_similarity(), now=now)]
+            after_invalidation(tx, self._store.core.tenant, invalidated, invalidated, now)
             tx.emit("invalidated", invalidated, reason="corrected", scope=props["scope"])
             return record_of(Correction, created[0]["node"])
 
-        return self._run.write(work)
+        return self._store.run.write(work)
 
     def corrections(
         self,
@@ -100,10 +109,10 @@ class CorrectionsMixin(Host):
         key = None if entity_key is None else check.name(entity_key, "entity_key")
         since_t = _corrections.since(since)
         if query is None:
-            rows = self._run.read("correction_list", tenant=self._core.tenant, chain=_scopes.chain(scope),
+            rows = self._store.run.read("correction_list", tenant=self._store.core.tenant, chain=_scopes.chain(scope),
                                         agent=agent, entityKey=key, since=since_t, withInput=False, limit=k)
             return [record_of(Correction, r["node"]) for r in rows]
-        results = self.recall(query, scope=scope, k=min(1000, max(50, 4 * k)), kinds=["correction"])
+        results = self._recall.recall(query, scope=scope, k=min(1000, max(50, 4 * k)), kinds=["correction"])
         return _corrections.relevant(results, agent=agent, entity_key=key, since_t=since_t, k=k)
 
     def correction_eval_cases(
@@ -117,8 +126,8 @@ class CorrectionsMixin(Host):
         """Regression cases for the agent: ``{input, expected, field, correction_id}`` for
         every believed correction visible in ``scope`` that has an original input, newest
         first."""
-        rows = self._run.read(
-            "correction_list", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
+        rows = self._store.run.read(
+            "correction_list", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
             agent=check.identifier(agent, "agent", allow_none=True),
             entityKey=None if entity_key is None else check.name(entity_key, "entity_key"),
             since=_corrections.since(since), withInput=True, limit=_ALL)
@@ -133,7 +142,7 @@ class CorrectionsMixin(Host):
     ) -> CorrectionStats:
         """How many believed corrections visible in ``scope`` (of ``agent``, since ``since``)
         there are, by entity key and by field."""
-        rows = self._run.read(
-            "correction_stats", tenant=self._core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
+        rows = self._store.run.read(
+            "correction_stats", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
             agent=check.identifier(agent, "agent", allow_none=True), since=_corrections.since(since))
         return _corrections.stats(rows)

@@ -18,25 +18,33 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Fact
 from .._base.records import record_of
+from .._base.traced import instrument
 from .._learning import curation
 from .._learning.curation import CurationReport, CurationStats, MergedMemory
 from .._memory.facts import AUTOMATIC
+from .backend import Store
 from .executor import Tx
 from .facts import after_invalidation
-from .host import Host
-from .llm import check_llm
+from .llm import LlmCaller, check_llm
 
 _BATCH = 5_000
 _SCAN = 500  # records whose neighbours one consolidation read looks up
 _NEIGHBOURS = 20
 
 
-class CurationMixin(Host):
+@instrument("graphmem", names=("stats", "dedupe", "consolidate", "prune", "curate"))
+class Curation:
+    """Curation of one tenant's memory: statistics, deduplication, consolidation by a model, pruning (``Memory`` hands the public calls to it)."""
+
+    def __init__(self, store: Store, llm: LlmCaller) -> None:
+        self._store = store
+        self._llm = llm
+
     def stats(self, *, scope: str) -> CurationStats:
         """What ``scope`` and the scopes below it hold: memories by kind, believed ones by
         provenance, invalidated ones by reason."""
         scope = _scopes.check_path(scope)
-        rows = self._run.read("curation_stats", tenant=self._core.tenant, **curation.subtree(scope))
+        rows = self._store.run.read("curation_stats", tenant=self._store.core.tenant, **curation.subtree(scope))
         return curation.stats(rows)
 
     def dedupe(self, *, scope: str, batch: int = _BATCH) -> int:
@@ -47,20 +55,20 @@ class CurationMixin(Host):
         own provenance. A person's records are never invalidated. Returns how many were."""
         scope = _scopes.check_path(scope)
         limit = check.count(batch, "batch")
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         total = 0
         while True:
-            now = self._core.now()
+            now = self._store.core.now()
 
             def work(tx: Tx, now: datetime = now) -> int:
                 ids = [r["id"] for r in tx.run(
                     "curation_dedupe", tenant=tenant, kinds=curation.CURATED, automatic=AUTOMATIC, limit=limit,
                     now=now, **curation.subtree(scope))]
-                after_invalidation(tx, self._core.tenant, ids, ids, now)
+                after_invalidation(tx, self._store.core.tenant, ids, ids, now)
                 tx.emit("invalidated", ids, reason="duplicate", scope=scope)
                 return len(ids)
 
-            done = self._run.write(work)
+            done = self._store.run.write(work)
             total += done
             if done == 0:
                 return total
@@ -88,15 +96,15 @@ class CurationMixin(Host):
         check_llm(llm)
         cosine = curation.similarity(threshold)
         merges = check.count(max_merges, "max_merges")
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         out: list[Fact] = []
         originals = 0
         taken: set[str] = set()
         after = ""
         while len(out) < merges:
-            rows = self._run.read(
+            rows = self._store.run.read(
                 "curation_near", tenant=tenant, kinds=curation.MERGEABLE, automatic=AUTOMATIC, after=after,
-                scan=_SCAN, neighbours=_NEIGHBOURS, threshold=self._core.neo4j_similarity(cosine),
+                scan=_SCAN, neighbours=_NEIGHBOURS, threshold=self._store.core.neo4j_similarity(cosine),
                 **curation.subtree(scope))
             if not rows:
                 return out, originals
@@ -111,15 +119,15 @@ class CurationMixin(Host):
         return out, originals
 
     def _merge(self, ids: list[str], llm: Any) -> tuple[Fact, int] | None:
-        tenant = self._core.tenant
-        nodes = [r["node"] for r in self._run.read("memory_existing", tenant=tenant, ids=ids)]
+        tenant = self._store.core.tenant
+        nodes = [r["node"] for r in self._store.run.read("memory_existing", tenant=tenant, ids=ids)]
         if len(nodes) < 2:
             return None
         draft = self._llm.ask(llm, MergedMemory, curation.merge_messages(nodes), purpose="consolidate",
                                     check=curation.check_merged)
-        now = self._core.now()
+        now = self._store.core.now()
         row = curation.merged_fact(nodes, draft.text, tenant=tenant, now=now,
-                                    single_valued=self._core.single_valued_predicates)
+                                    single_valued=self._store.core.single_valued_predicates)
         self._store.embed([row], ["text"])
         props = row["props"]
 
@@ -131,12 +139,12 @@ class CurationMixin(Host):
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
             tx.run("fact_create", tenant=tenant, rows=[row], now=now)
             merged = [r["id"] for r in tx.run("curation_merge", tenant=tenant, by=props["id"], ids=ids, now=now)]
-            after_invalidation(tx, self._core.tenant, merged, merged, now)
+            after_invalidation(tx, self._store.core.tenant, merged, merged, now)
             tx.emit("invalidated", merged, reason="merged", scope=props["scope"])
             fresh = tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
             return record_of(Fact, fresh[0]["node"]), len(merged)
 
-        return self._run.write(work)
+        return self._store.run.write(work)
 
     def prune(
         self,
@@ -160,25 +168,25 @@ class CurationMixin(Host):
         if not isinstance(purge, bool):
             raise InvalidInputError("purge", "must be True or False")
         limit = check.count(batch, "batch")
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         pruned = purged = 0
         while True:
-            now = self._core.now()
+            now = self._store.core.now()
 
             def work(tx: Tx, now: datetime = now) -> int:
                 ids = [r["id"] for r in tx.run(
                     "curation_prune", tenant=tenant, kinds=curation.CURATED, provenances=sources, olderThan=cutoff,
                     limit=limit, now=now, **curation.subtree(scope))]
-                after_invalidation(tx, self._core.tenant, ids, ids, now)
+                after_invalidation(tx, self._store.core.tenant, ids, ids, now)
                 tx.emit("pruned", ids, reason="pruned", scope=scope)
                 return len(ids)
 
-            done = self._run.write(work)
+            done = self._store.run.write(work)
             pruned += done
             if done < limit:
                 break
         while purge:
-            rows = self._run.write_one("curation_purge", tenant=tenant, kinds=curation.CURATED,
+            rows = self._store.run.write_one("curation_purge", tenant=tenant, kinds=curation.CURATED,
                                              provenances=sources, olderThan=cutoff, limit=limit,
                                              **curation.subtree(scope))
             done = int(rows[0]["purged"]) if rows else 0

@@ -28,29 +28,29 @@ from .._recall.settings import RecallSettings
 from .._working.background import Background
 from .._working.lanes import Lanes
 from .backend import Store
-from .corrections import CorrectionsMixin
-from .curation import CurationMixin
-from .decisions import DecisionsMixin
+from .corrections import Corrections
+from .curation import Curation
+from .decisions import Decisions
 from .entities import EntitiesMixin
 from .executor import Executor, Tracer
 from .extraction import ExtractionMixin
 from .facts import Facts
 from .graph import Graph
 from .ingest import IngestMixin
-from .insights import InsightsMixin
+from .insights import Insights
 from .llm import LlmCaller
 from .mentions import MentionsMixin
 from .messages import MessagesMixin
 from .notes import Notes
 from .procedures import ProceduresMixin
-from .profile import ProfileMixin
+from .profile import Profiles
 from .recall import Recall
 from .records import Records
 from .reembed import ReembedMixin
 from .schema import SchemaMixin
 from .sessions import Sessions
 from .store import StoreMixin
-from .summaries import SummariesMixin
+from .summaries import Summaries
 from .transfer import Transfer
 from .turn import TurnMixin
 from .upgrade import UpgradeMixin
@@ -62,13 +62,7 @@ class Memory(
     EntitiesMixin,
     IngestMixin,
     ExtractionMixin,
-    InsightsMixin,
     ProceduresMixin,
-    CorrectionsMixin,
-    DecisionsMixin,
-    CurationMixin,
-    ProfileMixin,
-    SummariesMixin,
     TurnMixin,
     SchemaMixin,
     UpgradeMixin,
@@ -155,13 +149,20 @@ class Memory(
                             server=server, shared=SHARED, **limits)
         events = Emitter(hook, tenant=core.tenant, clock=core.now, observe=observe)
         self._store = Store(run, core, events=events, observe=observe, shared=SHARED)
+        # the services, each given what it works through (the store) and the services it uses
         self._graph = Graph(self._store)
-        self._recall = Recall(self._store, self._recall_settings)
-        self._facts = Facts(self._store)
-        self._transfer = Transfer(self._store)
-        self._notes = Notes(self._store)
-        self._sessions = Sessions(self._store)
         self._records = Records(self._store)
+        self._sessions = Sessions(self._store)
+        self._notes = Notes(self._store)
+        self._transfer = Transfer(self._store)
+        self._facts = Facts(self._store)
+        self._recall = Recall(self._store, self._recall_settings)
+        self._insights = Insights(self._store, self._llm, self._learning)
+        self._curation = Curation(self._store, self._llm)
+        self._corrections = Corrections(self._store, self._recall)
+        self._decisions = Decisions(self._store, self._recall)
+        self._summaries = Summaries(self._store, self._sessions, self._llm)
+        self._profiles = Profiles(self._store, self._facts, self._sessions, self._llm)
         self._background = Background(workers=self._learning.max_concurrent_model_calls)
         self._lanes = Lanes()
 
@@ -195,6 +196,39 @@ class Memory(
 
     recall = delegate("_recall", Recall.recall)
     context = delegate("_recall", Recall.context)
+
+    add_insight = delegate("_insights", Insights.add_insight)
+    reflect = delegate("_insights", Insights.reflect)
+    maintain = delegate("_insights", Insights.maintain)
+    evidence = delegate("_insights", Insights.evidence)
+    validate = delegate("_insights", Insights.validate)
+    reject = delegate("_insights", Insights.reject)
+
+    stats = delegate("_curation", Curation.stats)
+    dedupe = delegate("_curation", Curation.dedupe)
+    consolidate = delegate("_curation", Curation.consolidate)
+    prune = delegate("_curation", Curation.prune)
+    curate = delegate("_curation", Curation.curate)
+
+    record_correction = delegate("_corrections", Corrections.record_correction)
+    corrections = delegate("_corrections", Corrections.corrections)
+    correction_eval_cases = delegate("_corrections", Corrections.correction_eval_cases)
+    correction_stats = delegate("_corrections", Corrections.correction_stats)
+
+    log_decision = delegate("_decisions", Decisions.log_decision)
+    log_tool_call = delegate("_decisions", Decisions.log_tool_call)
+    record_decision_outcome = delegate("_decisions", Decisions.record_decision_outcome)
+    decisions = delegate("_decisions", Decisions.decisions)
+    search_decisions = delegate("_decisions", Decisions.search_decisions)
+    decision_quality = delegate("_decisions", Decisions.decision_quality)
+
+    summarize = delegate("_summaries", Summaries.summarize)
+    summaries = delegate("_summaries", Summaries.summaries)
+
+    profile = delegate("_profiles", Profiles.profile)
+    set_profile = delegate("_profiles", Profiles.set_profile)  # type: ignore[arg-type]  # **fields could name self
+    learn_profile = delegate("_profiles", Profiles.learn_profile)
+    profile_history = delegate("_profiles", Profiles.profile_history)
 
     @classmethod
     def from_driver(cls, driver: Driver, **kwargs: Any) -> Memory:

@@ -12,14 +12,26 @@ from typing import Any
 from .._base import scopes
 from .._base import validate as check
 from .._base.models import Fact, Provenance
+from .._base.traced import instrument
 from .._learning import profile as _profile
 from .._learning.profile import Profile
 from .._learning.prompts import messages_block
-from .host import Host
-from .llm import check_llm
+from .backend import Store
+from .facts import Facts
+from .llm import LlmCaller, check_llm
+from .sessions import Sessions
 
 
-class ProfileMixin(Host):
+@instrument("graphmem", names=("profile", "set_profile", "learn_profile", "profile_history"))
+class Profiles:
+    """A user's profile: facts about them read as fields, set by hand or learned by a model (``Memory`` hands the public calls to it)."""
+
+    def __init__(self, store: Store, facts: Facts, sessions: Sessions, llm: LlmCaller) -> None:
+        self._store = store
+        self._facts = facts
+        self._sessions = sessions
+        self._llm = llm
+
     def profile(self, user_id: str, *, scope: str, as_of: datetime | None = None,
                       valid_at: datetime | None = None) -> Profile:
         """The profile of ``user_id`` visible in ``scope`` as the memory believed it at
@@ -27,7 +39,7 @@ class ProfileMixin(Host):
         gave outranks an extracted one for the same field."""
         about = _profile.subject(user_id)
         scopes.check_path(scope)
-        facts = self.facts(scope=scope, subject=about, as_of=as_of, valid_at=valid_at)
+        facts = self._facts.facts(scope=scope, subject=about, as_of=as_of, valid_at=valid_at)
         return _profile.build(user_id, facts)
 
     def set_profile(self, user_id: str, *, scope: str, provenance: Provenance | str = Provenance.USER,
@@ -40,7 +52,7 @@ class ProfileMixin(Host):
         profile as it now reads."""
         check.identifier(user_id, "user_id")
         path = scopes.check_path(scope)
-        self.remember_many(_profile.items(user_id, fields, scope=path, provenance=provenance,
+        self._facts.remember_many(_profile.items(user_id, fields, scope=path, provenance=provenance,
                                                 valid_from=valid_from))
         return self.profile(user_id, scope=path)
 
@@ -55,22 +67,22 @@ class ProfileMixin(Host):
         about = _profile.subject(user_id)
         path = scopes.check_path(scope)
         check_llm(llm)
-        messages = self.messages(session_id, scope=path, max_messages=window)
+        messages = self._sessions.messages(session_id, scope=path, max_messages=window)
         if not messages:
             return self.profile(user_id, scope=path)
-        current = _profile.chosen(self.facts(scope=path, subject=about))
+        current = _profile.chosen(self._facts.facts(scope=path, subject=about))
         conversation = messages_block([(m.role, m.text) for m in messages])
         draft = self._llm.ask(llm, _profile.ProfileDraft,
                                     [("system", _profile.LEARN_SYSTEM), ("human", conversation)],
                                     purpose="learn_profile")
         fields = _profile.learned(draft, current)
         if fields:
-            self.remember_many(_profile.items(user_id, fields, scope=path, provenance=Provenance.EXTRACTION,
+            self._facts.remember_many(_profile.items(user_id, fields, scope=path, provenance=Provenance.EXTRACTION,
                                                     valid_from=None, derived_from=[m.id for m in messages]))
         return self.profile(user_id, scope=path)
 
     def profile_history(self, user_id: str, field: str, *, scope: str) -> list[Fact]:
         """Every value the field has had (believed or not), oldest valid time first, each
         with who superseded it, why and when."""
-        return self.history(subject=_profile.subject(user_id), predicate=_profile.predicate(field),
+        return self._facts.history(subject=_profile.subject(user_id), predicate=_profile.predicate(field),
                                   scope=scope)
