@@ -1,5 +1,5 @@
-"""Episodes and entities on ``AsyncMemory``: raw observations, the people and things they
-mention, and relations between those (contract §2, §3). ``graphmem/_sync/entities.py`` is
+"""Entities: the people and things memories are about, and the relations between them
+(contract §3). ``graphmem/_sync/entities.py`` is
 generated from this file by ``tools/unasync.py``."""
 
 from __future__ import annotations
@@ -12,71 +12,23 @@ from .._base import props as _props
 from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
-from .._base.models import Entity, Episode, Fact, Provenance
+from .._base.models import Entity, Fact, Provenance
 from .._base.records import record_of
-from .._learning.ingest import speaker_name
-from .._memory import entities, episodes
+from .._base.traced import instrument
+from .._memory import entities
 from .._memory.facts import FactInput
+from .backend import AsyncStore
 from .executor import AsyncTx
-from .host import AsyncHost
+from .facts import AsyncFacts
 
 
-class AsyncEntitiesMixin(AsyncHost):
-    async def add_episode(
-        self,
-        content: str,
-        *,
-        scope: str,
-        role: str = "user",
-        occurred_at: datetime | None = None,
-        source: str | None = None,
-        id: str | None = None,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        importance: float | None = None,
-        sensitivity: str | None = None,
-        tags: Iterable[str] = (),
-        speaker: str | None = None,
-    ) -> Episode:
-        """Store a raw observation (immutable once written; the same id, or the same scope,
-        session, role, time and content, returns it unchanged). ``role`` is one of ``user``,
-        ``assistant``, ``tool``, ``system``, ``event``; ``occurred_at`` (default now) is when
-        it happened. ``content`` may be up to ``MAX_EPISODE_LENGTH`` characters (a pasted
-        document or log): it is stored whole, searchable by its words, and embedded in
-        overlapping windows as well, so a question about its middle finds it. ``speaker`` is
-        who said it, by name; the speaker's entity (else the user's or the agent's, by role)
-        gets a ``SPOKE`` edge to it, and the entities the memory's ``entity_extractor`` finds
-        in it are written with ``MENTIONS`` edges, in the same transaction."""
-        now = self._core.now()
-        row = episodes.row(
-            content, tenant=self._core.tenant, scope=scope, role=role, occurred_at=occurred_at, source=source,
-            id=id, user_id=user_id, agent_id=agent_id, session_id=session_id, importance=importance,
-            sensitivity=sensitivity, tags=tags, now=now, speaker=speaker_name(speaker, "speaker"),
-        )
-        windows = episodes.chunks([row])
-        props = row["props"]
-        graph = await self._plan_mentions([{"role": props["role"], "content": props["text"], "speaker": props["speaker"]}],
-                                          [props["id"]], props["scope"], {"user_id": user_id, "agent_id": agent_id},
-                                          extract=True)
-        await self._store.embed([row, *windows, *graph.rows], ["content"] * (1 + len(windows)) + ["entities"] * len(graph.rows))
-        tenant = self._core.tenant
+@instrument("graphmem", names=("upsert_entity", "relate"))
+class AsyncEntities:
+    """Entities of one tenant: the people and things memories are about, merged by name and alias, and the relations between them (``AsyncMemory`` hands the public calls to it)."""
 
-        async def work(tx: AsyncTx) -> Episode:
-            found = await tx.run("memory_existing", tenant=tenant, ids=[row["props"]["id"]])
-            if found:
-                _props.expect_record(found[0]["node"], "episode", row["props"])
-                return record_of(Episode, found[0]["node"])
-            await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([row["props"]["scope"]]))
-            created = await tx.run("episode_create", tenant=tenant, rows=[row], now=now)
-            if windows:
-                await tx.run("episode_chunks_create", tenant=tenant, rows=windows, now=now)
-            if row["props"]["sessionId"] is not None:
-                await tx.run("episode_link_next", tenant=tenant, ids=[row["props"]["id"]])
-            await self._land_mentions(tx, graph, {props["id"]}, props["scope"], _scopes.chain(props["scope"]), now)
-            return record_of(Episode, created[0]["node"])
-
-        return await self._run.write(work)
+    def __init__(self, store: AsyncStore, facts: AsyncFacts) -> None:
+        self._store = store
+        self._facts = facts
 
     async def upsert_entity(
         self,
@@ -96,58 +48,58 @@ class AsyncEntitiesMixin(AsyncHost):
         on it, or create it. One real thing stays one node: an entity of the same type and
         name stored in a scope below ``scope`` is moved up to ``scope`` rather than
         duplicated (design note ``entity-scope-promotion``)."""
-        now = self._core.now()
+        now = self._store.core.now()
         props = entities.props(
-            name, tenant=self._core.tenant, type=type, scope=scope, aliases=aliases, properties=properties,
+            name, tenant=self._store.core.tenant, type=type, scope=scope, aliases=aliases, properties=properties,
             id=id, importance=importance, sensitivity=sensitivity, provenance=provenance,
         )
         row = {"props": props}
         await self._store.embed([row], ["name"])
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
 
         async def work(tx: AsyncTx) -> Entity:
             if id is not None:
                 found = await tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
                 if found:
                     _props.expect_kind(found[0]["node"], "entity")
-                    return await self._merge_entity(tx, found[0]["node"], props)
+                    return await self.merge_entity(tx, found[0]["node"], props)
             chain = _scopes.chain(props["scope"])
             keys = entities.lookup_keys(props)
             match = await tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
             if match:
-                return await self._merge_entity(tx, match[0]["node"], props)
-            entity, _ = await self._create_entity(tx, props, chain, now)
+                return await self.merge_entity(tx, match[0]["node"], props)
+            entity, _ = await self.create_entity(tx, props, chain, now)
             return entity
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)
 
-    async def _create_entity(self, tx: AsyncTx, props: dict[str, Any], chain: list[str],
+    async def create_entity(self, tx: AsyncTx, props: dict[str, Any], chain: list[str],
                              now: datetime) -> tuple[Entity, bool]:
         """Create the entity ``props`` describes, which a look-up in ``chain`` did not find:
         serialised with every create in this scope tree (the root scope's lock), it looks
         again, then adopts a same-named entity stored below the scope by moving it up, and
         only then creates (design note `entity-scope-promotion`). Returns the entity and
         whether it is new."""
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         keys = entities.lookup_keys(props)
         await tx.run("scope_lock", tenant=tenant, path=chain[0])
         match = await tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
         if match:
-            return await self._merge_entity(tx, match[0]["node"], props), False
+            return await self.merge_entity(tx, match[0]["node"], props), False
         await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
         below = await tx.run("entity_below", tenant=tenant, prefix=props["scope"] + "/", type=props["type"], keys=keys)
         if below:
             promoted = await tx.run("entity_promote", tenant=tenant, id=below[0]["node"]["id"],
                                     scope=props["scope"], lexKey=props["lexKey"], now=now)
-            return await self._merge_entity(tx, promoted[0]["node"], props), False
+            return await self.merge_entity(tx, promoted[0]["node"], props), False
         created = await tx.run("entity_create", tenant=tenant, props=props, now=now)
         return record_of(Entity, created[0]["node"]), True
 
-    async def _merge_entity(self, tx: AsyncTx, node: dict[str, Any], props: dict[str, Any]) -> Entity:
+    async def merge_entity(self, tx: AsyncTx, node: dict[str, Any], props: dict[str, Any]) -> Entity:
         merged = entities.merged(node, props)
         if merged is None:
             return record_of(Entity, node)
-        updated = await tx.run("entity_update", tenant=self._core.tenant, id=node["id"], **merged)
+        updated = await tx.run("entity_update", tenant=self._store.core.tenant, id=node["id"], **merged)
         return record_of(Entity, updated[0]["node"])
 
     async def relate(
@@ -181,8 +133,8 @@ class AsyncEntitiesMixin(AsyncHost):
         normal = check.predicate(predicate)
         assert normal is not None
         chain = _scopes.chain(_scopes.check_path(scope))
-        seen = {r["node"]["id"]: r["node"] for r in await self._run.read(
-            "entity_visible", tenant=self._core.tenant, ids=[sid, oid], chain=chain)}
+        seen = {r["node"]["id"]: r["node"] for r in await self._store.run.read(
+            "entity_visible", tenant=self._store.core.tenant, ids=[sid, oid], chain=chain)}
         for field, eid in (("subject_entity", sid), ("object_entity", oid)):
             if eid not in seen:
                 raise NotFoundError(f"{field}: no entity {eid!r} visible in scope {scope!r}")

@@ -4,12 +4,12 @@ method a mixin calls, and that the front door provides all of them)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._base.events import Emitter
-from .._base.models import Entity, Episode, Fact, Note, Procedure, Record, Summary
+from .._base.models import Episode, Fact, Note, Procedure, Record, Summary
 from .._base.observe import Observability
 from .._learning import ingest as _ingest
 from .._learning.settings import LearningSettings
@@ -20,10 +20,12 @@ from .._recall.settings import RecallSettings
 from .._working.background import AsyncBackground
 from .._working.lanes import AsyncLanes, AsyncTicket
 from .backend import AsyncStore
-from .executor import AsyncExecutor, AsyncTx
+from .executor import AsyncExecutor
 from .llm import AsyncLlmCaller
 
 if TYPE_CHECKING:  # the services hold no host; importing them here would close a cycle
+    from .entities import AsyncEntities
+    from .episodes import AsyncEpisodes
     from .facts import AsyncFacts
     from .recall import AsyncRecall
 
@@ -32,6 +34,8 @@ class AsyncHost(Protocol):
     _store: AsyncStore
     _facts: AsyncFacts
     _recall: AsyncRecall
+    _entities: AsyncEntities
+    _episodes: AsyncEpisodes
     _learning: LearningSettings
     _llm: AsyncLlmCaller
     _recall_settings: RecallSettings
@@ -58,26 +62,11 @@ class AsyncHost(Protocol):
 
     async def _upgrade_store(self) -> list[Any]: ...
 
-    async def _merge_entity(self, tx: AsyncTx, node: dict[str, Any], props: dict[str, Any]) -> Entity: ...
-
-    async def _create_entity(self, tx: AsyncTx, props: dict[str, Any], chain: list[str],
-                             now: datetime) -> tuple[Entity, bool]: ...
-
     async def get(self, id: str) -> Record | None: ...
 
     async def ingest(self, messages: Iterable[Any], *, scope: str, llm: Any, session_id: str | None = None,
                      occurred_at: datetime | None = None, timezone: str = "UTC", user_id: str | None = None,
                      agent_id: str | None = None) -> _ingest.IngestResult: ...
-
-    async def _store_messages(self, messages: Iterable[Any], *, scope: str, session_id: str | None,
-                              occurred_at: datetime | None, timezone: str, user_id: str | None, agent_id: str | None,
-                              extract: bool) -> tuple[list[Episode], list[dict[str, Any]], Any]: ...
-
-    async def _plan_mentions(self, messages: Sequence[Mapping[str, Any]], episode_ids: Sequence[str], scope: str,
-                             who: Mapping[str, Any], *, extract: bool) -> Any: ...
-
-    async def _land_mentions(self, tx: AsyncTx, graph: Any, fresh: Collection[str], scope: str,
-                             chain: list[str], now: datetime) -> Any: ...
 
     async def _extract(self, llm: Any, extraction: Any, msgs: list[dict[str, Any]], episode_ids: list[str],
                        scope: str, tz: Any, now: datetime, tally: Any, who: dict[str, Any]) -> _ingest.IngestResult: ...

@@ -29,7 +29,8 @@ from .backend import AsyncStore
 from .corrections import AsyncCorrections
 from .curation import AsyncCuration
 from .decisions import AsyncDecisions
-from .entities import AsyncEntitiesMixin
+from .entities import AsyncEntities
+from .episodes import AsyncEpisodes
 from .executor import AsyncExecutor, Tracer
 from .extraction import AsyncExtractionMixin
 from .facts import AsyncFacts
@@ -37,8 +38,7 @@ from .graph import AsyncGraph
 from .ingest import AsyncIngestMixin
 from .insights import AsyncInsights
 from .llm import AsyncLlmCaller
-from .mentions import AsyncMentionsMixin
-from .messages import AsyncMessagesMixin
+from .mentions import AsyncMentions
 from .notes import AsyncNotes
 from .procedures import AsyncProceduresMixin
 from .profile import AsyncProfiles
@@ -57,7 +57,6 @@ from .upgrade import AsyncUpgradeMixin
 @front_door
 @instrument("graphmem")
 class AsyncMemory(
-    AsyncEntitiesMixin,
     AsyncIngestMixin,
     AsyncExtractionMixin,
     AsyncProceduresMixin,
@@ -66,8 +65,6 @@ class AsyncMemory(
     AsyncUpgradeMixin,
     AsyncReembedMixin,
     AsyncStoreMixin,
-    AsyncMentionsMixin,
-    AsyncMessagesMixin,
 ):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (asyncio).
 
@@ -161,6 +158,9 @@ class AsyncMemory(
         self._decisions = AsyncDecisions(self._store, self._recall)
         self._summaries = AsyncSummaries(self._store, self._sessions, self._llm)
         self._profiles = AsyncProfiles(self._store, self._facts, self._sessions, self._llm)
+        self._entities = AsyncEntities(self._store, self._facts)
+        self._mentions = AsyncMentions(self._store, self._entities)
+        self._episodes = AsyncEpisodes(self._store, self._mentions)
         self._background = AsyncBackground(workers=self._learning.max_concurrent_model_calls)
         self._lanes = AsyncLanes()
 
@@ -227,6 +227,11 @@ class AsyncMemory(
     set_profile = delegate("_profiles", AsyncProfiles.set_profile)  # type: ignore[arg-type]  # **fields could name self
     learn_profile = delegate("_profiles", AsyncProfiles.learn_profile)
     profile_history = delegate("_profiles", AsyncProfiles.profile_history)
+
+    upsert_entity = delegate("_entities", AsyncEntities.upsert_entity)
+    relate = delegate("_entities", AsyncEntities.relate)
+
+    add_episode = delegate("_episodes", AsyncEpisodes.add_episode)
 
     @classmethod
     def from_driver(cls, driver: AsyncDriver, **kwargs: Any) -> AsyncMemory:

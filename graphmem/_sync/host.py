@@ -6,12 +6,12 @@ method a mixin calls, and that the front door provides all of them)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._base.events import Emitter
-from .._base.models import Entity, Episode, Fact, Note, Procedure, Record, Summary
+from .._base.models import Episode, Fact, Note, Procedure, Record, Summary
 from .._base.observe import Observability
 from .._learning import ingest as _ingest
 from .._learning.settings import LearningSettings
@@ -22,10 +22,12 @@ from .._recall.settings import RecallSettings
 from .._working.background import Background
 from .._working.lanes import Lanes, Ticket
 from .backend import Store
-from .executor import Executor, Tx
+from .executor import Executor
 from .llm import LlmCaller
 
 if TYPE_CHECKING:  # the services hold no host; importing them here would close a cycle
+    from .entities import Entities
+    from .episodes import Episodes
     from .facts import Facts
     from .recall import Recall
 
@@ -34,6 +36,8 @@ class Host(Protocol):
     _store: Store
     _facts: Facts
     _recall: Recall
+    _entities: Entities
+    _episodes: Episodes
     _learning: LearningSettings
     _llm: LlmCaller
     _recall_settings: RecallSettings
@@ -60,26 +64,11 @@ class Host(Protocol):
 
     def _upgrade_store(self) -> list[Any]: ...
 
-    def _merge_entity(self, tx: Tx, node: dict[str, Any], props: dict[str, Any]) -> Entity: ...
-
-    def _create_entity(self, tx: Tx, props: dict[str, Any], chain: list[str],
-                             now: datetime) -> tuple[Entity, bool]: ...
-
     def get(self, id: str) -> Record | None: ...
 
     def ingest(self, messages: Iterable[Any], *, scope: str, llm: Any, session_id: str | None = None,
                      occurred_at: datetime | None = None, timezone: str = "UTC", user_id: str | None = None,
                      agent_id: str | None = None) -> _ingest.IngestResult: ...
-
-    def _store_messages(self, messages: Iterable[Any], *, scope: str, session_id: str | None,
-                              occurred_at: datetime | None, timezone: str, user_id: str | None, agent_id: str | None,
-                              extract: bool) -> tuple[list[Episode], list[dict[str, Any]], Any]: ...
-
-    def _plan_mentions(self, messages: Sequence[Mapping[str, Any]], episode_ids: Sequence[str], scope: str,
-                             who: Mapping[str, Any], *, extract: bool) -> Any: ...
-
-    def _land_mentions(self, tx: Tx, graph: Any, fresh: Collection[str], scope: str,
-                             chain: list[str], now: datetime) -> Any: ...
 
     def _extract(self, llm: Any, extraction: Any, msgs: list[dict[str, Any]], episode_ids: list[str],
                        scope: str, tz: Any, now: datetime, tally: Any, who: dict[str, Any]) -> _ingest.IngestResult: ...

@@ -83,7 +83,7 @@ class IngestMixin(Host):
         # this call's place among the scope's extractions, taken before anything waits
         ticket = None if llm is None else self._lanes.ticket(path)
         try:
-            stored, msgs, landed = self._store_messages(
+            stored, msgs, landed = self._episodes.store_messages(
                 messages, scope=path, session_id=session_id, occurred_at=occurred_at, timezone=timezone,
                 user_id=user_id, agent_id=agent_id, extract=llm is None)
             if llm is None or ticket is None:
@@ -266,14 +266,14 @@ class IngestMixin(Host):
         tx, batch, props = land.tx, land.batch, row["props"]
         how, node, cosine = self._resolve(tx, row, batch.chain)
         if how in ("found", "similar"):
-            entity = self._merge_entity(tx, node, props)
+            entity = self._entities.merge_entity(tx, node, props)
             land.merged.append(entity)
             return entity.id
         if tx.run("entity_forgotten", tenant=self._core.tenant, scope=batch.scope, chain=batch.chain,
                         prefix=batch.scope + "/", type=props["type"], keys=_entities.lookup_keys(props)):
             land.skip("entity", draft.name, "forgotten by the user")
             return None
-        entity, new = self._create_entity(tx, props, batch.chain, batch.now)
+        entity, new = self._entities.create_entity(tx, props, batch.chain, batch.now)
         (land.created if new else land.merged).append(entity)
         if new and how == "candidate":
             land.same_as.append(_ingest.SameAsCandidate(entity=entity.id, candidate=node["id"],

@@ -31,7 +31,8 @@ from .backend import Store
 from .corrections import Corrections
 from .curation import Curation
 from .decisions import Decisions
-from .entities import EntitiesMixin
+from .entities import Entities
+from .episodes import Episodes
 from .executor import Executor, Tracer
 from .extraction import ExtractionMixin
 from .facts import Facts
@@ -39,8 +40,7 @@ from .graph import Graph
 from .ingest import IngestMixin
 from .insights import Insights
 from .llm import LlmCaller
-from .mentions import MentionsMixin
-from .messages import MessagesMixin
+from .mentions import Mentions
 from .notes import Notes
 from .procedures import ProceduresMixin
 from .profile import Profiles
@@ -59,7 +59,6 @@ from .upgrade import UpgradeMixin
 @front_door
 @instrument("graphmem")
 class Memory(
-    EntitiesMixin,
     IngestMixin,
     ExtractionMixin,
     ProceduresMixin,
@@ -68,8 +67,6 @@ class Memory(
     UpgradeMixin,
     ReembedMixin,
     StoreMixin,
-    MentionsMixin,
-    MessagesMixin,
 ):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (synchronous).
 
@@ -163,6 +160,9 @@ class Memory(
         self._decisions = Decisions(self._store, self._recall)
         self._summaries = Summaries(self._store, self._sessions, self._llm)
         self._profiles = Profiles(self._store, self._facts, self._sessions, self._llm)
+        self._entities = Entities(self._store, self._facts)
+        self._mentions = Mentions(self._store, self._entities)
+        self._episodes = Episodes(self._store, self._mentions)
         self._background = Background(workers=self._learning.max_concurrent_model_calls)
         self._lanes = Lanes()
 
@@ -229,6 +229,11 @@ class Memory(
     set_profile = delegate("_profiles", Profiles.set_profile)  # type: ignore[arg-type]  # **fields could name self
     learn_profile = delegate("_profiles", Profiles.learn_profile)
     profile_history = delegate("_profiles", Profiles.profile_history)
+
+    upsert_entity = delegate("_entities", Entities.upsert_entity)
+    relate = delegate("_entities", Entities.relate)
+
+    add_episode = delegate("_episodes", Episodes.add_episode)
 
     @classmethod
     def from_driver(cls, driver: Driver, **kwargs: Any) -> Memory:

@@ -20,8 +20,9 @@ from .._base import validate as check
 from .._base.models import Entity, Provenance
 from .._memory import entities as _entities
 from .._memory import mentions as _mentions
+from .backend import Store
+from .entities import Entities
 from .executor import Tx
-from .host import Host
 
 MATCH_LIMIT = 20  # index hits read per name: the visible scopes' entities with the name or alias, of any type
 
@@ -37,28 +38,34 @@ class OfflineGraph:
 
 @dataclass
 class Landed:
-    """What ``_land_mentions`` wrote: entities created, and stored ones the names resolved to."""
+    """What ``land_mentions`` wrote: entities created, and stored ones the names resolved to."""
 
     created: list[Entity] = field(default_factory=list)
     merged: list[Entity] = field(default_factory=list)
 
 
-class MentionsMixin(Host):
-    def _plan_mentions(self, messages: Sequence[Mapping[str, Any]], episode_ids: Sequence[str], scope: str,
+class Mentions:
+    """The speakers and named entities of a batch of messages: planned before the write, resolved and landed inside it."""
+
+    def __init__(self, store: Store, entities: Entities) -> None:
+        self._store = store
+        self._entities = entities
+
+    def plan_mentions(self, messages: Sequence[Mapping[str, Any]], episode_ids: Sequence[str], scope: str,
                              who: Mapping[str, Any], *, extract: bool) -> OfflineGraph:
         """Read ``messages`` with the memory's entity extractor (unless ``extract`` is False
         or there is none: then only their speakers) and plan their entities (their rows are
         embedded by the caller, in the one embedder call of the episodes)."""
-        extractor = self._core.extractor if extract else None
+        extractor = self._store.core.extractor if extract else None
         texts = [m["content"] for m in messages]
         found = ner.extract(extractor, texts) if extractor is not None else [[] for _ in texts]
         plan = _mentions.plan(messages, episode_ids, found, who)
         rows = [{"props": _entities.props(
-            e.name, tenant=self._core.tenant, type=e.type, scope=scope, aliases=e.aliases, properties=None, id=None,
+            e.name, tenant=self._store.core.tenant, type=e.type, scope=scope, aliases=e.aliases, properties=None, id=None,
             importance=None, sensitivity=None, provenance=Provenance.EXTRACTION)} for e in plan.entities]
         return OfflineGraph(plan=plan, rows=rows)
 
-    def _land_mentions(self, tx: Tx, graph: OfflineGraph, fresh: Collection[str], scope: str,
+    def land_mentions(self, tx: Tx, graph: OfflineGraph, fresh: Collection[str], scope: str,
                              chain: list[str], now: datetime) -> Landed:
         """Inside the episodes' write: resolve the planned entities of the ``fresh`` episodes
         (those this write creates; a message stored before keeps its edges) and write their
@@ -66,7 +73,7 @@ class MentionsMixin(Host):
         (of any of the types a name found offline may have), or, for a one-word person name,
         to the only visible speaker whose first name starts with it; a name the user asked to
         forget is not written again; any other is created (``_create_entity``)."""
-        plan, tenant, landed = graph.plan, self._core.tenant, Landed()
+        plan, tenant, landed = graph.plan, self._store.core.tenant, Landed()
         used = sorted({m.entity for m in plan.mentions if m.episode in fresh}
                       | {i for i, episode in plan.spoke if episode in fresh})
         if not used:
@@ -82,7 +89,7 @@ class MentionsMixin(Host):
                 "entity_nickname", tenant=tenant, chain=chain, limit=MATCH_LIMIT, rows=short)})
         ids: dict[int, str] = {}
         for together in _by_node(found).values():  # names of one stored entity: its aliases merged at once
-            entity = self._merge_entity(tx, found[together[0]], _pooled([graph.rows[i]["props"] for i in together]))
+            entity = self._entities.merge_entity(tx, found[together[0]], _pooled([graph.rows[i]["props"] for i in together]))
             landed.merged.append(entity)
             ids.update((i, entity.id) for i in together)
         for i in used:
@@ -92,7 +99,7 @@ class MentionsMixin(Host):
             if tx.run("entity_forgotten", tenant=tenant, scope=scope, chain=chain, prefix=scope + "/",
                             type=props["type"], keys=_entities.lookup_keys(props)):
                 continue
-            entity, new = self._create_entity(tx, props, chain, now)
+            entity, new = self._entities.create_entity(tx, props, chain, now)
             (landed.created if new else landed.merged).append(entity)
             ids[i] = entity.id
         mentions = [{"episode": m.episode, "entity": ids[m.entity], "starts": list(m.starts), "ends": list(m.ends),

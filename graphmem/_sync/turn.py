@@ -62,7 +62,7 @@ class TurnMixin(Host):
         ticket = self._lanes.ticket(path)
         try:
             # the model's own extraction replaces the offline one when there is a model; speakers either way
-            stored = tuple((self._store_messages(
+            stored = tuple((self._episodes.store_messages(
                 items, scope=path, session_id=session_id, occurred_at=occurred_at, timezone=timezone,
                 user_id=user_id, agent_id=agent_id, extract=llm is None))[0])
             calls = turn.tool_calls(items) if learn_procedures else []
