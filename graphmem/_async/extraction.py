@@ -2,7 +2,7 @@
 ``ingest`` and ``after_turn``, the requests of one batch of messages -- sized by tokens
 (``_learning/batches.py``), asked at once, landed in order once the scope's earlier
 extractions have landed (``_working/lanes.py``). Planning and landing one request's
-answer is ``ingest.py``'s ``_extract``. ``graphmem/_sync/extraction.py`` is generated from
+answer is ``landing.py``'s ``land_extraction``. ``graphmem/_sync/extraction.py`` is generated from
 this file by ``tools/unasync.py``."""
 
 from __future__ import annotations
@@ -17,20 +17,33 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError, ModelError
 from .._base.models import Episode
 from .._base.records import record_of
+from .._base.traced import instrument
 from .._learning import batches
 from .._learning import ingest as _ingest
 from .._learning.prompts import EXTRACT_SYSTEM, Extraction, messages_block
+from .._learning.settings import LearningSettings
 from .._learning.usage import Tally
 from .._working.ahead import AsyncAhead
-from .._working.lanes import AsyncTicket
-from .host import AsyncHost
-from .llm import check_llm
+from .._working.lanes import AsyncLanes, AsyncTicket
+from .backend import AsyncStore
+from .landing import AsyncLanding
+from .llm import AsyncLlmCaller, check_llm
 
 _KNOWN_ENTITIES = 50
 """How many of the scope's known entities the extraction prompt lists."""
 
 
-class AsyncExtractionMixin(AsyncHost):
+@instrument("graphmem", names=("extract",))
+class AsyncExtractions:
+    """The model's half of extraction for one tenant: ``extract`` over stored episodes, and the batched requests ``ingest`` and ``after_turn`` make (``AsyncMemory`` hands ``extract`` to it)."""
+
+    def __init__(self, store: AsyncStore, landing: AsyncLanding, llm: AsyncLlmCaller, learning: LearningSettings, lanes: AsyncLanes) -> None:
+        self._store = store
+        self._landing = landing
+        self._llm = llm
+        self._learning = learning
+        self._lanes = lanes
+
     async def extract(
         self,
         *,
@@ -56,7 +69,7 @@ class AsyncExtractionMixin(AsyncHost):
         if not isinstance(timezone, str):
             raise InvalidInputError("timezone", "must be an IANA timezone name")
         tz = dates.zone(timezone)
-        rows = await self._run.read("episode_stored", tenant=self._core.tenant, scope=scope, sessionId=session_id,
+        rows = await self._store.run.read("episode_stored", tenant=self._store.core.tenant, scope=scope, sessionId=session_id,
                                     since=check.instant(since, "since"), limit=limit)
         stored = [record_of(Episode, r["node"]) for r in rows]
         if not stored:
@@ -65,11 +78,11 @@ class AsyncExtractionMixin(AsyncHost):
         who = {"user_id": stored[0].user_id, "agent_id": stored[0].agent_id, "session_id": session_id}
         ticket = self._lanes.ticket(scope)
         try:
-            return await self._extract_reported(llm, msgs, stored, scope, tz, who, ticket)
+            return await self.extract_reported(llm, msgs, stored, scope, tz, who, ticket)
         finally:
             ticket.done()
 
-    async def _extract_reported(self, llm: Any, msgs: list[dict[str, Any]], stored: list[Episode], scope: str,
+    async def extract_reported(self, llm: Any, msgs: list[dict[str, Any]], stored: list[Episode], scope: str,
                                 tz: Any, who: dict[str, Any], ticket: AsyncTicket) -> _ingest.IngestResult:
         """The extraction of ``msgs`` (stored as ``stored``): one model request per part of
         at most ``extraction_batch_tokens`` (all asked at once), then, once ``ticket``'s
@@ -96,8 +109,8 @@ class AsyncExtractionMixin(AsyncHost):
                     continue
                 try:
                     # transaction time is when the memory learns it: the landing, not the request
-                    results.append(await self._extract(llm, extraction, part.msgs, part.episode_ids, scope, tz,
-                                                       self._core.now(), tally, who))
+                    results.append(await self._landing.land_extraction(llm, extraction, part.msgs, part.episode_ids, scope, tz,
+                                                       self._store.core.now(), tally, who))
                 except ModelError as exc:  # the contradiction check's request
                     self._failed(errors, exc, n, split, scope, tally)
         finally:
@@ -110,7 +123,7 @@ class AsyncExtractionMixin(AsyncHost):
                 tally: Tally) -> None:
         """Report a request whose model failed after its retries: in the result, as an event."""
         errors.append(("" if len(split) == 1 else f"request {n + 1} of {len(split)}: ") + str(exc))
-        self._events.emit("extraction_failed", split[n].episode_ids, scope=scope, error=str(exc),
+        self._store.events.emit("extraction_failed", split[n].episode_ids, scope=scope, error=str(exc),
                           detail={"purpose": "ingest", "model_calls": len(tally)})
 
     def _asking(self, llm: Any, part: batches.Part, known: str, tally: Tally) -> Callable[[], Any]:
@@ -120,7 +133,7 @@ class AsyncExtractionMixin(AsyncHost):
 
     async def _known_entities(self, scope: str) -> str:
         """The prompt's list of the entities already known in the scope."""
-        known = await self._run.read("entity_known", tenant=self._core.tenant, chain=_scopes.chain(scope),
+        known = await self._store.run.read("entity_known", tenant=self._store.core.tenant, chain=_scopes.chain(scope),
                                      limit=_KNOWN_ENTITIES)
         return "\n".join(f"- {k['name']} ({k['type']}{'; also ' + ', '.join(k['aliases']) if k['aliases'] else ''})"
                          for k in known) or "(none)"

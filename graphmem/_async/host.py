@@ -11,14 +11,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .._base.events import Emitter
 from .._base.models import Episode, Fact, Note, Procedure, Record, Summary
 from .._base.observe import Observability
-from .._learning import ingest as _ingest
 from .._learning.settings import LearningSettings
 from .._memory.core import Core
 from .._memory.known import Known, Shared
 from .._recall.fusion import ScoredMemory
 from .._recall.settings import RecallSettings
 from .._working.background import AsyncBackground
-from .._working.lanes import AsyncLanes, AsyncTicket
+from .._working.lanes import AsyncLanes
 from .backend import AsyncStore
 from .executor import AsyncExecutor
 from .llm import AsyncLlmCaller
@@ -26,6 +25,7 @@ from .llm import AsyncLlmCaller
 if TYPE_CHECKING:  # the services hold no host; importing them here would close a cycle
     from .entities import AsyncEntities
     from .episodes import AsyncEpisodes
+    from .extraction import AsyncExtractions
     from .facts import AsyncFacts
     from .recall import AsyncRecall
 
@@ -36,6 +36,7 @@ class AsyncHost(Protocol):
     _recall: AsyncRecall
     _entities: AsyncEntities
     _episodes: AsyncEpisodes
+    _extractions: AsyncExtractions
     _learning: LearningSettings
     _llm: AsyncLlmCaller
     _recall_settings: RecallSettings
@@ -63,17 +64,6 @@ class AsyncHost(Protocol):
     async def _upgrade_store(self) -> list[Any]: ...
 
     async def get(self, id: str) -> Record | None: ...
-
-    async def ingest(self, messages: Iterable[Any], *, scope: str, llm: Any, session_id: str | None = None,
-                     occurred_at: datetime | None = None, timezone: str = "UTC", user_id: str | None = None,
-                     agent_id: str | None = None) -> _ingest.IngestResult: ...
-
-    async def _extract(self, llm: Any, extraction: Any, msgs: list[dict[str, Any]], episode_ids: list[str],
-                       scope: str, tz: Any, now: datetime, tally: Any, who: dict[str, Any]) -> _ingest.IngestResult: ...
-
-    async def _extract_reported(self, llm: Any, msgs: list[dict[str, Any]], stored: list[Episode], scope: str,
-                                tz: Any, who: dict[str, Any],
-                                ticket: AsyncTicket) -> _ingest.IngestResult: ...
 
     async def _induce(self, calls: list[Any], episode_ids: list[str], *, scope: str, llm: Any, text: str | None,
                       trigger: str | None, condition: str | None, priority: int,

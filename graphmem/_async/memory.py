@@ -32,11 +32,12 @@ from .decisions import AsyncDecisions
 from .entities import AsyncEntities
 from .episodes import AsyncEpisodes
 from .executor import AsyncExecutor, Tracer
-from .extraction import AsyncExtractionMixin
+from .extraction import AsyncExtractions
 from .facts import AsyncFacts
 from .graph import AsyncGraph
-from .ingest import AsyncIngestMixin
+from .ingest import AsyncIngest
 from .insights import AsyncInsights
+from .landing import AsyncLanding
 from .llm import AsyncLlmCaller
 from .mentions import AsyncMentions
 from .notes import AsyncNotes
@@ -57,8 +58,6 @@ from .upgrade import AsyncUpgradeMixin
 @front_door
 @instrument("graphmem")
 class AsyncMemory(
-    AsyncIngestMixin,
-    AsyncExtractionMixin,
     AsyncProceduresMixin,
     AsyncTurnMixin,
     AsyncSchemaMixin,
@@ -144,6 +143,8 @@ class AsyncMemory(
                             server=server, shared=SHARED, **limits)
         events = Emitter(hook, tenant=core.tenant, clock=core.now, observe=observe)
         self._store = AsyncStore(run, core, events=events, observe=observe, shared=SHARED)
+        self._background = AsyncBackground(workers=self._learning.max_concurrent_model_calls)
+        self._lanes = AsyncLanes()
         # the services, each given what it works through (the store) and the services it uses
         self._graph = AsyncGraph(self._store)
         self._records = AsyncRecords(self._store)
@@ -161,8 +162,9 @@ class AsyncMemory(
         self._entities = AsyncEntities(self._store, self._facts)
         self._mentions = AsyncMentions(self._store, self._entities)
         self._episodes = AsyncEpisodes(self._store, self._mentions)
-        self._background = AsyncBackground(workers=self._learning.max_concurrent_model_calls)
-        self._lanes = AsyncLanes()
+        self._landing = AsyncLanding(self._store, self._facts, self._entities, self._llm, self._learning)
+        self._extractions = AsyncExtractions(self._store, self._landing, self._llm, self._learning, self._lanes)
+        self._ingest = AsyncIngest(self._store, self._episodes, self._extractions, self._lanes)
 
     graph = delegate("_graph", AsyncGraph.graph)
     counts = delegate("_graph", AsyncGraph.counts)
@@ -232,6 +234,8 @@ class AsyncMemory(
     relate = delegate("_entities", AsyncEntities.relate)
 
     add_episode = delegate("_episodes", AsyncEpisodes.add_episode)
+    ingest = delegate("_ingest", AsyncIngest.ingest)
+    extract = delegate("_extractions", AsyncExtractions.extract)
 
     @classmethod
     def from_driver(cls, driver: AsyncDriver, **kwargs: Any) -> AsyncMemory:

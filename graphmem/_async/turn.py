@@ -107,7 +107,7 @@ class AsyncTurnMixin(AsyncHost):
         if llm is not None:
             msgs = [{"role": e.role, "content": e.text, "occurred_at": e.occurred_at, "id": e.id} for e in stored]
             try:
-                extraction = await self._extract_reported(llm, msgs, list(stored), scope, dates.zone(timezone),
+                extraction = await self._extractions.extract_reported(llm, msgs, list(stored), scope, dates.zone(timezone),
                                                           who, ticket)
                 if extraction.error is not None:  # a model failure: its event is out already
                     errors.append(f"extraction: {extraction.error}")

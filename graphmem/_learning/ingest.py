@@ -1,5 +1,5 @@
 """From conversation to graph, without I/O: messages in, the plan of what to write out.
-The I/O (reads, model calls, the one write transaction) is in ``_async/ingest.py``."""
+The I/O (reads, model calls, the one write transaction) is in ``_async/landing.py``."""
 
 from __future__ import annotations
 

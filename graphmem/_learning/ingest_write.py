@@ -1,7 +1,7 @@
 """The extraction's one write, planned before it opens and without I/O: the batch it lands,
 and per planned fact the decision whether to skip it (it restates a stored fact) or to write
 it and retire the stored facts it corrects, contradicts or replaces (contract §7). The
-reads, the model's judgement of the doubtful pairs and the write are in ``_async/ingest.py``."""
+reads, the model's judgement of the doubtful pairs and the write are in ``_async/landing.py``."""
 
 from __future__ import annotations
 

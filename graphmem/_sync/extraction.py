@@ -4,7 +4,7 @@
 ``ingest`` and ``after_turn``, the requests of one batch of messages -- sized by tokens
 (``_learning/batches.py``), asked at once, landed in order once the scope's earlier
 extractions have landed (``_working/lanes.py``). Planning and landing one request's
-answer is ``ingest.py``'s ``_extract``. This file is generated
+answer is ``landing.py``'s ``land_extraction``. This file is generated
 from ``graphmem/_async/extraction.py`` by ``tools/unasync.py``."""
 
 from __future__ import annotations
@@ -19,20 +19,33 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError, ModelError
 from .._base.models import Episode
 from .._base.records import record_of
+from .._base.traced import instrument
 from .._learning import batches
 from .._learning import ingest as _ingest
 from .._learning.prompts import EXTRACT_SYSTEM, Extraction, messages_block
+from .._learning.settings import LearningSettings
 from .._learning.usage import Tally
 from .._working.ahead import Ahead
-from .._working.lanes import Ticket
-from .host import Host
-from .llm import check_llm
+from .._working.lanes import Lanes, Ticket
+from .backend import Store
+from .landing import Landing
+from .llm import LlmCaller, check_llm
 
 _KNOWN_ENTITIES = 50
 """How many of the scope's known entities the extraction prompt lists."""
 
 
-class ExtractionMixin(Host):
+@instrument("graphmem", names=("extract",))
+class Extractions:
+    """The model's half of extraction for one tenant: ``extract`` over stored episodes, and the batched requests ``ingest`` and ``after_turn`` make (``Memory`` hands ``extract`` to it)."""
+
+    def __init__(self, store: Store, landing: Landing, llm: LlmCaller, learning: LearningSettings, lanes: Lanes) -> None:
+        self._store = store
+        self._landing = landing
+        self._llm = llm
+        self._learning = learning
+        self._lanes = lanes
+
     def extract(
         self,
         *,
@@ -58,7 +71,7 @@ class ExtractionMixin(Host):
         if not isinstance(timezone, str):
             raise InvalidInputError("timezone", "must be an IANA timezone name")
         tz = dates.zone(timezone)
-        rows = self._run.read("episode_stored", tenant=self._core.tenant, scope=scope, sessionId=session_id,
+        rows = self._store.run.read("episode_stored", tenant=self._store.core.tenant, scope=scope, sessionId=session_id,
                                     since=check.instant(since, "since"), limit=limit)
         stored = [record_of(Episode, r["node"]) for r in rows]
         if not stored:
@@ -67,11 +80,11 @@ class ExtractionMixin(Host):
         who = {"user_id": stored[0].user_id, "agent_id": stored[0].agent_id, "session_id": session_id}
         ticket = self._lanes.ticket(scope)
         try:
-            return self._extract_reported(llm, msgs, stored, scope, tz, who, ticket)
+            return self.extract_reported(llm, msgs, stored, scope, tz, who, ticket)
         finally:
             ticket.done()
 
-    def _extract_reported(self, llm: Any, msgs: list[dict[str, Any]], stored: list[Episode], scope: str,
+    def extract_reported(self, llm: Any, msgs: list[dict[str, Any]], stored: list[Episode], scope: str,
                                 tz: Any, who: dict[str, Any], ticket: Ticket) -> _ingest.IngestResult:
         """The extraction of ``msgs`` (stored as ``stored``): one model request per part of
         at most ``extraction_batch_tokens`` (all asked at once), then, once ``ticket``'s
@@ -98,8 +111,8 @@ class ExtractionMixin(Host):
                     continue
                 try:
                     # transaction time is when the memory learns it: the landing, not the request
-                    results.append(self._extract(llm, extraction, part.msgs, part.episode_ids, scope, tz,
-                                                       self._core.now(), tally, who))
+                    results.append(self._landing.land_extraction(llm, extraction, part.msgs, part.episode_ids, scope, tz,
+                                                       self._store.core.now(), tally, who))
                 except ModelError as exc:  # the contradiction check's request
                     self._failed(errors, exc, n, split, scope, tally)
         finally:
@@ -112,7 +125,7 @@ class ExtractionMixin(Host):
                 tally: Tally) -> None:
         """Report a request whose model failed after its retries: in the result, as an event."""
         errors.append(("" if len(split) == 1 else f"request {n + 1} of {len(split)}: ") + str(exc))
-        self._events.emit("extraction_failed", split[n].episode_ids, scope=scope, error=str(exc),
+        self._store.events.emit("extraction_failed", split[n].episode_ids, scope=scope, error=str(exc),
                           detail={"purpose": "ingest", "model_calls": len(tally)})
 
     def _asking(self, llm: Any, part: batches.Part, known: str, tally: Tally) -> Callable[[], Any]:
@@ -122,7 +135,7 @@ class ExtractionMixin(Host):
 
     def _known_entities(self, scope: str) -> str:
         """The prompt's list of the entities already known in the scope."""
-        known = self._run.read("entity_known", tenant=self._core.tenant, chain=_scopes.chain(scope),
+        known = self._store.run.read("entity_known", tenant=self._store.core.tenant, chain=_scopes.chain(scope),
                                      limit=_KNOWN_ENTITIES)
         return "\n".join(f"- {k['name']} ({k['type']}{'; also ' + ', '.join(k['aliases']) if k['aliases'] else ''})"
                          for k in known) or "(none)"

@@ -13,14 +13,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .._base.events import Emitter
 from .._base.models import Episode, Fact, Note, Procedure, Record, Summary
 from .._base.observe import Observability
-from .._learning import ingest as _ingest
 from .._learning.settings import LearningSettings
 from .._memory.core import Core
 from .._memory.known import Known, Shared
 from .._recall.fusion import ScoredMemory
 from .._recall.settings import RecallSettings
 from .._working.background import Background
-from .._working.lanes import Lanes, Ticket
+from .._working.lanes import Lanes
 from .backend import Store
 from .executor import Executor
 from .llm import LlmCaller
@@ -28,6 +27,7 @@ from .llm import LlmCaller
 if TYPE_CHECKING:  # the services hold no host; importing them here would close a cycle
     from .entities import Entities
     from .episodes import Episodes
+    from .extraction import Extractions
     from .facts import Facts
     from .recall import Recall
 
@@ -38,6 +38,7 @@ class Host(Protocol):
     _recall: Recall
     _entities: Entities
     _episodes: Episodes
+    _extractions: Extractions
     _learning: LearningSettings
     _llm: LlmCaller
     _recall_settings: RecallSettings
@@ -65,17 +66,6 @@ class Host(Protocol):
     def _upgrade_store(self) -> list[Any]: ...
 
     def get(self, id: str) -> Record | None: ...
-
-    def ingest(self, messages: Iterable[Any], *, scope: str, llm: Any, session_id: str | None = None,
-                     occurred_at: datetime | None = None, timezone: str = "UTC", user_id: str | None = None,
-                     agent_id: str | None = None) -> _ingest.IngestResult: ...
-
-    def _extract(self, llm: Any, extraction: Any, msgs: list[dict[str, Any]], episode_ids: list[str],
-                       scope: str, tz: Any, now: datetime, tally: Any, who: dict[str, Any]) -> _ingest.IngestResult: ...
-
-    def _extract_reported(self, llm: Any, msgs: list[dict[str, Any]], stored: list[Episode], scope: str,
-                                tz: Any, who: dict[str, Any],
-                                ticket: Ticket) -> _ingest.IngestResult: ...
 
     def _induce(self, calls: list[Any], episode_ids: list[str], *, scope: str, llm: Any, text: str | None,
                       trigger: str | None, condition: str | None, priority: int,

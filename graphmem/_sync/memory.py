@@ -34,11 +34,12 @@ from .decisions import Decisions
 from .entities import Entities
 from .episodes import Episodes
 from .executor import Executor, Tracer
-from .extraction import ExtractionMixin
+from .extraction import Extractions
 from .facts import Facts
 from .graph import Graph
-from .ingest import IngestMixin
+from .ingest import Ingest
 from .insights import Insights
+from .landing import Landing
 from .llm import LlmCaller
 from .mentions import Mentions
 from .notes import Notes
@@ -59,8 +60,6 @@ from .upgrade import UpgradeMixin
 @front_door
 @instrument("graphmem")
 class Memory(
-    IngestMixin,
-    ExtractionMixin,
     ProceduresMixin,
     TurnMixin,
     SchemaMixin,
@@ -146,6 +145,8 @@ class Memory(
                             server=server, shared=SHARED, **limits)
         events = Emitter(hook, tenant=core.tenant, clock=core.now, observe=observe)
         self._store = Store(run, core, events=events, observe=observe, shared=SHARED)
+        self._background = Background(workers=self._learning.max_concurrent_model_calls)
+        self._lanes = Lanes()
         # the services, each given what it works through (the store) and the services it uses
         self._graph = Graph(self._store)
         self._records = Records(self._store)
@@ -163,8 +164,9 @@ class Memory(
         self._entities = Entities(self._store, self._facts)
         self._mentions = Mentions(self._store, self._entities)
         self._episodes = Episodes(self._store, self._mentions)
-        self._background = Background(workers=self._learning.max_concurrent_model_calls)
-        self._lanes = Lanes()
+        self._landing = Landing(self._store, self._facts, self._entities, self._llm, self._learning)
+        self._extractions = Extractions(self._store, self._landing, self._llm, self._learning, self._lanes)
+        self._ingest = Ingest(self._store, self._episodes, self._extractions, self._lanes)
 
     graph = delegate("_graph", Graph.graph)
     counts = delegate("_graph", Graph.counts)
@@ -234,6 +236,8 @@ class Memory(
     relate = delegate("_entities", Entities.relate)
 
     add_episode = delegate("_episodes", Episodes.add_episode)
+    ingest = delegate("_ingest", Ingest.ingest)
+    extract = delegate("_extractions", Extractions.extract)
 
     @classmethod
     def from_driver(cls, driver: Driver, **kwargs: Any) -> Memory:

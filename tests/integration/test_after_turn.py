@@ -116,7 +116,7 @@ def test_a_database_failure_in_the_background_is_reported_not_raised(neo4j, sche
         def boom(*args, **kwargs):
             raise RuntimeError("the disk is full")
 
-        memory._extract_reported = boom  # stands for a failure below graphmem's model handling
+        memory._extractions.extract_reported = boom  # stands for a failure below graphmem's model handling
         result = memory.after_turn(ANN_TURN, scope=SCOPE, llm=model, session_id="s1").result(timeout=60)
         assert result.errors == ("extraction: RuntimeError: the disk is full",)
         # the turn's messages were written (remembered), then the extraction failed
