@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._base.events import Emitter
-from .._base.models import Episode, Fact, Note, Procedure, Record, Summary
+from .._base.models import Episode, Fact, Note, Record, Summary
 from .._base.observe import Observability
 from .._learning.settings import LearningSettings
 from .._memory.core import Core
@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # the services hold no host; importing them here would close 
     from .episodes import AsyncEpisodes
     from .extraction import AsyncExtractions
     from .facts import AsyncFacts
+    from .procedures import AsyncProcedures
     from .recall import AsyncRecall
 
 
@@ -37,6 +38,7 @@ class AsyncHost(Protocol):
     _entities: AsyncEntities
     _episodes: AsyncEpisodes
     _extractions: AsyncExtractions
+    _procedures: AsyncProcedures
     _learning: LearningSettings
     _llm: AsyncLlmCaller
     _recall_settings: RecallSettings
@@ -64,10 +66,6 @@ class AsyncHost(Protocol):
     async def _upgrade_store(self) -> list[Any]: ...
 
     async def get(self, id: str) -> Record | None: ...
-
-    async def _induce(self, calls: list[Any], episode_ids: list[str], *, scope: str, llm: Any, text: str | None,
-                      trigger: str | None, condition: str | None, priority: int,
-                      session_id: str | None) -> Procedure: ...
 
     async def messages(self, session_id: str, *, scope: str, max_messages: int = 50,
                        max_tokens: int | None = None) -> list[Episode]: ...

@@ -41,14 +41,14 @@ from .landing import AsyncLanding
 from .llm import AsyncLlmCaller
 from .mentions import AsyncMentions
 from .notes import AsyncNotes
-from .procedures import AsyncProceduresMixin
+from .procedures import AsyncProcedures
 from .profile import AsyncProfiles
 from .recall import AsyncRecall
 from .records import AsyncRecords
 from .reembed import AsyncReembedMixin
 from .schema import AsyncSchemaMixin
 from .sessions import AsyncSessions
-from .store import AsyncStoreMixin
+from .store import AsyncItems
 from .summaries import AsyncSummaries
 from .transfer import AsyncTransfer
 from .turn import AsyncTurnMixin
@@ -58,12 +58,10 @@ from .upgrade import AsyncUpgradeMixin
 @front_door
 @instrument("graphmem")
 class AsyncMemory(
-    AsyncProceduresMixin,
     AsyncTurnMixin,
     AsyncSchemaMixin,
     AsyncUpgradeMixin,
     AsyncReembedMixin,
-    AsyncStoreMixin,
 ):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (asyncio).
 
@@ -165,6 +163,8 @@ class AsyncMemory(
         self._landing = AsyncLanding(self._store, self._facts, self._entities, self._llm, self._learning)
         self._extractions = AsyncExtractions(self._store, self._landing, self._llm, self._learning, self._lanes)
         self._ingest = AsyncIngest(self._store, self._episodes, self._extractions, self._lanes)
+        self._procedures = AsyncProcedures(self._store, self._recall, self._records, self._llm, self._learning)
+        self._items = AsyncItems(self._store, self._facts)
 
     graph = delegate("_graph", AsyncGraph.graph)
     counts = delegate("_graph", AsyncGraph.counts)
@@ -236,6 +236,12 @@ class AsyncMemory(
     add_episode = delegate("_episodes", AsyncEpisodes.add_episode)
     ingest = delegate("_ingest", AsyncIngest.ingest)
     extract = delegate("_extractions", AsyncExtractions.extract)
+
+    add_procedure = delegate("_procedures", AsyncProcedures.add_procedure)
+    induce_procedure = delegate("_procedures", AsyncProcedures.induce_procedure)
+    suggest_procedures = delegate("_procedures", AsyncProcedures.suggest_procedures)
+    bind = delegate("_procedures", AsyncProcedures.bind)  # type: ignore[arg-type]  # **values could name self
+    record_outcome = delegate("_procedures", AsyncProcedures.record_outcome)
 
     @classmethod
     def from_driver(cls, driver: AsyncDriver, **kwargs: Any) -> AsyncMemory:

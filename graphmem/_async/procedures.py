@@ -14,19 +14,33 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
 from .._base.models import Episode, Procedure, Provenance, Status
 from .._base.records import record_of
+from .._base.traced import instrument
 from .._learning import procedures
 from .._learning.insights import status_entry
 from .._learning.prompts import INDUCE_SYSTEM, ProcedureDraft, trajectory_block
+from .._learning.settings import LearningSettings
 from .._memory import embedded
 from .._memory import episodes as _episodes
 from .._memory.facts import AUTOMATIC
 from .._recall import plan
+from .backend import AsyncStore
 from .executor import AsyncTx
-from .host import AsyncHost
-from .llm import check_llm
+from .llm import AsyncLlmCaller, check_llm
+from .recall import AsyncRecall
+from .records import AsyncRecords
 
 
-class AsyncProceduresMixin(AsyncHost):
+@instrument("graphmem", names=("add_procedure", "induce_procedure", "suggest_procedures", "bind", "record_outcome"))
+class AsyncProcedures:
+    """Procedures of one tenant: written or induced from a trajectory, quarantined until validated, suggested, bound and scored by outcome (``AsyncMemory`` hands the public calls to it)."""
+
+    def __init__(self, store: AsyncStore, recall: AsyncRecall, records: AsyncRecords, llm: AsyncLlmCaller, learning: LearningSettings) -> None:
+        self._store = store
+        self._recall = recall
+        self._records = records
+        self._llm = llm
+        self._learning = learning
+
     async def add_procedure(
         self,
         text: str,
@@ -48,14 +62,14 @@ class AsyncProceduresMixin(AsyncHost):
         (``variables`` defaults to those, in order). Author-defined procedures (``manual``,
         ``user``) are ``active``; machine-made ones land ``quarantined``."""
         props = procedures.procedure_props(
-            self._core.tenant, text, scope=scope, trigger=trigger, condition=condition, priority=priority,
+            self._store.core.tenant, text, scope=scope, trigger=trigger, condition=condition, priority=priority,
             steps=steps, variables=variables, success_criteria=success_criteria, provenance=provenance,
             importance=importance, sensitivity=sensitivity, tags=tags, id=id,
         )
         row = {"props": props, "embedText": embedded.procedure_text(props)}
         await self._store.embed([row], ["text"])
-        now = self._core.now()
-        tenant = self._core.tenant
+        now = self._store.core.now()
+        tenant = self._store.core.tenant
 
         async def work(tx: AsyncTx) -> Procedure:
             found = await tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
@@ -66,7 +80,7 @@ class AsyncProceduresMixin(AsyncHost):
             rows = await tx.run("procedure_create", tenant=tenant, props=props, cites=[], now=now)
             return record_of(Procedure, rows[0]["node"])
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)
 
     async def induce_procedure(
         self,
@@ -95,19 +109,19 @@ class AsyncProceduresMixin(AsyncHost):
         calls, episode_ids = procedures.split_trajectory(trajectory)
         if episode_ids:
             chain = _scopes.chain(scope)
-            nodes = {r["node"]["id"]: r["node"] for r in await self._run.read("memory_existing", tenant=self._core.tenant, ids=episode_ids)}
+            nodes = {r["node"]["id"]: r["node"] for r in await self._store.run.read("memory_existing", tenant=self._store.core.tenant, ids=episode_ids)}
             calls = [procedures.parse_episode(record_of(Episode, _visible_episode(nodes.get(eid), eid, i, chain)), f"trajectory[{i}]")
                      for i, eid in enumerate(episode_ids)]
-        return await self._induce(calls, episode_ids, scope=scope, llm=llm, text=text, trigger=trigger,
+        return await self.induce(calls, episode_ids, scope=scope, llm=llm, text=text, trigger=trigger,
                                   condition=condition, priority=priority, session_id=session_id)
 
-    async def _induce(self, calls: list[procedures.ToolCall], episode_ids: list[str], *, scope: str, llm: Any, text: str | None,
+    async def induce(self, calls: list[procedures.ToolCall], episode_ids: list[str], *, scope: str, llm: Any, text: str | None,
                       trigger: str | None, condition: str | None, priority: int, session_id: str | None) -> Procedure:
         """``induce_procedure`` for checked ``calls``: citing ``episode_ids`` (stored episodes
         that show the calls), or, when there are none, the calls stored as tool episodes."""
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         chain = _scopes.chain(scope)
-        now = self._core.now()
+        now = self._store.core.now()
         episodes = [] if episode_ids else [
             _episodes.row(
                 call.content(), tenant=tenant, scope=scope, role="tool", occurred_at=now + timedelta(microseconds=i),
@@ -122,7 +136,7 @@ class AsyncProceduresMixin(AsyncHost):
             draft = await self._llm.ask(llm, ProcedureDraft, messages, purpose="induce_procedure",
                                           check=lambda d: procedures.check_draft(d, calls))
         props = procedures.procedure_props(
-            self._core.tenant, text or draft.text, scope=scope, trigger=trigger or draft.trigger, condition=condition,
+            self._store.core.tenant, text or draft.text, scope=scope, trigger=trigger or draft.trigger, condition=condition,
             priority=priority, steps=draft.steps, variables=draft.variables,
             success_criteria=draft.success_criteria, provenance=Provenance.INDUCTION, importance=None,
             sensitivity=None, tags=(), id=None,
@@ -130,7 +144,7 @@ class AsyncProceduresMixin(AsyncHost):
         row = {"props": props, "embedText": embedded.procedure_text(props)}
         await self._store.embed([row, *episodes], ["trajectory"] * (1 + len(episodes)))
         cites = episode_ids or [e["props"]["id"] for e in episodes]
-        threshold = self._core.neo4j_similarity(self._learning.procedure_merge_threshold)
+        threshold = self._store.core.neo4j_similarity(self._learning.procedure_merge_threshold)
 
         async def work(tx: AsyncTx) -> Procedure:
             if episode_ids:  # the trajectory must still be believed when the procedure lands
@@ -157,7 +171,7 @@ class AsyncProceduresMixin(AsyncHost):
                 tx.emit("invalidated", [merged_from], reason="merged", scope=scope)
             return record_of(Procedure, created[0]["node"])
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)
 
     async def suggest_procedures(
         self,
@@ -176,7 +190,7 @@ class AsyncProceduresMixin(AsyncHost):
         k = plan.check_k(k)
         if isinstance(min_similarity, bool) or not isinstance(min_similarity, (int, float)) or not -1.0 <= min_similarity <= 1.0:
             raise InvalidInputError("min_similarity", "must be a cosine similarity in [-1, 1]")
-        results = await self.recall(task, scope=scope, k=min(1000, max(20, 4 * k)), kinds=["procedure"], purpose=purpose)
+        results = await self._recall.recall(task, scope=scope, k=min(1000, max(20, 4 * k)), kinds=["procedure"], purpose=purpose)
         return procedures.rank_suggestions(results, k=k, min_similarity=float(min_similarity))
 
     async def bind(self, procedure: Procedure | str, **values: Any) -> list[str]:
@@ -187,9 +201,9 @@ class AsyncProceduresMixin(AsyncHost):
         return procedures.bind(procedure, values)
 
     async def _procedure(self, id: str, field: str) -> Procedure:
-        record = await self.get(id)
+        record = await self._records.get(id)
         if record is None:
-            raise NotFoundError(f"{field}: no procedure {id!r} in tenant {self._core.tenant!r}")
+            raise NotFoundError(f"{field}: no procedure {id!r} in tenant {self._store.core.tenant!r}")
         if not isinstance(record, Procedure):
             raise InvalidInputError(field, f"{id!r} is a {record.kind}, not a procedure")
         return record
@@ -203,8 +217,8 @@ class AsyncProceduresMixin(AsyncHost):
         if not isinstance(success, bool):
             raise InvalidInputError("success", "must be True or False")
         check.identifier(episode_id, "episode_id", allow_none=True)
-        tenant = self._core.tenant
-        now = self._core.now()
+        tenant = self._store.core.tenant
+        now = self._store.core.now()
         bound = self._learning.max_failure_rate
         entry = status_entry(now, Status.ACTIVE.value, Status.QUARANTINED.value, "demoted",
                              f"failure rate above {bound:g}")
@@ -228,7 +242,7 @@ class AsyncProceduresMixin(AsyncHost):
                 tx.emit("demoted", [procedure_id], reason=f"failure rate above {bound:g}", scope=node["scope"])
             return record_of(Procedure, rows[0]["node"])
 
-        return await self._run.write(work)
+        return await self._store.run.write(work)
 
 
 def _visible_episode(node: dict[str, Any] | None, eid: str, i: int, chain: list[str]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Key-value items on ``AsyncMemory`` (what the LangGraph store keeps; ``graphmem/_memory/store.py``
+"""Key-value items of a memory object (what the LangGraph store keeps; ``graphmem/_memory/store.py``
 says what an item is, how it is stored and what the reads and writes below take and return).
 ``graphmem/_sync/store.py`` is generated from this file by ``tools/unasync.py``."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._base import scopes
 from .._base import validate as check
@@ -24,9 +24,12 @@ from .._memory.store import (
     ItemVersion,
     ItemWrite,
 )
+from .backend import AsyncStore
 from .executor import AsyncTx
-from .facts import after_invalidation
-from .host import AsyncHost
+from .facts import AsyncFacts, after_invalidation
+
+if TYPE_CHECKING:
+    from .memory import AsyncMemory
 
 Put = tuple[ItemPut, str, list[str]]
 """A checked put: the write, its value as JSON and its texts scored one by one (or none)."""
@@ -38,32 +41,37 @@ class AsyncItemStore:
     It speaks scopes, keys and JSON values, not a framework's operations, and is not in
     ``graphmem.__all__``."""
 
-    def __init__(self, memory: AsyncStoreMixin) -> None:
+    def __init__(self, memory: AsyncMemory) -> None:
         self.memory = memory
+        self._items: AsyncItems = memory._items
 
     async def batch(self, reads: Sequence[ItemRead] = (), writes: Sequence[ItemWrite] = ()) -> ItemResults:
         """Run ``reads`` and then ``writes`` (at most one per scope and key) in one
         transaction: the reads see the state before the writes. With nothing to write, the
         reads run as read queries, and only reads that restart TTLs write."""
-        return await self.memory._item_batch(reads, writes)
+        return await self._items.batch(reads, writes)
 
     async def history(self, scope: str, key: str) -> list[ItemVersion]:
         """Every value the item ``key`` at ``scope`` ever had, oldest first."""
-        return await self.memory._item_history(scope, key)
+        return await self._items.history(scope, key)
 
     async def sweep(self, prefix: str | None = None) -> int:
         """Delete for good the items at ``prefix`` or below it (None: the whole tenant) whose
         current value's TTL has run out, each with every value it ever had (its history);
         returns how many items went. Without a sweep an expired item is only never read."""
-        return await self.memory._item_sweep(prefix)
+        return await self._items.sweep(prefix)
 
 
-class AsyncStoreMixin(AsyncHost):
-    """The I/O of ``AsyncItemStore`` (adapters go through that class)."""
+class AsyncItems:
+    """The I/O of ``AsyncItemStore``: key-value items as facts of one tenant (adapters go through that class)."""
 
-    async def _item_batch(self, reads: Sequence[ItemRead], writes: Sequence[ItemWrite]) -> ItemResults:
-        tenant = self._core.tenant
-        now = self._core.now()
+    def __init__(self, store: AsyncStore, facts: AsyncFacts) -> None:
+        self._store = store
+        self._facts = facts
+
+    async def batch(self, reads: Sequence[ItemRead], writes: Sequence[ItemWrite]) -> ItemResults:
+        tenant = self._store.core.tenant
+        now = self._store.core.now()
         gets = [read for read in reads if isinstance(read, ItemGet)]
         keyed = [{"i": n, "scope": get.scope, "subject": store.item_subject(get.scope, get.key)}
                  for n, get in enumerate(gets)]
@@ -73,7 +81,7 @@ class AsyncStoreMixin(AsyncHost):
         puts, deletes = self._item_writes(writes)
         if any(put.embedding is not None or put.field_vectors is not None for put, *_ in puts):
             await self._store.known_dimension()
-        rows = [store.item_row(put, encoded, tenant=tenant, now=now, dimension=self._known.dimension)
+        rows = [store.item_row(put, encoded, tenant=tenant, now=now, dimension=self._store.known.dimension)
                 for put, encoded, _ in puts]
         embed = [n for n, (put, *_) in enumerate(puts) if put.embed and put.embedding is None]
         await self._store.embed([rows[n] for n in embed], ["value"] * len(embed))
@@ -104,16 +112,16 @@ class AsyncStoreMixin(AsyncHost):
                 await self._facts.create_facts(tx, rows, now)
             if deletes:
                 gone = [r["id"] for r in await tx.run("store_forget", tenant=tenant, rows=deletes, now=now)]
-                await after_invalidation(tx, self._core.tenant, gone, gone, now)
+                await after_invalidation(tx, self._store.core.tenant, gone, gone, now)
                 tx.emit("invalidated", gone, reason="forgotten")
                 tx.emit("forgotten", gone)
             return results
 
         if writes:
-            return await self._run.write(work)
+            return await self._store.run.write(work)
         results, refresh = await read(self._read_one)
         if refresh:  # only reads of items with a TTL pay for a write
-            await self._run.write_one("store_refresh", tenant=tenant, ids=refresh, now=now)
+            await self._store.run.write_one("store_refresh", tenant=tenant, ids=refresh, now=now)
         return results
 
     @staticmethod
@@ -143,9 +151,9 @@ class AsyncStoreMixin(AsyncHost):
         several = [n for n, (put, _, texts) in enumerate(puts) if texts and put.embed]
         vectors = {n: puts[n][0].field_vectors for n in several if puts[n][0].field_vectors is not None}
         todo = [n for n in several if n not in vectors]
-        if todo and self._core.embedder is not None:
+        if todo and self._store.core.embedder is not None:
             texts = [t for n in todo for t in puts[n][2]]
-            got = await self._core.embedder.aembed_documents(texts)
+            got = await self._store.core.embedder.aembed_documents(texts)
             if len(got) != len(texts):
                 raise InvalidInputError("embedder", f"returned {len(got)} vectors for {len(texts)} texts")
             it = iter(got)
@@ -157,33 +165,33 @@ class AsyncStoreMixin(AsyncHost):
         for n, given in vectors.items():
             rows[n]["props"]["storeVectors"] = store.flat_vectors(given, len(puts[n][2]), dimension, "field_vectors")
 
-    async def _item_history(self, scope: str, key: str) -> list[ItemVersion]:
+    async def history(self, scope: str, key: str) -> list[ItemVersion]:
         subject = store.item_subject(scopes.check_path(scope), key)
-        rows = await self._run.read("store_history", tenant=self._core.tenant, subject=subject, scope=scope)
+        rows = await self._store.run.read("store_history", tenant=self._store.core.tenant, subject=subject, scope=scope)
         return [store.item_version(r) for r in rows]
 
-    async def _item_sweep(self, prefix: str | None) -> int:
+    async def sweep(self, prefix: str | None) -> int:
         if prefix is not None:
             prefix = scopes.check_path(prefix, "prefix")
-        tenant, now = self._core.tenant, self._core.now()
+        tenant, now = self._store.core.tenant, self._store.core.now()
         items = facts = 0
         while True:  # batches of SWEEP_BATCH items, each landing whole
-            rows = await self._run.write_one("store_sweep", tenant=tenant, prefix=prefix, now=now,
+            rows = await self._store.run.write_one("store_sweep", tenant=tenant, prefix=prefix, now=now,
                                              limit=store.SWEEP_BATCH)
             done = int(rows[0]["items"]) if rows else 0
             items, facts = items + done, facts + (int(rows[0]["facts"]) if rows else 0)
             if done < store.SWEEP_BATCH:
                 break
         if facts:
-            self._events.emit("erased", scope=prefix, reason="expired", detail={"total": facts, "fact": facts})
+            self._store.events.emit("erased", scope=prefix, reason="expired", detail={"total": facts, "fact": facts})
         return items
 
     async def _read_one(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        return await self._run.read(name, **params)
+        return await self._store.run.read(name, **params)
 
     async def _item_query(self, read: ItemRead, i: int, now: datetime) -> tuple[str, dict[str, Any]]:
         """Check a search or a scope listing, embed its query; return the template and parameters."""
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         if not isinstance(read, (ItemSearch, ItemScopes)):
             raise InvalidInputError(f"reads[{i}]", f"must be an ItemGet, ItemSearch or ItemScopes, got {type(read).__name__}")
         if read.prefix is not None:
@@ -194,8 +202,8 @@ class AsyncStoreMixin(AsyncHost):
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= store.MAX_SEARCH:
             raise InvalidInputError(f"reads[{i}].limit", f"must be an integer from 0 to {store.MAX_SEARCH}")
         vector = read.vector
-        if vector is None and read.query and self._core.embedder is not None:
-            vector = await self._core.embedder.aembed_query(check.text(read.query, "query"))
+        if vector is None and read.query and self._store.core.embedder is not None:
+            vector = await self._store.core.embedder.aembed_query(check.text(read.query, "query"))
         if vector is not None:
             vector = check.embedding(vector, "query embedding", await self._store.known_dimension())
         return "store_search", {"tenant": tenant, "prefix": read.prefix, "vector": vector, "limit": limit, "now": now}

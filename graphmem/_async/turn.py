@@ -118,7 +118,7 @@ class AsyncTurnMixin(AsyncHost):
         ticket.done()  # what follows (a procedure) waits for no other turn, and none waits for it
         if calls:
             try:
-                procedure = await self._induce(calls, ids, scope=scope, llm=llm, text=None, trigger=None, condition=None,
+                procedure = await self._procedures.induce(calls, ids, scope=scope, llm=llm, text=None, trigger=None, condition=None,
                                                priority=0, session_id=who["session_id"])
             except Exception as exc:
                 errors.append(f"procedure: {turn.describe(exc)}")

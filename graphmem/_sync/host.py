@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._base.events import Emitter
-from .._base.models import Episode, Fact, Note, Procedure, Record, Summary
+from .._base.models import Episode, Fact, Note, Record, Summary
 from .._base.observe import Observability
 from .._learning.settings import LearningSettings
 from .._memory.core import Core
@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the services hold no host; importing them here would close 
     from .episodes import Episodes
     from .extraction import Extractions
     from .facts import Facts
+    from .procedures import Procedures
     from .recall import Recall
 
 
@@ -39,6 +40,7 @@ class Host(Protocol):
     _entities: Entities
     _episodes: Episodes
     _extractions: Extractions
+    _procedures: Procedures
     _learning: LearningSettings
     _llm: LlmCaller
     _recall_settings: RecallSettings
@@ -66,10 +68,6 @@ class Host(Protocol):
     def _upgrade_store(self) -> list[Any]: ...
 
     def get(self, id: str) -> Record | None: ...
-
-    def _induce(self, calls: list[Any], episode_ids: list[str], *, scope: str, llm: Any, text: str | None,
-                      trigger: str | None, condition: str | None, priority: int,
-                      session_id: str | None) -> Procedure: ...
 
     def messages(self, session_id: str, *, scope: str, max_messages: int = 50,
                        max_tokens: int | None = None) -> list[Episode]: ...

@@ -43,14 +43,14 @@ from .landing import Landing
 from .llm import LlmCaller
 from .mentions import Mentions
 from .notes import Notes
-from .procedures import ProceduresMixin
+from .procedures import Procedures
 from .profile import Profiles
 from .recall import Recall
 from .records import Records
 from .reembed import ReembedMixin
 from .schema import SchemaMixin
 from .sessions import Sessions
-from .store import StoreMixin
+from .store import Items
 from .summaries import Summaries
 from .transfer import Transfer
 from .turn import TurnMixin
@@ -60,12 +60,10 @@ from .upgrade import UpgradeMixin
 @front_door
 @instrument("graphmem")
 class Memory(
-    ProceduresMixin,
     TurnMixin,
     SchemaMixin,
     UpgradeMixin,
     ReembedMixin,
-    StoreMixin,
 ):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (synchronous).
 
@@ -167,6 +165,8 @@ class Memory(
         self._landing = Landing(self._store, self._facts, self._entities, self._llm, self._learning)
         self._extractions = Extractions(self._store, self._landing, self._llm, self._learning, self._lanes)
         self._ingest = Ingest(self._store, self._episodes, self._extractions, self._lanes)
+        self._procedures = Procedures(self._store, self._recall, self._records, self._llm, self._learning)
+        self._items = Items(self._store, self._facts)
 
     graph = delegate("_graph", Graph.graph)
     counts = delegate("_graph", Graph.counts)
@@ -238,6 +238,12 @@ class Memory(
     add_episode = delegate("_episodes", Episodes.add_episode)
     ingest = delegate("_ingest", Ingest.ingest)
     extract = delegate("_extractions", Extractions.extract)
+
+    add_procedure = delegate("_procedures", Procedures.add_procedure)
+    induce_procedure = delegate("_procedures", Procedures.induce_procedure)
+    suggest_procedures = delegate("_procedures", Procedures.suggest_procedures)
+    bind = delegate("_procedures", Procedures.bind)  # type: ignore[arg-type]  # **values could name self
+    record_outcome = delegate("_procedures", Procedures.record_outcome)
 
     @classmethod
     def from_driver(cls, driver: Driver, **kwargs: Any) -> Memory:

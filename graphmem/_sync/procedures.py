@@ -16,19 +16,33 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
 from .._base.models import Episode, Procedure, Provenance, Status
 from .._base.records import record_of
+from .._base.traced import instrument
 from .._learning import procedures
 from .._learning.insights import status_entry
 from .._learning.prompts import INDUCE_SYSTEM, ProcedureDraft, trajectory_block
+from .._learning.settings import LearningSettings
 from .._memory import embedded
 from .._memory import episodes as _episodes
 from .._memory.facts import AUTOMATIC
 from .._recall import plan
+from .backend import Store
 from .executor import Tx
-from .host import Host
-from .llm import check_llm
+from .llm import LlmCaller, check_llm
+from .recall import Recall
+from .records import Records
 
 
-class ProceduresMixin(Host):
+@instrument("graphmem", names=("add_procedure", "induce_procedure", "suggest_procedures", "bind", "record_outcome"))
+class Procedures:
+    """Procedures of one tenant: written or induced from a trajectory, quarantined until validated, suggested, bound and scored by outcome (``Memory`` hands the public calls to it)."""
+
+    def __init__(self, store: Store, recall: Recall, records: Records, llm: LlmCaller, learning: LearningSettings) -> None:
+        self._store = store
+        self._recall = recall
+        self._records = records
+        self._llm = llm
+        self._learning = learning
+
     def add_procedure(
         self,
         text: str,
@@ -50,14 +64,14 @@ class ProceduresMixin(Host):
         (``variables`` defaults to those, in order). Author-defined procedures (``manual``,
         ``user``) are ``active``; machine-made ones land ``quarantined``."""
         props = procedures.procedure_props(
-            self._core.tenant, text, scope=scope, trigger=trigger, condition=condition, priority=priority,
+            self._store.core.tenant, text, scope=scope, trigger=trigger, condition=condition, priority=priority,
             steps=steps, variables=variables, success_criteria=success_criteria, provenance=provenance,
             importance=importance, sensitivity=sensitivity, tags=tags, id=id,
         )
         row = {"props": props, "embedText": embedded.procedure_text(props)}
         self._store.embed([row], ["text"])
-        now = self._core.now()
-        tenant = self._core.tenant
+        now = self._store.core.now()
+        tenant = self._store.core.tenant
 
         def work(tx: Tx) -> Procedure:
             found = tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
@@ -68,7 +82,7 @@ class ProceduresMixin(Host):
             rows = tx.run("procedure_create", tenant=tenant, props=props, cites=[], now=now)
             return record_of(Procedure, rows[0]["node"])
 
-        return self._run.write(work)
+        return self._store.run.write(work)
 
     def induce_procedure(
         self,
@@ -97,19 +111,19 @@ class ProceduresMixin(Host):
         calls, episode_ids = procedures.split_trajectory(trajectory)
         if episode_ids:
             chain = _scopes.chain(scope)
-            nodes = {r["node"]["id"]: r["node"] for r in self._run.read("memory_existing", tenant=self._core.tenant, ids=episode_ids)}
+            nodes = {r["node"]["id"]: r["node"] for r in self._store.run.read("memory_existing", tenant=self._store.core.tenant, ids=episode_ids)}
             calls = [procedures.parse_episode(record_of(Episode, _visible_episode(nodes.get(eid), eid, i, chain)), f"trajectory[{i}]")
                      for i, eid in enumerate(episode_ids)]
-        return self._induce(calls, episode_ids, scope=scope, llm=llm, text=text, trigger=trigger,
+        return self.induce(calls, episode_ids, scope=scope, llm=llm, text=text, trigger=trigger,
                                   condition=condition, priority=priority, session_id=session_id)
 
-    def _induce(self, calls: list[procedures.ToolCall], episode_ids: list[str], *, scope: str, llm: Any, text: str | None,
+    def induce(self, calls: list[procedures.ToolCall], episode_ids: list[str], *, scope: str, llm: Any, text: str | None,
                       trigger: str | None, condition: str | None, priority: int, session_id: str | None) -> Procedure:
         """``induce_procedure`` for checked ``calls``: citing ``episode_ids`` (stored episodes
         that show the calls), or, when there are none, the calls stored as tool episodes."""
-        tenant = self._core.tenant
+        tenant = self._store.core.tenant
         chain = _scopes.chain(scope)
-        now = self._core.now()
+        now = self._store.core.now()
         episodes = [] if episode_ids else [
             _episodes.row(
                 call.content(), tenant=tenant, scope=scope, role="tool", occurred_at=now + timedelta(microseconds=i),
@@ -124,7 +138,7 @@ class ProceduresMixin(Host):
             draft = self._llm.ask(llm, ProcedureDraft, messages, purpose="induce_procedure",
                                           check=lambda d: procedures.check_draft(d, calls))
         props = procedures.procedure_props(
-            self._core.tenant, text or draft.text, scope=scope, trigger=trigger or draft.trigger, condition=condition,
+            self._store.core.tenant, text or draft.text, scope=scope, trigger=trigger or draft.trigger, condition=condition,
             priority=priority, steps=draft.steps, variables=draft.variables,
             success_criteria=draft.success_criteria, provenance=Provenance.INDUCTION, importance=None,
             sensitivity=None, tags=(), id=None,
@@ -132,7 +146,7 @@ class ProceduresMixin(Host):
         row = {"props": props, "embedText": embedded.procedure_text(props)}
         self._store.embed([row, *episodes], ["trajectory"] * (1 + len(episodes)))
         cites = episode_ids or [e["props"]["id"] for e in episodes]
-        threshold = self._core.neo4j_similarity(self._learning.procedure_merge_threshold)
+        threshold = self._store.core.neo4j_similarity(self._learning.procedure_merge_threshold)
 
         def work(tx: Tx) -> Procedure:
             if episode_ids:  # the trajectory must still be believed when the procedure lands
@@ -159,7 +173,7 @@ class ProceduresMixin(Host):
                 tx.emit("invalidated", [merged_from], reason="merged", scope=scope)
             return record_of(Procedure, created[0]["node"])
 
-        return self._run.write(work)
+        return self._store.run.write(work)
 
     def suggest_procedures(
         self,
@@ -178,7 +192,7 @@ class ProceduresMixin(Host):
         k = plan.check_k(k)
         if isinstance(min_similarity, bool) or not isinstance(min_similarity, (int, float)) or not -1.0 <= min_similarity <= 1.0:
             raise InvalidInputError("min_similarity", "must be a cosine similarity in [-1, 1]")
-        results = self.recall(task, scope=scope, k=min(1000, max(20, 4 * k)), kinds=["procedure"], purpose=purpose)
+        results = self._recall.recall(task, scope=scope, k=min(1000, max(20, 4 * k)), kinds=["procedure"], purpose=purpose)
         return procedures.rank_suggestions(results, k=k, min_similarity=float(min_similarity))
 
     def bind(self, procedure: Procedure | str, **values: Any) -> list[str]:
@@ -189,9 +203,9 @@ class ProceduresMixin(Host):
         return procedures.bind(procedure, values)
 
     def _procedure(self, id: str, field: str) -> Procedure:
-        record = self.get(id)
+        record = self._records.get(id)
         if record is None:
-            raise NotFoundError(f"{field}: no procedure {id!r} in tenant {self._core.tenant!r}")
+            raise NotFoundError(f"{field}: no procedure {id!r} in tenant {self._store.core.tenant!r}")
         if not isinstance(record, Procedure):
             raise InvalidInputError(field, f"{id!r} is a {record.kind}, not a procedure")
         return record
@@ -205,8 +219,8 @@ class ProceduresMixin(Host):
         if not isinstance(success, bool):
             raise InvalidInputError("success", "must be True or False")
         check.identifier(episode_id, "episode_id", allow_none=True)
-        tenant = self._core.tenant
-        now = self._core.now()
+        tenant = self._store.core.tenant
+        now = self._store.core.now()
         bound = self._learning.max_failure_rate
         entry = status_entry(now, Status.ACTIVE.value, Status.QUARANTINED.value, "demoted",
                              f"failure rate above {bound:g}")
@@ -230,7 +244,7 @@ class ProceduresMixin(Host):
                 tx.emit("demoted", [procedure_id], reason=f"failure rate above {bound:g}", scope=node["scope"])
             return record_of(Procedure, rows[0]["node"])
 
-        return self._run.write(work)
+        return self._store.run.write(work)
 
 
 def _visible_episode(node: dict[str, Any] | None, eid: str, i: int, chain: list[str]) -> dict[str, Any]:

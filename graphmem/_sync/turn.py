@@ -120,7 +120,7 @@ class TurnMixin(Host):
         ticket.done()  # what follows (a procedure) waits for no other turn, and none waits for it
         if calls:
             try:
-                procedure = self._induce(calls, ids, scope=scope, llm=llm, text=None, trigger=None, condition=None,
+                procedure = self._procedures.induce(calls, ids, scope=scope, llm=llm, text=None, trigger=None, condition=None,
                                                priority=0, session_id=who["session_id"])
             except Exception as exc:
                 errors.append(f"procedure: {turn.describe(exc)}")
