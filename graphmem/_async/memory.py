@@ -45,23 +45,19 @@ from .procedures import AsyncProcedures
 from .profile import AsyncProfiles
 from .recall import AsyncRecall
 from .records import AsyncRecords
-from .reembed import AsyncReembedMixin
-from .schema import AsyncSchemaMixin
+from .reembed import AsyncReembed
+from .schema import AsyncSchema
 from .sessions import AsyncSessions
 from .store import AsyncItems
 from .summaries import AsyncSummaries
 from .transfer import AsyncTransfer
 from .turn import AsyncTurnMixin
-from .upgrade import AsyncUpgradeMixin
 
 
 @front_door
 @instrument("graphmem")
 class AsyncMemory(
     AsyncTurnMixin,
-    AsyncSchemaMixin,
-    AsyncUpgradeMixin,
-    AsyncReembedMixin,
 ):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (asyncio).
 
@@ -165,6 +161,8 @@ class AsyncMemory(
         self._ingest = AsyncIngest(self._store, self._episodes, self._extractions, self._lanes)
         self._procedures = AsyncProcedures(self._store, self._recall, self._records, self._llm, self._learning)
         self._items = AsyncItems(self._store, self._facts)
+        self._schema = AsyncSchema(self._store, self._recall)
+        self._reembed = AsyncReembed(self._store, self._schema)
 
     graph = delegate("_graph", AsyncGraph.graph)
     counts = delegate("_graph", AsyncGraph.counts)
@@ -234,6 +232,9 @@ class AsyncMemory(
     relate = delegate("_entities", AsyncEntities.relate)
 
     add_episode = delegate("_episodes", AsyncEpisodes.add_episode)
+    setup = delegate("_schema", AsyncSchema.setup)
+    schema_plan = delegate("_schema", AsyncSchema.schema_plan)
+    reembed = delegate("_reembed", AsyncReembed.reembed)
     ingest = delegate("_ingest", AsyncIngest.ingest)
     extract = delegate("_extractions", AsyncExtractions.extract)
 

@@ -1,5 +1,6 @@
-"""Schema on ``AsyncMemory``: ``setup()`` (constraints, indexes, the vector index made for
-the embedder, recall's plan warmed up). What is known of the index, and embedding what is
+"""The store's schema: ``setup()`` (constraints, indexes, the vector index made for the
+embedder, recall's plan warmed up), ``schema_plan()`` (what ``setup()`` would change), and
+the upgrade of a store's data to this graphmem's version (its steps are in ``upgrade.py``). What is known of the index, and embedding what is
 written, live in the store (``backend.py``).
 ``graphmem/_sync/schema.py`` is generated from this file by ``tools/unasync.py``."""
 
@@ -7,46 +8,29 @@ from __future__ import annotations
 
 import logging
 import time
-from datetime import datetime
 from typing import Any
 
-from .._base import dialect, templates
+from .._base import dialect, layout, templates
 from .._base import validate as check
-from .._base.errors import GraphMemError, SchemaError
-from .executor import AsyncExecutor
-from .host import AsyncHost
-from .upgrade import repair_layout, tell_unembedded
+from .._base.errors import SchemaError
+from .._base.layout import SchemaPlan, SchemaStep
+from .._base.traced import instrument
+from .backend import AsyncStore
+from .recall import AsyncRecall
+from .upgrade import checked_layout, repair_layout, repair_vectors, run_step, tell_unembedded
 
 _WARM_UP_SCOPE = "graphmem-warm-up"  # setup() recalls from it once; nothing is written there
-_REPAIR_BATCH = 1000
 _log = logging.getLogger("graphmem")
 
 
-def refused_vector(error: GraphMemError) -> bool:
-    """Whether ``error`` is Neo4j's cosine refusing a stored vector (not finite, a norm its
-    32-bit arithmetic cannot hold, another dimension): what ``repair_vectors`` removes."""
-    return "vector.similarity.cosine()" in str(error)
+@instrument("graphmem", names=("setup", "schema_plan"))
+class AsyncSchema:
+    """The store's schema: ``setup()`` and ``schema_plan()``, and bringing the store's data to this graphmem's version (``AsyncMemory`` hands the public calls to it; a re-embedding upgrades through it)."""
 
+    def __init__(self, store: AsyncStore, recall: AsyncRecall) -> None:
+        self._store = store
+        self._recall = recall
 
-async def repair_vectors(run: AsyncExecutor, tenant: str, dimensions: int | None, now: datetime) -> list[str]:
-    """Remove every embedding of ``tenant`` that Neo4j's cosine would refuse (or whose
-    dimension is not ``dimensions``), in batches; the records stay, marked with
-    ``embeddingRemovedAt``. Returns their ids and logs a warning naming how many."""
-    repaired: list[str] = []
-    params: dict[str, Any] = dict(tenant=tenant, minSquares=check.MIN_VECTOR_NORM ** 2, maxSquares=check.MAX_VECTOR_NORM ** 2,
-                  dimensions=dimensions, limit=_REPAIR_BATCH, now=now)
-    while True:
-        batch = [r["id"] for r in await run.write_one("memory_vector_repair", **params)]
-        repaired += batch
-        if len(batch) < _REPAIR_BATCH:
-            break
-    if repaired:
-        _log.warning("removed %d stored embeddings Neo4j cannot compare (tenant %r, first ids %s); "
-                     "those records are found by text and graph only", len(repaired), tenant, repaired[:5])
-    return repaired
-
-
-class AsyncSchemaMixin(AsyncHost):
     async def setup(self, *, timeout: int = 300, repair: bool = True) -> None:
         """Create constraints and indexes (idempotent) and wait until all are ONLINE, then
         plan recall's query once (about a second on a freshly started server) so that the
@@ -70,16 +54,16 @@ class AsyncSchemaMixin(AsyncHost):
         holds them is corrected (docs/operations.md, what ``setup --check`` reports).
         """
         for name in templates.schema_names():
-            await self._run.auto(name)
-        await self._upgrade_store()
-        await repair_layout(self._run)
+            await self._store.run.auto(name)
+        await self.upgrade_store()
+        await repair_layout(self._store.run)
         rebuilt: float | None = None
-        if self._core.embedder is not None:
+        if self._store.core.embedder is not None:
             probe = await self._store.probe()
             wanted = len(check.embedding(probe, "embedder output", None))
             existing = await self._store.vector_dimension(fresh=True)
             if existing is not None and existing != wanted:
-                found = await self._run.layout()
+                found = await self._store.run.layout()
                 under_way = (f"; a re-embedding to {wanted} dimensions is under way: run graphmem reembed with "
                              "this embedder again to finish it" if (found.reembed or {}).get("dimensions") == wanted
                              else "")
@@ -87,33 +71,101 @@ class AsyncSchemaMixin(AsyncHost):
                     f"the vector index {found.index} has {existing} dimensions but the embedder returns "
                     f"{wanted}: re-embed the store with this embedder (graphmem reembed, docs/operations.md) "
                     f"or use the embedder it was written with{under_way}")
-            can_filter = dialect.filters_vectors((await self._run.read("server_components"))[0]["version"])
-            if existing is not None and can_filter and not self._known.filtered_index:
+            can_filter = dialect.filters_vectors((await self._store.run.read("server_components"))[0]["version"])
+            if existing is not None and can_filter and not self._store.known.filtered_index:
                 rebuilt = await self._drop_unfiltered_index()
             if existing is None or rebuilt is not None:
-                await self._run.auto(dialect.template("schema_vector", can_filter), dimensions=wanted)
-        await self._run.auto("schema_await", timeout=timeout)
-        if self._core.embedder is not None:
+                await self._store.run.auto(dialect.template("schema_vector", can_filter), dimensions=wanted)
+        await self._store.run.auto("schema_await", timeout=timeout)
+        if self._store.core.embedder is not None:
             # what the index is now (another setup() may have made it first), for recall's choice
-            self._known.dimension = await self._store.vector_dimension(fresh=True)
+            self._store.known.dimension = await self._store.vector_dimension(fresh=True)
         if rebuilt is not None:
             _log.warning("vector index %s rebuilt with the tenant as its filter in %.1f s",
-                         (await self._run.layout()).index, time.monotonic() - rebuilt)
+                         (await self._store.run.layout()).index, time.monotonic() - rebuilt)
         if repair:
-            await repair_vectors(self._run, self._core.tenant, await self._store.known_dimension(), self._core.now())
-            if self._known.dimension is not None:
-                await tell_unembedded(self._run, self._core.tenant)
+            await repair_vectors(self._store.run, self._store.core.tenant, await self._store.known_dimension(), self._store.core.now())
+            if self._store.known.dimension is not None:
+                await tell_unembedded(self._store.run, self._store.core.tenant)
         # a read of a scope nobody writes to: Neo4j caches the plan (recall.cypher keeps it)
-        await self.recall("warm up", scope=_WARM_UP_SCOPE, k=1)
+        await self._recall.recall("warm up", scope=_WARM_UP_SCOPE, k=1)
 
     async def _drop_unfiltered_index(self) -> float:
         """Drop a vector index that cannot filter by tenant (setup() makes it again); the
         monotonic time it was dropped at."""
-        size = (await self._run.read("vector_index_size"))[0]["memories"]
+        size = (await self._store.run.read("vector_index_size"))[0]["memories"]
         _log.warning("rebuilding vector index %s with the tenant as its filter (this server "
                      "can filter inside the index): %d memories to index, recall scans exactly until then",
-                     (await self._run.layout()).index, size)
+                     (await self._store.run.layout()).index, size)
         started = time.monotonic()
-        await self._run.auto("schema_vector_drop")
+        await self._store.run.auto("schema_vector_drop")
         return started
 
+    async def schema_plan(self) -> SchemaPlan:
+        """What ``setup()`` would change in this store, without changing anything: its schema
+        version beside this graphmem's, the upgrade steps it still needs with the records each
+        would change (read through the whole store: a minute or so per million memories), the
+        constraints and indexes ``setup()`` would create, the vector index beside this
+        memory object's embedder, and what is amiss in the store's layout: a stray vector
+        index or a store's node that names the wrong slot (``setup()`` repairs both), and
+        the memories of every tenant without a vector in the active slot (``graphmem
+        reembed`` embeds them). A store written by a newer graphmem is reported (``newer``),
+        not refused, and none of its data is read. ``graphmem setup --check`` prints it."""
+        rows = await self._store.run.read_in(layout.SLOT_A, "store_layout")
+        vectors = {r["name"]: r for r in await self._store.run.read_in(layout.SLOT_A, "schema_vector_info")}
+        found = layout.from_row(rows[0] if rows else None, list(vectors))
+        newer = found.version > layout.VERSION
+        steps = [] if newer else [
+            SchemaStep(version=step.version, name=step.name, does=step.does,
+                       changes=await run_step(self._store.run, step, apply=False, progress=None))
+            for step in layout.pending(found.version)]
+        have = {r["name"] for r in await self._store.run.read_in(layout.SLOT_A, "store_indexes")}
+        have |= {r["name"] for r in await self._store.run.read_in(layout.SLOT_A, "store_constraints")}
+        embedder = None
+        if self._store.core.embedder is not None:
+            embedder = len(await self._store.probe())
+        slot_found: str | None = None
+        stray: list[str] = []
+        counts: dict[str, Any] | None = None
+        if not newer and found.version != layout.EMPTY:
+            counts = (await self._store.run.read_in(found.slot, "store_vector_check"))[0]
+            slot_found, stray = await checked_layout(self._store.run, found, set(vectors), counts)
+            if slot_found is not None:  # counted in the slot the vectors are in
+                counts = (await self._store.run.read_in(slot_found, "store_vector_check"))[0]
+        slot = slot_found or found.slot
+        index = vectors.get(layout.INDEXES[slot])
+        missing = [name for name in templates.schema_objects() if name not in have]
+        if index is None and embedder is not None:
+            missing.append(layout.INDEXES[slot])
+        without = None
+        if counts is not None and (index is not None or embedder is not None or counts["active"] or counts["other"]):
+            without = int(counts["missing"])
+        return SchemaPlan(store_version=found.version, graphmem_version=layout.VERSION, steps=steps, missing=missing,
+                          vector_slot=found.slot, vector_index=found.index,
+                          vector_dimensions=None if index is None else index["dimensions"],
+                          embedder_dimensions=embedder, reembed=found.reembed, vector_indexes=sorted(vectors),
+                          stray_indexes=stray, recorded=found.recorded or found.version == layout.EMPTY,
+                          slot_found=slot_found, without_vector=without,
+                          stranded=0 if counts is None or found.under_way else int(counts["stranded"]))
+
+    async def upgrade_store(self) -> list[SchemaStep]:
+        """Bring the store's data to this graphmem's schema version, step by step, each
+        recorded on the store's node when done (a run cut off resumes at the step it was in,
+        which is idempotent); a database graphmem had not written is recorded current at
+        once. Each step is said on the ``graphmem`` logger before and after."""
+        found = await self._store.run.layout(fresh=True)  # a newer store is refused here
+        done: list[SchemaStep] = []
+        if found.version == layout.EMPTY:
+            await self._store.run.write_one("store_version", version=layout.VERSION, vectorSlot=found.slot, now=self._store.core.now())
+        for step in layout.pending(found.version):
+            _log.warning("upgrading the store from schema version %d: step %d (%s): %s",
+                         step.version - 1, step.version, step.name, step.does)
+            started = time.monotonic()
+            changes = await run_step(self._store.run, step, apply=True, progress=None)
+            await self._store.run.write_one("store_version", version=step.version, vectorSlot=found.slot, now=self._store.core.now())
+            _log.warning("store at schema version %d: %s changed %d records in %.1f s", step.version, step.name,
+                         changes, time.monotonic() - started)
+            done.append(SchemaStep(version=step.version, name=step.name, does=step.does, changes=changes))
+        if found.version != layout.VERSION:
+            await self._store.run.layout(fresh=True)
+        return done

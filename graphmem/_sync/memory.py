@@ -47,23 +47,19 @@ from .procedures import Procedures
 from .profile import Profiles
 from .recall import Recall
 from .records import Records
-from .reembed import ReembedMixin
-from .schema import SchemaMixin
+from .reembed import Reembed
+from .schema import Schema
 from .sessions import Sessions
 from .store import Items
 from .summaries import Summaries
 from .transfer import Transfer
 from .turn import TurnMixin
-from .upgrade import UpgradeMixin
 
 
 @front_door
 @instrument("graphmem")
 class Memory(
     TurnMixin,
-    SchemaMixin,
-    UpgradeMixin,
-    ReembedMixin,
 ):
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (synchronous).
 
@@ -167,6 +163,8 @@ class Memory(
         self._ingest = Ingest(self._store, self._episodes, self._extractions, self._lanes)
         self._procedures = Procedures(self._store, self._recall, self._records, self._llm, self._learning)
         self._items = Items(self._store, self._facts)
+        self._schema = Schema(self._store, self._recall)
+        self._reembed = Reembed(self._store, self._schema)
 
     graph = delegate("_graph", Graph.graph)
     counts = delegate("_graph", Graph.counts)
@@ -236,6 +234,9 @@ class Memory(
     relate = delegate("_entities", Entities.relate)
 
     add_episode = delegate("_episodes", Episodes.add_episode)
+    setup = delegate("_schema", Schema.setup)
+    schema_plan = delegate("_schema", Schema.schema_plan)
+    reembed = delegate("_reembed", Reembed.reembed)
     ingest = delegate("_ingest", Ingest.ingest)
     extract = delegate("_extractions", Extractions.extract)
 

@@ -23,7 +23,7 @@ from .._recall import context as _context
 from .._recall import fulltext, fusion, plan, relevance, report
 from .._recall.settings import RecallSettings
 from .backend import Store
-from .schema import refused_vector, repair_vectors
+from .upgrade import refused_vector, repair_vectors
 
 
 @instrument("graphmem", names=("recall", "context"))

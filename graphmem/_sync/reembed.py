@@ -30,11 +30,13 @@ from .._base.embeddings import check_embedder
 from .._base.errors import ConfigurationError, InvalidInputError, SchemaError
 from .._base.observe import model_name
 from .._base.retry import pause
+from .._base.traced import instrument
 from .._memory import reembed
 from .._memory.reembed import PROBE, ReembedProgress, ReembedReport
+from .backend import Store
 from .executor import Tx
 from .guard import WRITER_STRIPES
-from .host import Host
+from .schema import Schema
 from .upgrade import tenants
 
 _CLEAR_BATCH = 10_000
@@ -61,7 +63,14 @@ class _Run:
     started: float
 
 
-class ReembedMixin(Host):
+@instrument("graphmem", names=("reembed",))
+class Reembed:
+    """Re-embedding a store with another embedder while it is in use: the other slot filled, the store switched in one transaction, the old vectors cleared (``Memory`` hands ``reembed`` to it)."""
+
+    def __init__(self, store: Store, schema: Schema) -> None:
+        self._store = store
+        self._schema = schema
+
     def reembed(self, embedder: Any, *, tenants: Any = None, batch_size: int = 256, dry_run: bool = False,
                       restart: bool = False, progress: Report | None = None,
                       timeout: int = 3600) -> ReembedReport:
@@ -90,14 +99,14 @@ class ReembedMixin(Host):
             raise InvalidInputError("batch_size", f"must be an integer from 1 to {MAX_BATCH}")
         if embedder is None:
             raise ConfigurationError("reembed needs an embedder (a langchain-core Embeddings)")
-        new = check_embedder(embedder, self._observe)
+        new = check_embedder(embedder, self._store.observe)
         assert new is not None
         started = time.monotonic()
         probe = check.embedding(new.embed_query(PROBE), "embedder output", None)
         label = model_name(getattr(new, "wrapped", new))
         if dry_run:
             return self._reembed_plan(new, names, probe, label, batch_size, started)
-        self._upgrade_store()
+        self._schema.upgrade_store()
         run = _Run(uuid.uuid4().hex, new, names, len(probe), batch_size, progress, started)
         self._claim(run)
         try:
@@ -106,20 +115,20 @@ class ReembedMixin(Host):
             # an error or Ctrl-C: the claim is given back (what the run wrote stays, for the next
             # run with this embedder to continue); a kill -9 leaves it to be taken over
             with contextlib.suppress(Exception):
-                self._run.write_one("reembed_release", run=run.id)
+                self._store.run.write_one("reembed_release", run=run.id)
             raise
 
     def _reembed_claimed(self, run: _Run, probe: list[float], label: str, restart: bool,
                                timeout: int) -> ReembedReport:
         """``reembed`` once this process holds the claim (``run``)."""
-        found = self._run.layout(fresh=True)
+        found = self._store.run.layout(fresh=True)
         state = found.reembed or {}
         embedded = resumed = remaining = 0
         switched = False
         if state.get("switchedAt"):  # switched already: the old index and vectors are left to remove
             self._same_embedder(state, probe, restart=False)
             old = layout.other(found.slot)
-            self._run.auto_in(old, "schema_vector_drop")  # a run killed right after its switch left it
+            self._store.run.auto_in(old, "schema_vector_drop")  # a run killed right after its switch left it
             switched = True
         else:
             old = found.slot
@@ -130,21 +139,21 @@ class ReembedMixin(Host):
                 # what an abandoned run left there goes, and its index
                 self._pages(old, "reembed_strand", "marked")
                 self._clear(to, every=True)
-                self._run.auto_in(to, "schema_vector_drop")
+                self._store.run.auto_in(to, "schema_vector_drop")
             else:
-                resumed = (self._run.read_in(old, "reembed_filled", tenants=run.names))[0]["filled"]
-            if not self._run.write_one("reembed_start", to=to, dimensions=run.dimensions, embedder=label,
-                                             probe=probe, tenants=run.names, now=self._core.now()):
+                resumed = (self._store.run.read_in(old, "reembed_filled", tenants=run.names))[0]["filled"]
+            if not self._store.run.write_one("reembed_start", to=to, dimensions=run.dimensions, embedder=label,
+                                             probe=probe, tenants=run.names, now=self._store.core.now()):
                 raise SchemaError("the store's node is missing or already in the slot to fill: run setup() first")
-            can_filter = dialect.filters_vectors((self._run.read("server_components"))[0]["version"])
-            self._run.auto_in(to, dialect.template("schema_vector", can_filter), dimensions=run.dimensions)
+            can_filter = dialect.filters_vectors((self._store.run.read("server_components"))[0]["version"])
+            self._store.run.auto_in(to, dialect.template("schema_vector", can_filter), dimensions=run.dimensions)
             embedded = self._fill(old, run, run.names)
-            remaining = (self._run.read_in(old, "reembed_remaining", tenants=None))[0]["remaining"]
+            remaining = (self._store.run.read_in(old, "reembed_remaining", tenants=None))[0]["remaining"]
             for _ in range(_CATCH_UP_PASSES if run.names is None else 0):
                 if not remaining:
                     break
                 embedded += self._fill(old, run, None)
-                remaining = (self._run.read_in(old, "reembed_remaining", tenants=None))[0]["remaining"]
+                remaining = (self._store.run.read_in(old, "reembed_remaining", tenants=None))[0]["remaining"]
             if run.names is None or not remaining:
                 self._switch(old, to, run, timeout)
                 switched = True
@@ -156,14 +165,14 @@ class ReembedMixin(Host):
             # vectors go
             embedded += self._fill(old, run, None)
             cleaned = self._clear(old, every=False)
-            self._run.write_one("reembed_done")
+            self._store.run.write_one("reembed_done")
             remaining = 0
         else:
-            self._run.write_one("reembed_release", run=run.id)  # the switch waits for another run
+            self._store.run.write_one("reembed_release", run=run.id)  # the switch waits for another run
         seconds = time.monotonic() - run.started
         return ReembedReport(dry_run=False, embedder=label, dimensions=run.dimensions, tenants=run.names,
                              embedded=embedded, resumed=resumed, remaining=remaining, switched=switched,
-                             cleaned=cleaned, index=(self._run.layout(fresh=True)).index, seconds=seconds,
+                             cleaned=cleaned, index=(self._store.run.layout(fresh=True)).index, seconds=seconds,
                              rate=embedded / seconds if seconds > 0 else 0.0)
 
     def _claim(self, run: _Run) -> None:
@@ -171,7 +180,7 @@ class ReembedMixin(Host):
         node's lock: refused (``SchemaError`` naming the run under way) while another run holds
         it and is alive; a claim whose run is gone is taken over."""
         host = socket.gethostname()
-        stale_before = self._core.now() - timedelta(seconds=reembed.LEASE_SECONDS)
+        stale_before = self._store.core.now() - timedelta(seconds=reembed.LEASE_SECONDS)
 
         def work(tx: Tx) -> None:
             rows = tx.run("reembed_claim", staleBefore=stale_before)
@@ -179,15 +188,15 @@ class ReembedMixin(Host):
                 raise SchemaError("the store's node is missing: run setup() first")
             if why := reembed.claim_refused(rows[0], host, reembed.process_alive):
                 raise SchemaError(why)
-            tx.run("reembed_claimed", run=run.id, host=host, pid=os.getpid(), now=self._core.now(),
+            tx.run("reembed_claimed", run=run.id, host=host, pid=os.getpid(), now=self._store.core.now(),
                          stripes=WRITER_STRIPES)
 
-        self._run.write(work)
+        self._store.run.write(work)
 
     def _same_embedder(self, state: dict[str, Any], probe: list[float], *, restart: bool) -> bool:
         """Whether this run's embedder is the one the re-embedding under way started with;
         another one is refused unless ``restart``."""
-        stored = (self._run.read("reembed_probe"))[0]["probe"]
+        stored = (self._store.run.read("reembed_probe"))[0]["probe"]
         if reembed.same_embedder(stored, probe):
             return True
         if restart and not state.get("switchedAt"):
@@ -203,15 +212,15 @@ class ReembedMixin(Host):
         """Give every memory (of ``names``) that has a vector in slot ``old`` (or is marked to
         be embedded from its text) and none in the other its new one, a batch per transaction
         that also notes the run's progress; return how many were written."""
-        total = (self._run.read_in(old, "reembed_remaining", tenants=names))[0]["remaining"]
+        total = (self._store.run.read_in(old, "reembed_remaining", tenants=names))[0]["remaining"]
         done = 0
-        for tenant in tenants(self._run, names):
+        for tenant in tenants(self._store.run, names):
             after = ""
-            while rows := self._run.read_in(old, "reembed_page", tenant=tenant, afterId=after, limit=run.batch):
+            while rows := self._store.run.read_in(old, "reembed_page", tenant=tenant, afterId=after, limit=run.batch):
                 kept, texts = reembed.texts(rows)
                 written = reembed.vectors(kept, run.embedder.embed_documents(texts), run.dimensions) if kept else []
-                row = (self._run.write_one("reembed_write", slot=old, rows=written, run=run.id,
-                                                 now=self._core.now()))[0]
+                row = (self._store.run.write_one("reembed_write", slot=old, rows=written, run=run.id,
+                                                 now=self._store.core.now()))[0]
                 if not row["owned"]:
                     raise SchemaError(_TAKEN_OVER)
                 done += row["written"] or 0
@@ -228,19 +237,19 @@ class ReembedMixin(Host):
         old index."""
         deadline = time.monotonic() + timeout
         while True:
-            state = [r["state"] for r in self._run.read_in(to, "schema_vector_info") if r["name"] == layout.INDEXES[to]]
+            state = [r["state"] for r in self._store.run.read_in(to, "schema_vector_info") if r["name"] == layout.INDEXES[to]]
             if state == ["ONLINE"]:
                 break
             if state == ["FAILED"] or time.monotonic() > deadline:
                 raise SchemaError(f"the new vector index {layout.INDEXES[to]} is {state[0] if state else 'missing'} "
                                   f"after {timeout} s: run graphmem reembed again with this embedder to continue")
-            if not (self._run.write_one("reembed_beat", run=run.id, now=self._core.now()))[0]["owned"]:
+            if not (self._store.run.write_one("reembed_beat", run=run.id, now=self._store.core.now()))[0]["owned"]:
                 raise SchemaError(_TAKEN_OVER)
             pause(_INDEX_POLL)
-        if not self._run.write_one("reembed_switch", current=old, to=to, run=run.id, now=self._core.now()):
+        if not self._store.run.write_one("reembed_switch", current=old, to=to, run=run.id, now=self._store.core.now()):
             raise SchemaError(_TAKEN_OVER)
         self._store.forget_index()
-        self._run.auto_in(old, "schema_vector_drop")
+        self._store.run.auto_in(old, "schema_vector_drop")
         if run.progress is not None:
             seconds = time.monotonic() - run.started
             run.progress(ReembedProgress(phase="switch", done=1, total=1, seconds=seconds, rate=0.0))
@@ -250,10 +259,10 @@ class ReembedMixin(Host):
         and ``params``; returns ``counted`` and ``last``) in ``slot``'s version over every
         tenant, a page per transaction; the total."""
         total = 0
-        for tenant in tenants(self._run):
+        for tenant in tenants(self._store.run):
             after = ""
             while True:
-                row = (self._run.write_one(name, slot=slot, tenant=tenant, afterId=after, limit=_CLEAR_BATCH,
+                row = (self._store.run.write_one(name, slot=slot, tenant=tenant, afterId=after, limit=_CLEAR_BATCH,
                                                  **params))[0]
                 total += row[counted]
                 if row[counted] < _CLEAR_BATCH:
@@ -270,20 +279,20 @@ class ReembedMixin(Host):
                             started: float) -> ReembedReport:
         """A dry run: how many memories a run would embed, and the embedder's rate on a
         sample of them (embedded twice, the first a warm-up)."""
-        found = self._run.layout(fresh=True)
+        found = self._store.run.layout(fresh=True)
         state = found.reembed or {}
         old = layout.other(found.slot) if state.get("switchedAt") else found.slot
-        todo = (self._run.read_in(old, "reembed_remaining", tenants=names))[0]["remaining"]
+        todo = (self._store.run.read_in(old, "reembed_remaining", tenants=names))[0]["remaining"]
         resumed = 0
         if state and not state.get("switchedAt"):
-            filled = (self._run.read_in(old, "reembed_filled", tenants=names))[0]["filled"]
-            if reembed.same_embedder((self._run.read("reembed_probe"))[0]["probe"], probe):
+            filled = (self._store.run.read_in(old, "reembed_filled", tenants=names))[0]["filled"]
+            if reembed.same_embedder((self._store.run.read("reembed_probe"))[0]["probe"], probe):
                 resumed = filled
             else:
                 todo += filled
         texts: list[str] = []
-        for tenant in (tenants(self._run, names))[:_SAMPLE_TENANTS]:
-            rows = self._run.read_in(old, "reembed_page", tenant=tenant, afterId="", limit=_SAMPLE)
+        for tenant in (tenants(self._store.run, names))[:_SAMPLE_TENANTS]:
+            rows = self._store.run.read_in(old, "reembed_page", tenant=tenant, afterId="", limit=_SAMPLE)
             texts += reembed.texts(rows)[1]
             if len(texts) >= _SAMPLE:
                 break

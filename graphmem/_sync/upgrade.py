@@ -1,25 +1,27 @@
 # Generated from graphmem/_async/upgrade.py by tools/unasync.py: do not edit.
 # Edit the async source and run `python tools/unasync.py` to regenerate.
-"""The store's schema version on ``Memory``: the upgrade steps ``setup()`` runs on a store
-an older graphmem wrote (``_base/layout.py`` lists them), and ``schema_plan()``, what
-``graphmem setup --check`` prints. The data half of each step is ``_memory/upgrade.py``.
+"""Repairs of a store, as functions of an executor: the upgrade steps ``setup()`` runs on a
+store an older graphmem wrote (``_base/layout.py`` lists them; ``schema.py`` runs them and
+``schema_plan()`` counts them), the store's node and vector slot made to agree, and stored
+vectors Neo4j's cosine refuses removed. The data half of each step is ``_memory/upgrade.py``.
 This file is generated from ``graphmem/_async/upgrade.py`` by ``tools/unasync.py``."""
 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
-from .._base import layout, templates
-from .._base.errors import ConflictError
-from .._base.layout import Layout, SchemaPlan, SchemaStep, Step
+from .._base import layout
+from .._base import validate as check
+from .._base.errors import ConflictError, GraphMemError
+from .._base.layout import Layout, Step
 from .._memory import upgrade
 from .executor import Executor, Tx
-from .host import Host
 
 _PAGE = 1_000
+_REPAIR_BATCH = 1000
 _log = logging.getLogger("graphmem")
 Progress = Callable[[str], None]
 
@@ -150,79 +152,32 @@ def tell_unembedded(run: Executor, tenant: str) -> int:
     return int(row["missing"])
 
 
+def refused_vector(error: GraphMemError) -> bool:
+    """Whether ``error`` is Neo4j's cosine refusing a stored vector (not finite, a norm its
+    32-bit arithmetic cannot hold, another dimension): what ``repair_vectors`` removes."""
+    return "vector.similarity.cosine()" in str(error)
+
+
+def repair_vectors(run: Executor, tenant: str, dimensions: int | None, now: datetime) -> list[str]:
+    """Remove every embedding of ``tenant`` that Neo4j's cosine would refuse (or whose
+    dimension is not ``dimensions``), in batches; the records stay, marked with
+    ``embeddingRemovedAt``. Returns their ids and logs a warning naming how many."""
+    repaired: list[str] = []
+    params: dict[str, Any] = dict(tenant=tenant, minSquares=check.MIN_VECTOR_NORM ** 2, maxSquares=check.MAX_VECTOR_NORM ** 2,
+                  dimensions=dimensions, limit=_REPAIR_BATCH, now=now)
+    while True:
+        batch = [r["id"] for r in run.write_one("memory_vector_repair", **params)]
+        repaired += batch
+        if len(batch) < _REPAIR_BATCH:
+            break
+    if repaired:
+        _log.warning("removed %d stored embeddings Neo4j cannot compare (tenant %r, first ids %s); "
+                     "those records are found by text and graph only", len(repaired), tenant, repaired[:5])
+    return repaired
+
+
 _RUNS = {2: rekey, 3: anchor_episodes, 4: _record_slots}
 
 
-def _run_step(run: Executor, step: Step, *, apply: bool, progress: Progress | None) -> int:
+def run_step(run: Executor, step: Step, *, apply: bool, progress: Progress | None) -> int:
     return _RUNS[step.version](run, apply=apply, progress=progress)
-
-
-class UpgradeMixin(Host):
-    def schema_plan(self) -> SchemaPlan:
-        """What ``setup()`` would change in this store, without changing anything: its schema
-        version beside this graphmem's, the upgrade steps it still needs with the records each
-        would change (read through the whole store: a minute or so per million memories), the
-        constraints and indexes ``setup()`` would create, the vector index beside this
-        memory object's embedder, and what is amiss in the store's layout: a stray vector
-        index or a store's node that names the wrong slot (``setup()`` repairs both), and
-        the memories of every tenant without a vector in the active slot (``graphmem
-        reembed`` embeds them). A store written by a newer graphmem is reported (``newer``),
-        not refused, and none of its data is read. ``graphmem setup --check`` prints it."""
-        rows = self._run.read_in(layout.SLOT_A, "store_layout")
-        vectors = {r["name"]: r for r in self._run.read_in(layout.SLOT_A, "schema_vector_info")}
-        found = layout.from_row(rows[0] if rows else None, list(vectors))
-        newer = found.version > layout.VERSION
-        steps = [] if newer else [
-            SchemaStep(version=step.version, name=step.name, does=step.does,
-                       changes=_run_step(self._run, step, apply=False, progress=None))
-            for step in layout.pending(found.version)]
-        have = {r["name"] for r in self._run.read_in(layout.SLOT_A, "store_indexes")}
-        have |= {r["name"] for r in self._run.read_in(layout.SLOT_A, "store_constraints")}
-        embedder = None
-        if self._core.embedder is not None:
-            embedder = len(self._store.probe())
-        slot_found: str | None = None
-        stray: list[str] = []
-        counts: dict[str, Any] | None = None
-        if not newer and found.version != layout.EMPTY:
-            counts = (self._run.read_in(found.slot, "store_vector_check"))[0]
-            slot_found, stray = checked_layout(self._run, found, set(vectors), counts)
-            if slot_found is not None:  # counted in the slot the vectors are in
-                counts = (self._run.read_in(slot_found, "store_vector_check"))[0]
-        slot = slot_found or found.slot
-        index = vectors.get(layout.INDEXES[slot])
-        missing = [name for name in templates.schema_objects() if name not in have]
-        if index is None and embedder is not None:
-            missing.append(layout.INDEXES[slot])
-        without = None
-        if counts is not None and (index is not None or embedder is not None or counts["active"] or counts["other"]):
-            without = int(counts["missing"])
-        return SchemaPlan(store_version=found.version, graphmem_version=layout.VERSION, steps=steps, missing=missing,
-                          vector_slot=found.slot, vector_index=found.index,
-                          vector_dimensions=None if index is None else index["dimensions"],
-                          embedder_dimensions=embedder, reembed=found.reembed, vector_indexes=sorted(vectors),
-                          stray_indexes=stray, recorded=found.recorded or found.version == layout.EMPTY,
-                          slot_found=slot_found, without_vector=without,
-                          stranded=0 if counts is None or found.under_way else int(counts["stranded"]))
-
-    def _upgrade_store(self) -> list[SchemaStep]:
-        """Bring the store's data to this graphmem's schema version, step by step, each
-        recorded on the store's node when done (a run cut off resumes at the step it was in,
-        which is idempotent); a database graphmem had not written is recorded current at
-        once. Each step is said on the ``graphmem`` logger before and after."""
-        found = self._run.layout(fresh=True)  # a newer store is refused here
-        done: list[SchemaStep] = []
-        if found.version == layout.EMPTY:
-            self._run.write_one("store_version", version=layout.VERSION, vectorSlot=found.slot, now=self._core.now())
-        for step in layout.pending(found.version):
-            _log.warning("upgrading the store from schema version %d: step %d (%s): %s",
-                         step.version - 1, step.version, step.name, step.does)
-            started = time.monotonic()
-            changes = _run_step(self._run, step, apply=True, progress=None)
-            self._run.write_one("store_version", version=step.version, vectorSlot=found.slot, now=self._core.now())
-            _log.warning("store at schema version %d: %s changed %d records in %.1f s", step.version, step.name,
-                         changes, time.monotonic() - started)
-            done.append(SchemaStep(version=step.version, name=step.name, does=step.does, changes=changes))
-        if found.version != layout.VERSION:
-            self._run.layout(fresh=True)
-        return done
