@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
                 done = memory.ingest([{"role": "user", "name": t["speaker"], "content": turn_text(t)} for t in session],
                                      scope="locomo", llm=None, session_id=f"{sample['sample_id']}/{n}", occurred_at=date)
                 turn_of.update(zip(done.episode_ids, (t["dia_id"] for t in session)))
-            rows = memory._run.driver.execute_query(edges_query, {"tenant": memory.tenant}).records
+            rows = memory._store.run.driver.execute_query(edges_query, {"tenant": memory.tenant}).records
             graph = nx.Graph()
             for r in rows:
                 graph.add_edge(r["a"], r["b"], weight=1.0)

@@ -62,7 +62,7 @@ def run(uri, auth, embedder, extractor, data) -> tuple[float, int, dict[str, int
                               scope="bench", llm=None, session_id=sid, occurred_at=when)
                 turns += len(said)
         seconds = time.perf_counter() - started
-        counts = memory._run.driver.execute_query(COUNTS, {"t": tenant}).records[0].data()
+        counts = memory._store.run.driver.execute_query(COUNTS, {"t": tenant}).records[0].data()
         memory.erase(scope="bench")
     return seconds, turns, counts
 

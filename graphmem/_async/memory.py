@@ -1,7 +1,9 @@
-"""``AsyncMemory``: the asyncio front door. It holds the connection and the configuration;
-each group of methods lives in a mixin of its own (facts, entities, records, recall,
-ingest, insights, procedures, corrections, decisions, curation, schema, sessions, the
-LangGraph store), all stated against ``AsyncHost``.
+"""``AsyncMemory``: the asyncio front door. It builds the store (the connection, the
+configuration, the embedder, what is known of the server: ``backend.py``) and one service
+per concept on it (facts, episodes, entities, recall, ingest, insights, procedures,
+decisions, corrections, notes, summaries, profiles, sessions, records, curation, transfer,
+schema, re-embedding, the agent's turn, key-value items), each given the services it uses;
+each public method hands the call to its service (``_base/traced.delegate``).
 ``graphmem/_sync/memory.py`` is generated from this file by ``tools/unasync.py``."""
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from .._base.traced import default as default_observability
 from .._base.traced import delegate, front_door, instrument
 from .._learning.settings import LearningSettings
 from .._memory.core import DEFAULT_EMBEDDER, Core
-from .._memory.known import SHARED, Known, Shared
+from .._memory.known import SHARED
 from .._recall.settings import RecallSettings
 from .._working.background import AsyncBackground
 from .._working.lanes import AsyncLanes
@@ -51,14 +53,12 @@ from .sessions import AsyncSessions
 from .store import AsyncItems
 from .summaries import AsyncSummaries
 from .transfer import AsyncTransfer
-from .turn import AsyncTurnMixin
+from .turn import AsyncTurn
 
 
 @front_door
-@instrument("graphmem")
-class AsyncMemory(
-    AsyncTurnMixin,
-):
+@instrument("graphmem", names=("close", "verify_connectivity"))
+class AsyncMemory:
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (asyncio).
 
     ``uri``/``auth``/``database`` default to ``NEO4J_URI``, ``NEO4J_USER``/``NEO4J_PASSWORD``
@@ -163,6 +163,10 @@ class AsyncMemory(
         self._items = AsyncItems(self._store, self._facts)
         self._schema = AsyncSchema(self._store, self._recall)
         self._reembed = AsyncReembed(self._store, self._schema)
+        self._turn = AsyncTurn(self._store, episodes=self._episodes, extractions=self._extractions,
+                               procedures=self._procedures, facts=self._facts, sessions=self._sessions,
+                               notes=self._notes, summaries=self._summaries, recall=self._recall,
+                               background=self._background, lanes=self._lanes)
 
     graph = delegate("_graph", AsyncGraph.graph)
     counts = delegate("_graph", AsyncGraph.counts)
@@ -244,30 +248,14 @@ class AsyncMemory(
     bind = delegate("_procedures", AsyncProcedures.bind)  # type: ignore[arg-type]  # **values could name self
     record_outcome = delegate("_procedures", AsyncProcedures.record_outcome)
 
+    after_turn = delegate("_turn", AsyncTurn.after_turn)
+    await_extractions = delegate("_turn", AsyncTurn.await_extractions)
+    context_for_turn = delegate("_turn", AsyncTurn.context_for_turn)
+
     @classmethod
     def from_driver(cls, driver: AsyncDriver, **kwargs: Any) -> AsyncMemory:
         """Use an existing driver (graphmem will not close it)."""
         return cls(driver=driver, **kwargs)
-
-    @property
-    def _run(self) -> AsyncExecutor:
-        return self._store.run
-
-    @property
-    def _core(self) -> Core:
-        return self._store.core
-
-    @property
-    def _known(self) -> Known:
-        return self._store.known
-
-    @property
-    def _shared(self) -> Shared:
-        return self._store.shared
-
-    @property
-    def _events(self) -> Emitter:
-        return self._store.events
 
     @property
     def _observe(self) -> Observability:
@@ -276,7 +264,7 @@ class AsyncMemory(
     @property
     def tenant(self) -> str:
         """The tenant this memory serves: a hard wall, nothing of another tenant is ever read or written."""
-        return self._core.tenant
+        return self._store.core.tenant
 
     async def __aenter__(self) -> AsyncMemory:
         return self
@@ -288,10 +276,10 @@ class AsyncMemory(
         """Let running ``after_turn`` extractions finish, then close the driver if this
         memory opened it (one passed in by the caller stays open)."""
         await self._background.close()
-        await self._run.close()
+        await self._store.run.close()
 
     async def verify_connectivity(self) -> dict[str, str]:
         """Check Neo4j answers; return its name, version and edition."""
-        await self._run.verify()
-        rows = await self._run.read("server_components")
+        await self._store.run.verify()
+        rows = await self._store.run.read("server_components")
         return rows[0]

@@ -15,16 +15,44 @@ from .._base import dates, scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Episode
+from .._base.traced import instrument
 from .._learning import profile
 from .._recall import lines
 from .._working import turn
-from .._working.background import AsyncTurnHandle
-from .._working.lanes import AsyncTicket
-from .host import AsyncHost
+from .._working.background import AsyncBackground, AsyncTurnHandle
+from .._working.lanes import AsyncLanes, AsyncTicket
+from .backend import AsyncStore
+from .episodes import AsyncEpisodes
+from .extraction import AsyncExtractions
+from .facts import AsyncFacts
 from .llm import check_llm
+from .notes import AsyncNotes
+from .procedures import AsyncProcedures
+from .recall import AsyncRecall
+from .sessions import AsyncSessions
+from .summaries import AsyncSummaries
 
 
-class AsyncTurnMixin(AsyncHost):
+@instrument("graphmem", names=("after_turn", "await_extractions", "context_for_turn"))
+class AsyncTurn:
+    """The agent's turn: store it and learn from it in the background (``after_turn``), wait for that learning, and build the next turn's context block (``AsyncMemory`` hands these calls to it)."""
+
+    def __init__(self, store: AsyncStore, *, episodes: AsyncEpisodes, extractions: AsyncExtractions,
+                 procedures: AsyncProcedures, facts: AsyncFacts, sessions: AsyncSessions, notes: AsyncNotes,
+                 summaries: AsyncSummaries, recall: AsyncRecall, background: AsyncBackground,
+                 lanes: AsyncLanes) -> None:
+        self._store = store
+        self._episodes = episodes
+        self._extractions = extractions
+        self._procedures = procedures
+        self._facts = facts
+        self._sessions = sessions
+        self._notes = notes
+        self._summaries = summaries
+        self._recall = recall
+        self._background = background
+        self._lanes = lanes
+
     async def after_turn(
         self,
         messages: Iterable[Any],
@@ -73,8 +101,8 @@ class AsyncTurnMixin(AsyncHost):
 
             async def work() -> turn.TurnResult:
                 try:
-                    with self._observe.span("graphmem.after_turn.background", {
-                            "graphmem.tenant": self._core.tenant, "graphmem.scope.depth": path.count("/") + 1,
+                    with self._store.observe.span("graphmem.after_turn.background", {
+                            "graphmem.tenant": self._store.core.tenant, "graphmem.scope.depth": path.count("/") + 1,
                             "graphmem.episodes": len(stored), "graphmem.tool_calls": len(calls)}) as span:
                         result = await self._learn_from_turn(llm, stored, calls, path, timezone, who, ticket)
                         span.set_attribute("graphmem.ok", result.ok)
@@ -113,7 +141,7 @@ class AsyncTurnMixin(AsyncHost):
                     errors.append(f"extraction: {extraction.error}")
             except Exception as exc:  # the database or anything else: reported, never raised into the void
                 errors.append(f"extraction: {turn.describe(exc)}")
-                self._events.emit("extraction_failed", ids, scope=scope, error=errors[-1],
+                self._store.events.emit("extraction_failed", ids, scope=scope, error=errors[-1],
                                   detail={"purpose": "after_turn"})
         ticket.done()  # what follows (a procedure) waits for no other turn, and none waits for it
         if calls:
@@ -122,11 +150,11 @@ class AsyncTurnMixin(AsyncHost):
                                                priority=0, session_id=who["session_id"])
             except Exception as exc:
                 errors.append(f"procedure: {turn.describe(exc)}")
-                self._events.emit("extraction_failed", ids, scope=scope, error=errors[-1],
+                self._store.events.emit("extraction_failed", ids, scope=scope, error=errors[-1],
                                   detail={"purpose": "induce_procedure"})
         result = turn.TurnResult(episodes=stored, extraction=extraction, procedure=procedure, errors=tuple(errors))
         if result.ok:
-            self._events.emit("extraction_done", ids, scope=scope, detail=turn.tally(result))
+            self._store.events.emit("extraction_done", ids, scope=scope, detail=turn.tally(result))
         return result
 
     async def context_for_turn(
@@ -162,21 +190,21 @@ class AsyncTurnMixin(AsyncHost):
         if "notes" in budget:
             notes = [f"- [{n.label}] {turn.one_line(n.text)}"
                      for owner in (agent_id, user_id) if owner is not None
-                     for n in await self.notes(scope=path, owner=owner)]
+                     for n in await self._notes.notes(scope=path, owner=owner)]
             blocks["notes"] = turn.section("notes", notes, budget["notes"])
         shown: set[str] = set()  # records already in the block: the memories do not repeat them
         if "profile" in budget and user_id is not None:
-            chosen = sorted(profile.chosen(await self.facts(scope=path, subject=profile.subject(user_id))).items())
+            chosen = sorted(profile.chosen(await self._facts.facts(scope=path, subject=profile.subject(user_id))).items())
             fields = [f"- {name.replace('_', ' ')}: {turn.one_line(fact.object or '')} [{fact.provenance.value}]"
                       for name, fact in chosen]
             blocks["profile"] = turn.section("profile", fields, budget["profile"])
             shown |= {fact.id for (_, fact), text in zip(chosen, fields) if text in blocks["profile"].splitlines()}
         if session_id is not None and "summaries" in budget:
             summaries = [f"- [summary {_span(s)}] {turn.one_line(s.text, 2_000)}"
-                         for s in await self.summaries(session_id, scope=path)]
+                         for s in await self._summaries.summaries(session_id, scope=path)]
             blocks["summaries"] = turn.section("summaries", summaries, budget["summaries"], newest_last=True)
         if session_id is not None and "messages" in budget:
-            recent = await self.messages(session_id, scope=path, max_messages=window)
+            recent = await self._sessions.messages(session_id, scope=path, max_messages=window)
             said = [f"- {lines.said(m, 2_000)}" for m in recent]
             blocks["messages"] = turn.section("messages", said, budget["messages"], newest_last=True)
             shown |= {m.id for m, text in zip(recent, said) if text in blocks["messages"].splitlines()}

@@ -95,5 +95,5 @@ def _conversation(memory: Memory) -> None:
 
 def extractor(memory: Memory) -> str:
     """What found the names: the memory's entity extractor, or why there is none."""
-    found = memory._core.extractor
+    found = memory._store.core.extractor
     return repr(found) if found is not None else "no entity extractor: speakers only; pip install 'graphmem[ner]'"

@@ -1,9 +1,11 @@
 # Generated from graphmem/_async/memory.py by tools/unasync.py: do not edit.
 # Edit the async source and run `python tools/unasync.py` to regenerate.
-"""``Memory``: the synchronous front door. It holds the connection and the configuration;
-each group of methods lives in a mixin of its own (facts, entities, records, recall,
-ingest, insights, procedures, corrections, decisions, curation, schema, sessions, the
-LangGraph store), all stated against ``Host``.
+"""``Memory``: the synchronous front door. It builds the store (the connection, the
+configuration, the embedder, what is known of the server: ``backend.py``) and one service
+per concept on it (facts, episodes, entities, recall, ingest, insights, procedures,
+decisions, corrections, notes, summaries, profiles, sessions, records, curation, transfer,
+schema, re-embedding, the agent's turn, key-value items), each given the services it uses;
+each public method hands the call to its service (``_base/traced.delegate``).
 This file is generated from ``graphmem/_async/memory.py`` by ``tools/unasync.py``."""
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from .._base.traced import default as default_observability
 from .._base.traced import delegate, front_door, instrument
 from .._learning.settings import LearningSettings
 from .._memory.core import DEFAULT_EMBEDDER, Core
-from .._memory.known import SHARED, Known, Shared
+from .._memory.known import SHARED
 from .._recall.settings import RecallSettings
 from .._working.background import Background
 from .._working.lanes import Lanes
@@ -53,14 +55,12 @@ from .sessions import Sessions
 from .store import Items
 from .summaries import Summaries
 from .transfer import Transfer
-from .turn import TurnMixin
+from .turn import Turn
 
 
 @front_door
-@instrument("graphmem")
-class Memory(
-    TurnMixin,
-):
+@instrument("graphmem", names=("close", "verify_connectivity"))
+class Memory:
     """Long-term memory for one tenant, stored as a bitemporal graph in Neo4j (synchronous).
 
     ``uri``/``auth``/``database`` default to ``NEO4J_URI``, ``NEO4J_USER``/``NEO4J_PASSWORD``
@@ -165,6 +165,10 @@ class Memory(
         self._items = Items(self._store, self._facts)
         self._schema = Schema(self._store, self._recall)
         self._reembed = Reembed(self._store, self._schema)
+        self._turn = Turn(self._store, episodes=self._episodes, extractions=self._extractions,
+                               procedures=self._procedures, facts=self._facts, sessions=self._sessions,
+                               notes=self._notes, summaries=self._summaries, recall=self._recall,
+                               background=self._background, lanes=self._lanes)
 
     graph = delegate("_graph", Graph.graph)
     counts = delegate("_graph", Graph.counts)
@@ -246,30 +250,14 @@ class Memory(
     bind = delegate("_procedures", Procedures.bind)  # type: ignore[arg-type]  # **values could name self
     record_outcome = delegate("_procedures", Procedures.record_outcome)
 
+    after_turn = delegate("_turn", Turn.after_turn)
+    await_extractions = delegate("_turn", Turn.await_extractions)
+    context_for_turn = delegate("_turn", Turn.context_for_turn)
+
     @classmethod
     def from_driver(cls, driver: Driver, **kwargs: Any) -> Memory:
         """Use an existing driver (graphmem will not close it)."""
         return cls(driver=driver, **kwargs)
-
-    @property
-    def _run(self) -> Executor:
-        return self._store.run
-
-    @property
-    def _core(self) -> Core:
-        return self._store.core
-
-    @property
-    def _known(self) -> Known:
-        return self._store.known
-
-    @property
-    def _shared(self) -> Shared:
-        return self._store.shared
-
-    @property
-    def _events(self) -> Emitter:
-        return self._store.events
 
     @property
     def _observe(self) -> Observability:
@@ -278,7 +266,7 @@ class Memory(
     @property
     def tenant(self) -> str:
         """The tenant this memory serves: a hard wall, nothing of another tenant is ever read or written."""
-        return self._core.tenant
+        return self._store.core.tenant
 
     def __enter__(self) -> Memory:
         return self
@@ -290,10 +278,10 @@ class Memory(
         """Let running ``after_turn`` extractions finish, then close the driver if this
         memory opened it (one passed in by the caller stays open)."""
         self._background.close()
-        self._run.close()
+        self._store.run.close()
 
     def verify_connectivity(self) -> dict[str, str]:
         """Check Neo4j answers; return its name, version and edition."""
-        self._run.verify()
-        rows = self._run.read("server_components")
+        self._store.run.verify()
+        rows = self._store.run.read("server_components")
         return rows[0]

@@ -17,16 +17,44 @@ from .._base import dates, scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Episode
+from .._base.traced import instrument
 from .._learning import profile
 from .._recall import lines
 from .._working import turn
-from .._working.background import TurnHandle
-from .._working.lanes import Ticket
-from .host import Host
+from .._working.background import Background, TurnHandle
+from .._working.lanes import Lanes, Ticket
+from .backend import Store
+from .episodes import Episodes
+from .extraction import Extractions
+from .facts import Facts
 from .llm import check_llm
+from .notes import Notes
+from .procedures import Procedures
+from .recall import Recall
+from .sessions import Sessions
+from .summaries import Summaries
 
 
-class TurnMixin(Host):
+@instrument("graphmem", names=("after_turn", "await_extractions", "context_for_turn"))
+class Turn:
+    """The agent's turn: store it and learn from it in the background (``after_turn``), wait for that learning, and build the next turn's context block (``Memory`` hands these calls to it)."""
+
+    def __init__(self, store: Store, *, episodes: Episodes, extractions: Extractions,
+                 procedures: Procedures, facts: Facts, sessions: Sessions, notes: Notes,
+                 summaries: Summaries, recall: Recall, background: Background,
+                 lanes: Lanes) -> None:
+        self._store = store
+        self._episodes = episodes
+        self._extractions = extractions
+        self._procedures = procedures
+        self._facts = facts
+        self._sessions = sessions
+        self._notes = notes
+        self._summaries = summaries
+        self._recall = recall
+        self._background = background
+        self._lanes = lanes
+
     def after_turn(
         self,
         messages: Iterable[Any],
@@ -75,8 +103,8 @@ class TurnMixin(Host):
 
             def work() -> turn.TurnResult:
                 try:
-                    with self._observe.span("graphmem.after_turn.background", {
-                            "graphmem.tenant": self._core.tenant, "graphmem.scope.depth": path.count("/") + 1,
+                    with self._store.observe.span("graphmem.after_turn.background", {
+                            "graphmem.tenant": self._store.core.tenant, "graphmem.scope.depth": path.count("/") + 1,
                             "graphmem.episodes": len(stored), "graphmem.tool_calls": len(calls)}) as span:
                         result = self._learn_from_turn(llm, stored, calls, path, timezone, who, ticket)
                         span.set_attribute("graphmem.ok", result.ok)
@@ -115,7 +143,7 @@ class TurnMixin(Host):
                     errors.append(f"extraction: {extraction.error}")
             except Exception as exc:  # the database or anything else: reported, never raised into the void
                 errors.append(f"extraction: {turn.describe(exc)}")
-                self._events.emit("extraction_failed", ids, scope=scope, error=errors[-1],
+                self._store.events.emit("extraction_failed", ids, scope=scope, error=errors[-1],
                                   detail={"purpose": "after_turn"})
         ticket.done()  # what follows (a procedure) waits for no other turn, and none waits for it
         if calls:
@@ -124,11 +152,11 @@ class TurnMixin(Host):
                                                priority=0, session_id=who["session_id"])
             except Exception as exc:
                 errors.append(f"procedure: {turn.describe(exc)}")
-                self._events.emit("extraction_failed", ids, scope=scope, error=errors[-1],
+                self._store.events.emit("extraction_failed", ids, scope=scope, error=errors[-1],
                                   detail={"purpose": "induce_procedure"})
         result = turn.TurnResult(episodes=stored, extraction=extraction, procedure=procedure, errors=tuple(errors))
         if result.ok:
-            self._events.emit("extraction_done", ids, scope=scope, detail=turn.tally(result))
+            self._store.events.emit("extraction_done", ids, scope=scope, detail=turn.tally(result))
         return result
 
     def context_for_turn(
@@ -164,21 +192,21 @@ class TurnMixin(Host):
         if "notes" in budget:
             notes = [f"- [{n.label}] {turn.one_line(n.text)}"
                      for owner in (agent_id, user_id) if owner is not None
-                     for n in self.notes(scope=path, owner=owner)]
+                     for n in self._notes.notes(scope=path, owner=owner)]
             blocks["notes"] = turn.section("notes", notes, budget["notes"])
         shown: set[str] = set()  # records already in the block: the memories do not repeat them
         if "profile" in budget and user_id is not None:
-            chosen = sorted(profile.chosen(self.facts(scope=path, subject=profile.subject(user_id))).items())
+            chosen = sorted(profile.chosen(self._facts.facts(scope=path, subject=profile.subject(user_id))).items())
             fields = [f"- {name.replace('_', ' ')}: {turn.one_line(fact.object or '')} [{fact.provenance.value}]"
                       for name, fact in chosen]
             blocks["profile"] = turn.section("profile", fields, budget["profile"])
             shown |= {fact.id for (_, fact), text in zip(chosen, fields) if text in blocks["profile"].splitlines()}
         if session_id is not None and "summaries" in budget:
             summaries = [f"- [summary {_span(s)}] {turn.one_line(s.text, 2_000)}"
-                         for s in self.summaries(session_id, scope=path)]
+                         for s in self._summaries.summaries(session_id, scope=path)]
             blocks["summaries"] = turn.section("summaries", summaries, budget["summaries"], newest_last=True)
         if session_id is not None and "messages" in budget:
-            recent = self.messages(session_id, scope=path, max_messages=window)
+            recent = self._sessions.messages(session_id, scope=path, max_messages=window)
             said = [f"- {lines.said(m, 2_000)}" for m in recent]
             blocks["messages"] = turn.section("messages", said, budget["messages"], newest_last=True)
             shown |= {m.id for m, text in zip(recent, said) if text in blocks["messages"].splitlines()}

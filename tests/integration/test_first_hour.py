@@ -22,7 +22,7 @@ def default_memory(neo4j, schema, tenant):
 
 
 def test_memory_embeds_with_wordllama_by_default(default_memory):
-    assert isinstance(default_memory._core.embedder.wrapped, WordLlamaEmbedder)
+    assert isinstance(default_memory._store.embedder.wrapped, WordLlamaEmbedder)
     assert repr(DEFAULT_EMBEDDER) == "DEFAULT_EMBEDDER"
 
 

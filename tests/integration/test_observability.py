@@ -100,7 +100,7 @@ def test_a_recall_is_a_span_with_its_embedding_and_its_statement(observed, otel)
     kids = {s.name: s for s in otel.children(recall)}
     embedding = next(s for name, s in kids.items() if name.startswith("embeddings "))
     assert embedding.attributes["gen_ai.operation.name"] == "embeddings"
-    assert embedding.attributes["gen_ai.embeddings.dimension.count"] == observed._core.embedder.dimensions
+    assert embedding.attributes["gen_ai.embeddings.dimension.count"] == observed._store.embedder.dimensions
     statement = next(s for name, s in kids.items() if name.startswith("recall"))
     assert statement.attributes["db.system.name"] == "neo4j"
     assert statement.attributes["db.operation.name"] == statement.name

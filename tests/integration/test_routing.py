@@ -73,7 +73,7 @@ def kinds_of(ran: list[tuple[str, str]], call) -> set[str]:
 
 def test_every_path_works_over_neo4j_routing_and_reads_run_in_read_mode(routed):
     memory, ran = routed
-    assert isinstance(memory._run.driver, Neo4jDriver)  # the routing driver, not a direct connection
+    assert isinstance(memory._store.run.driver, Neo4jDriver)  # the routing driver, not a direct connection
     when = datetime(2026, 3, 1, tzinfo=timezone.utc)
     memory.remember("Ada lives in Paris", scope="r/ada", subject="ada", predicate="lives_in", object="Paris",
                     valid_from=when)

@@ -30,7 +30,7 @@ def test_setup_remakes_an_unfiltered_index_where_the_server_can_filter(neo4j, sc
     # no index at all (dropped, or being remade): a memory object that knew it scans exactly
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,
                 recall_settings=RecallSettings(strategy="index")) as m:
-        m._known.filtered_index, m._known.dimension = can, embedder.dimensions  # as before the drop
+        m._store.known.filtered_index, m._store.known.dimension = can, embedder.dimensions  # as before the drop
         assert m.recall("green tea", scope="u")[0].record.text == "Alice drinks green tea"
     # the index as an older graphmem made it: the embedding alone
     driver.execute_query(templates.get("schema_vector").text, {"dimensions": embedder.dimensions})

@@ -257,7 +257,7 @@ def test_an_interrupted_erase_finishes_on_the_next_call(memory, driver, monkeypa
                                   for i in range(7)])
     insight = memory.add_insight(f"Maria summary {MARKER}", cites=facts[::3], scope="crm")
     bob = memory.remember("Bob banks in Oslo", scope="crm", user_id="bob")
-    write, calls = memory._run.write, []
+    write, calls = memory._store.run.write, []
 
     def failing(work):  # the third batch never lands
         calls.append(work)
@@ -265,12 +265,12 @@ def test_an_interrupted_erase_finishes_on_the_next_call(memory, driver, monkeypa
             raise ConnectionError("lost the server")
         return write(work)
 
-    monkeypatch.setattr(memory._run, "write", failing)
+    monkeypatch.setattr(memory._store.run, "write", failing)
     with pytest.raises(ConnectionError):
         memory.erase(user_id="maria")
     left = [f.id for f in facts if memory.get(f.id) is not None]
     assert len(left) == 3  # two batches of two landed whole
-    monkeypatch.setattr(memory._run, "write", write)
+    monkeypatch.setattr(memory._store.run, "write", write)
 
     report = memory.erase(user_id="maria")
 

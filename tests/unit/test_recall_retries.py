@@ -45,7 +45,7 @@ def recall_with(*answers: dict) -> list[dict]:
     memory = Memory.from_driver(object(), tenant="t")
     memory._store.run = ScriptedRun(*answers)
     memory.recall("green tea", scope="s", k=10)
-    return memory._run.calls
+    return memory._store.run.calls
 
 
 def test_a_complete_answer_is_one_round_trip():
@@ -98,12 +98,12 @@ def test_on_neo4j_2026_the_search_over_fetches_by_what_the_last_recall_of_the_sc
     memory.recall("green tea", scope="s", k=10)
     memory.recall("green tea", scope="s", k=10)
     memory.recall("green tea", scope="other", k=10)
-    limits = [c["vectorLimit"] for c in memory._run.calls]
-    fetch = memory._run.calls[0]["semanticFetch"]
+    limits = [c["vectorLimit"] for c in memory._store.run.calls]
+    fetch = memory._store.run.calls[0]["semanticFetch"]
     least = plan.SEARCH_LEAST
     assert limits == [max(least, -(-fetch * 3 // 2)), max(least, fetch * 30), max(least, -(-fetch * 3 // 2))]
     assert limits[1] > limits[0]
-    assert all("maxVectorFetch" not in c for c in memory._run.calls)
+    assert all("maxVectorFetch" not in c for c in memory._store.run.calls)
 
 
 class NamesRun(ScriptedRun):
@@ -136,7 +136,7 @@ def test_a_name_is_counted_once_per_scopes_until_its_count_is_old():
     memory.recall("did Caroline visit Kyoto?", scope="s")
     memory.recall("when did Caroline go to Kyoto?", scope="s")  # both counted: no read
     memory.recall("did Caroline visit Kyoto?", scope="other")  # other scopes: counted there
-    assert all(until - time.monotonic() <= fulltext.COMMON_NAME_KEPT_SECONDS for _, until in memory._known.names.values())
-    memory._known.names.update({key: (common, 0.0) for key, (common, _) in memory._known.names.items()})  # a minute on
+    assert all(until - time.monotonic() <= fulltext.COMMON_NAME_KEPT_SECONDS for _, until in memory._store.known.names.values())
+    memory._store.known.names.update({key: (common, 0.0) for key, (common, _) in memory._store.known.names.items()})  # a minute on
     memory.recall("did Caroline visit Kyoto?", scope="s")
-    assert memory._run.names == [["caroline", "kyoto"]] * 3
+    assert memory._store.run.names == [["caroline", "kyoto"]] * 3
