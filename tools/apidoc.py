@@ -15,8 +15,8 @@ The reference is rendered by pdoc (see docs/api.md for why pdoc) from the live o
   count); a constant needs a line in the package docstring that names it in double
   backticks;
 - every public method, property and field of those classes that graphmem itself defines,
-  including the members a class inherits from graphmem's own (private) bases such as the
-  ``Memory`` mixins; members inherited from outside the package (``BaseModel``,
+  including the members a class inherits from graphmem's own (private) bases such as
+  ``MemoryRecord``, and the ``Memory`` methods that hand a call to a service; members inherited from outside the package (``BaseModel``,
   ``Exception``, ``Enum``) are not ours to document, and enum members are values. A field
   (an attribute, not a method or property) also counts as documented when the class's
   docstring names it in double backticks, as settings classes that describe their fields

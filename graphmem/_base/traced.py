@@ -167,7 +167,7 @@ def traced(operation: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def instrument(prefix: str, names: Iterable[str] | Mapping[str, str] | None = None) -> Callable[[C], C]:
     """A class decorator: every public method graphmem defines for the class (its own or a
-    mixin's; not those it inherits from langchain or langgraph) becomes ``traced`` as
+    base's; not those it inherits from langchain or langgraph) becomes ``traced`` as
     ``<prefix>.<name>``; with ``names``, only those methods (a mapping names each one's
     operation). Properties, static and class methods and generators are left as they are."""
 
