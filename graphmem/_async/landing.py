@@ -17,7 +17,7 @@ from .._base.records import record_of
 from .._learning import ingest as _ingest
 from .._learning import profile
 from .._learning.ingest import PendingEntity
-from .._learning.ingest_write import Batch, Decision, decide, judged, kept_facts, landed_rows, question, retirements
+from .._learning.ingest_write import Batch, Verdict, decide, judged, kept_facts, landed_rows, question, retirements
 from .._learning.prompts import (
     JUDGE_SYSTEM,
     EntityDraft,
@@ -153,7 +153,7 @@ class AsyncLanding:
         return "new", None, 0.0
 
     async def _contradictions(self, llm: Any, plans: list[tuple[FactDraft, dict[str, Any]]], chain: list[str],
-                              now: datetime, tally: Tally) -> dict[int, Decision]:
+                              now: datetime, tally: Tally) -> dict[int, Verdict]:
         """Per planned fact (by index), what the write does besides writing it: skip it as a
         restatement, or retire the stored facts it corrects, contradicts or replaces
         (``_ingest_write``). The rules decide alone where they can; the model is asked,

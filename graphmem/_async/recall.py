@@ -206,12 +206,12 @@ class AsyncRecall:
         if vector is None or embedder is None:
             return None
         key = getattr(embedder, "wrapped", embedder)  # the caller's embedder, not this object's wrapper
-        if self._store.known.background is None:
-            self._store.known.background = self._store.shared.yardstick(key)
-        if self._store.known.background is None:
-            self._store.known.background = relevance.matrix(await embedder.aembed_documents(list(relevance.SENTENCES)))
-            self._store.shared.keep_yardstick(key, self._store.known.background)
-        return relevance.yardstick(vector, self._store.known.background)
+        if self._store.known.yardstick is None:
+            self._store.known.yardstick = self._store.shared.yardstick(key)
+        if self._store.known.yardstick is None:
+            self._store.known.yardstick = relevance.matrix(await embedder.aembed_documents(list(relevance.SENTENCES)))
+            self._store.shared.keep_yardstick(key, self._store.known.yardstick)
+        return relevance.yardstick(vector, self._store.known.yardstick)
 
     async def _common_names(self, probes: list[dict[str, str]], chain: list[str]) -> list[str]:
         """Which of a question's names are common among the scopes' memories: asked of Neo4j

@@ -45,7 +45,7 @@ class Retire:
     retirements: tuple[Retirement, ...]
 
 
-Decision = Skip | Retire
+Verdict = Skip | Retire
 """What the write does with one planned fact; a fact without a decision is simply written."""
 
 
@@ -70,7 +70,7 @@ class Batch:
     """The entities' ``entity_create`` rows, one per entity."""
     plans: list[tuple[FactDraft, dict[str, Any]]]
     """The facts to write, each as its draft and ``remember`` arguments (see ``fact_plan``)."""
-    decisions: dict[int, Decision]
+    decisions: dict[int, Verdict]
     """By index in ``plans``."""
     msgs: list[dict[str, Any]]
     episode_ids: list[str]
@@ -86,7 +86,7 @@ class Batch:
     """The model requests made (one entry each) and the tokens they cost."""
 
 
-def retiring(decision: Decision | None, retirement: Retirement) -> Decision:
+def retiring(decision: Verdict | None, retirement: Retirement) -> Verdict:
     """``decision`` with one more stored fact to retire. A skipped fact stays skipped: it is
     not written, so it retires nothing."""
     if isinstance(decision, Skip):
@@ -101,7 +101,7 @@ and every extra pair is prompt tokens."""
 
 
 def decide(candidates: Iterable[Mapping[str, Any]], plans: Sequence[tuple[FactDraft, Mapping[str, Any]]],
-           learning: LearningSettings, *, scope: str) -> tuple[dict[int, Decision], list[Doubt]]:
+           learning: LearningSettings, *, scope: str) -> tuple[dict[int, Verdict], list[Doubt]]:
     """The decisions the rules settle alone, per planned fact, and the doubts to put to the
     model. ``candidates`` are ``fact_candidates`` rows (stored facts about the same subject
     that are current in the view of ``scope``, the scope the facts are written to; ``i``
@@ -109,7 +109,7 @@ def decide(candidates: Iterable[Mapping[str, Any]], plans: Sequence[tuple[FactDr
     other candidates no longer matter. A stored fact of another scope of the chain can be
     restated (the view already says it) but is never retired: a write changes nothing
     outside its own scope (docs/design-notes.md#scope-chain-facts)."""
-    decisions: dict[int, Decision] = {}
+    decisions: dict[int, Verdict] = {}
     doubts: list[Doubt] = []
     asked: Counter[int] = Counter()  # doubts per planned fact
     for old in candidates:
@@ -166,8 +166,8 @@ def question(doubts: Sequence[Doubt]) -> str:
     return "\n".join(f"{n}. existing: {d.old_text}\n   new: {d.new_text}" for n, d in enumerate(doubts, 1))
 
 
-def judged(decisions: Mapping[int, Decision], doubts: Sequence[Doubt],
-           contradicted: Container[int]) -> dict[int, Decision]:
+def judged(decisions: Mapping[int, Verdict], doubts: Sequence[Doubt],
+           contradicted: Container[int]) -> dict[int, Verdict]:
     """``decisions`` with the retirements of the doubts the model confirmed (``contradicted``
     holds their numbers in ``question``)."""
     out = dict(decisions)
@@ -219,7 +219,7 @@ def landed_rows(rows: Sequence[Mapping[str, Any]], nodes: Sequence[dict[str, Any
     return landed, skipped
 
 
-def retirements(decision: Decision | None) -> tuple[Retirement, ...]:
+def retirements(decision: Verdict | None) -> tuple[Retirement, ...]:
     """The stored facts a planned fact retires once written (none if skipped or undecided)."""
     return decision.retirements if isinstance(decision, Retire) else ()
 

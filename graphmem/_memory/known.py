@@ -126,7 +126,7 @@ class Known:
         self.probe: list[float] | None = None
         """The embedder's vector of ``_memory.reembed.PROBE``, once asked (tells it from the
         embedder a re-embedding put in the store: ``Layout.active``)."""
-        self.background: Any = None
+        self.yardstick: Any = None
         """The relevance floor's yardstick (a numpy matrix, ``_recall/relevance.matrix``)."""
         self.names: dict[tuple[tuple[str, ...], str], tuple[bool, float]] = {}
         """Per (visible scope chain, name): whether the name is common there, and until when
@@ -151,5 +151,5 @@ class Known:
         """This object embeds with another embedder from now on (whose ``probe`` vector may be
         known): what came from the old one goes, with what was read of the index."""
         self.forget_index()
-        self.background = None
+        self.yardstick = None
         self.probe = probe

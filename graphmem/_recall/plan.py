@@ -66,10 +66,6 @@ def _padded(values: list[str], size: int = _LIST_BUCKET) -> list[str]:
     return values + [""] * (size - len(values))
 
 
-def _padded_lucene(text: str | None) -> str | None:
-    return None if text is None else text.ljust(_TEXT_BUCKET)
-
-
 def semantic_fetch(k: int) -> int:
     """How many semantic hits recall keeps (and asks the vector index for, before
     over-fetching): ``k``, at least 10. The lexical side keeps twice as many, which are

@@ -208,12 +208,12 @@ class Recall:
         if vector is None or embedder is None:
             return None
         key = getattr(embedder, "wrapped", embedder)  # the caller's embedder, not this object's wrapper
-        if self._store.known.background is None:
-            self._store.known.background = self._store.shared.yardstick(key)
-        if self._store.known.background is None:
-            self._store.known.background = relevance.matrix(embedder.embed_documents(list(relevance.SENTENCES)))
-            self._store.shared.keep_yardstick(key, self._store.known.background)
-        return relevance.yardstick(vector, self._store.known.background)
+        if self._store.known.yardstick is None:
+            self._store.known.yardstick = self._store.shared.yardstick(key)
+        if self._store.known.yardstick is None:
+            self._store.known.yardstick = relevance.matrix(embedder.embed_documents(list(relevance.SENTENCES)))
+            self._store.shared.keep_yardstick(key, self._store.known.yardstick)
+        return relevance.yardstick(vector, self._store.known.yardstick)
 
     def _common_names(self, probes: list[dict[str, str]], chain: list[str]) -> list[str]:
         """Which of a question's names are common among the scopes' memories: asked of Neo4j

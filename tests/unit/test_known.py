@@ -25,10 +25,10 @@ def test_what_one_object_read_of_the_index_holds_for_that_slot_only():
 def test_another_embedder_drops_what_came_from_the_old_one_and_keeps_counted_names():
     known = Known()
     known.index(layout.SLOT_A, Index(64, False))
-    known.probe, known.background = [1.0], object()
+    known.probe, known.yardstick = [1.0], object()
     known.names[(("s",), "alice")] = (True, 1e12)
     known.use_embedder([0.5])
-    assert known.dimension is None and known.background is None and known.probe == [0.5]
+    assert known.dimension is None and known.yardstick is None and known.probe == [0.5]
     assert known.names  # counts of names do not depend on the embedder
 
 
