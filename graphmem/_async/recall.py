@@ -98,7 +98,7 @@ class AsyncRecall:
             retry.update(more)
             rows = await self._recall_rows({**args, **retry})
             asked += 1
-        settings = plan.for_embedder(self._settings, self._store.core.embedder is not None,
+        settings = plan.decided_gate(self._settings, self._store.core.embedder is not None,
                                      named=bool(fulltext.names(text)))
         results = fusion.score(rows, now=self._store.core.now(), settings=settings, k=k, min_relevance=floor,
                                stick=await self._yardstick(vector), question=text)

@@ -154,7 +154,7 @@ def lexical_gate(rows: list[dict[str, Any]], settings: RecallSettings) -> float:
     tips for my phone's battery life?"), and which of those a record holds ranked the
     answer below a dozen unrelated records on LongMemEval (docs/design-notes.md#recall-lexical-gate)."""
     total = max((int(r.get("total") or 0) for r in rows), default=0)
-    if not settings.lexical_gate or total <= 1:  # 0, or None (left to the embedder: _recall.for_embedder)
+    if not settings.lexical_gate or total <= 1:  # 0, or None (left to the embedder: _recall.decided_gate)
         return 0.0
     return settings.lexical_gate * math.log(1.0 + (total - 0.5) / 1.5)
 

@@ -166,7 +166,7 @@ LongMemEval and to cost neither on LoCoMo, whose questions name people (the gate
 a question naming someone: docs/design-notes.md#recall-lexical-gate)."""
 
 
-def for_embedder(settings: RecallSettings, semantic: bool, *, named: bool = False) -> RecallSettings:
+def decided_gate(settings: RecallSettings, semantic: bool, *, named: bool = False) -> RecallSettings:
     """``settings`` with what was left to recall decided (``lexical_gate=None``): the gate
     when there is a semantic side to decide instead (``semantic``: an embedder), unless the
     question names someone or something (``named``: "Where does Person007 live?", "the

@@ -158,7 +158,7 @@ class RecallSettings:
     least this share of ln(1 + (N - 0.5) / 1.5), the IDF of a word that one of the index's N
     memories holds (see above; 0 always lets it count). None: 0.5 with an embedder, 0
     without one (the full-text side is then the only side), and 0 for a question that names
-    someone or something (``_recall.plan.for_embedder``)."""
+    someone or something (``_recall.plan.decided_gate``)."""
     session_penalty: float = 0.0
     """Score taken off per record already ranked from the same session (see above; off by
     default: it pushed a conversation's second answering turn out of the top ten)."""

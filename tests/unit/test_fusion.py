@@ -281,13 +281,13 @@ def test_the_full_text_side_sits_out_when_its_best_hit_matched_only_common_words
     assert lexical_gate([{"total": 1000}], RecallSettings(lexical_gate=0.5)) == pytest.approx(0.5 * math.log(1 + 999.5 / 1.5))
     assert lexical_gate([{"total": 1000}], RecallSettings(lexical_gate=0)) == 0.0
     # left to recall: on with any embedder, off without one (the full-text side is then all there is)
-    from graphmem._recall.plan import LEXICAL_GATE, for_embedder
+    from graphmem._recall.plan import LEXICAL_GATE, decided_gate
     assert RecallSettings().lexical_gate is None and lexical_gate([{"total": 1000}], RecallSettings()) == 0.0
-    assert for_embedder(RecallSettings(), semantic=True).lexical_gate == LEXICAL_GATE == 0.5
-    assert for_embedder(RecallSettings(), semantic=False).lexical_gate == 0.0
-    assert for_embedder(RecallSettings(lexical_gate=0.3), semantic=False).lexical_gate == 0.3
+    assert decided_gate(RecallSettings(), semantic=True).lexical_gate == LEXICAL_GATE == 0.5
+    assert decided_gate(RecallSettings(), semantic=False).lexical_gate == 0.0
+    assert decided_gate(RecallSettings(lexical_gate=0.3), semantic=False).lexical_gate == 0.3
     # a question that names someone or something keeps its full-text side (the name may be only there)
-    assert for_embedder(RecallSettings(), semantic=True, named=True).lexical_gate == 0.0
+    assert decided_gate(RecallSettings(), semantic=True, named=True).lexical_gate == 0.0
     assert lexical_gate([{}], RecallSettings()) == 0.0  # no statistics: no gate
     assert _gated(2.0, 1000)[0] == "answer"
     assert _gated(6.0, 1000)[0] == "common0"
