@@ -104,10 +104,11 @@ test-reliability: $(VENV)/.bench-installed
 	$(PY) -m pytest -m long $(TEST_ARGS)
 
 # the tests of what differs between Neo4j 2026 (the default where Java 21+ is found) and
-# Neo4j 5.26 LTS (recall's two versions, the vector index and its migration), on 5.26
+# Neo4j 5.26 LTS (recall's two versions, the vector index and its migration, import's dynamic labels), on 5.26
 NEO4J5_TESTS := tests/unit/test_dialect.py tests/integration/test_schema.py tests/integration/test_recall.py \
   tests/integration/test_recall_cases.py tests/integration/test_recall_filtered.py \
-  tests/integration/test_recall_lexical.py tests/integration/test_vector_migration.py
+  tests/integration/test_recall_lexical.py tests/integration/test_vector_migration.py \
+  tests/integration/test_transfer.py
 test-neo4j5: $(VENV)/.bench-installed
 	GRAPHMEM_NEO4J_VERSION=5.26.19 $(PY) -m pytest -m "not long or vector_migration" $(NEO4J5_TESTS) $(TEST_ARGS)
 

@@ -80,7 +80,7 @@ class AsyncDecisions:
         return await self._write_decision(props)
 
     async def _write_decision(self, props: dict[str, Any]) -> Decision:
-        row = {"props": props, "embedText": embedded.decision_text(props)}
+        row = {"props": props, "embedText": embedded.kind_text("decision", props)}
         await self._store.embed([row], ["decision"])
         now = self._store.core.now()
         tenant = self._store.core.tenant

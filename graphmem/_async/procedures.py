@@ -66,7 +66,7 @@ class AsyncProcedures:
             steps=steps, variables=variables, success_criteria=success_criteria, provenance=provenance,
             importance=importance, sensitivity=sensitivity, tags=tags, id=id,
         )
-        row = {"props": props, "embedText": embedded.procedure_text(props)}
+        row = {"props": props, "embedText": embedded.kind_text("procedure", props)}
         await self._store.embed([row], ["text"])
         now = self._store.core.now()
         tenant = self._store.core.tenant
@@ -141,7 +141,7 @@ class AsyncProcedures:
             success_criteria=draft.success_criteria, provenance=Provenance.INDUCTION, importance=None,
             sensitivity=None, tags=(), id=None,
         )
-        row = {"props": props, "embedText": embedded.procedure_text(props)}
+        row = {"props": props, "embedText": embedded.kind_text("procedure", props)}
         await self._store.embed([row, *episodes], ["trajectory"] * (1 + len(episodes)))
         cites = episode_ids or [e["props"]["id"] for e in episodes]
         threshold = self._store.core.neo4j_similarity(self._learning.procedure_merge_threshold)

@@ -10,6 +10,7 @@ from typing import Any
 
 from .._base import scopes as _scopes
 from .._base.errors import ConflictError, InvalidInputError
+from .._base.kinds import LABELS
 from .._base.traced import instrument
 from .._memory import import_rules, transfer
 from .backend import AsyncStore
@@ -186,7 +187,7 @@ class AsyncTransfer:
                                     "import into an empty tenant or erase it first")
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([row["props"]["scope"] for row in rows
                                                         if row["kind"] != "chunk"]))
-            created = await tx.run("import_nodes", tenant=tenant, rows=rows)
+            created = await tx.run("import_nodes", tenant=tenant, rows=rows, labels=LABELS)
             return int(created[0]["created"]) if created else 0
 
         return await self._store.run.write(work)

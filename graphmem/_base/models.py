@@ -6,9 +6,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-KINDS = ("fact", "episode", "entity", "insight", "procedure", "correction", "decision", "note", "summary")
-"""Every kind of memory record, the values of ``MemoryRecord.kind`` (one subclass each)."""
-
 
 class Provenance(str, Enum):
     """Where a memory came from. ``trust`` orders them for ranking and conflicts."""
@@ -90,7 +87,7 @@ class MemoryRecord(BaseModel):
 
     kind: str
     """``fact``, ``episode``, ``entity``, ``insight``, ``procedure``, ``correction``,
-    ``decision``, ``note`` or ``summary`` (``KINDS``)."""
+    ``decision``, ``note`` or ``summary`` (``_base/kinds.py``'s registry)."""
     id: str
     """Stable id, given by the caller or generated; writing the same id again is idempotent."""
     tenant: str

@@ -8,6 +8,7 @@ from typing import Any
 from . import scopes
 from . import validate as check
 from .errors import InvalidInputError
+from .kinds import REGISTRY
 from .models import Provenance, Sensitivity, Status
 
 Props = dict[str, Any]
@@ -89,10 +90,7 @@ def stored(props: Mapping[str, Any], *, tenant: str, kind: str, now: Any) -> Pro
     return {**props, "tenant": tenant, "kind": kind, "createdAt": now, "embedding": None}
 
 
-CREATES = {"fact_create": "fact", "episode_create": "episode", "entity_create": "entity",
-           "insight_create": "insight", "procedure_create": "procedure", "note_create": "note",
-           "decision_create": "decision", "correction_create": "correction", "summary_create": "summary",
-           "import_nodes": None}
+CREATES: dict[str, str | None] = {**{kind.create: kind.name for kind in REGISTRY}, "import_nodes": None}
 """The write templates that create memories, and the kind each creates (``import_nodes``:
 each row's own); their parameters carry the new ids (``props.id``, or ``rows[].props.id``)."""
 

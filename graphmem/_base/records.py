@@ -4,52 +4,26 @@ from __future__ import annotations
 
 import json
 from datetime import date, datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from neo4j.graph import Node
 
-from .models import Correction, Decision, Entity, Episode, Fact, Insight, Note, Procedure, Record, Summary, Supersession
+from .kinds import REGISTRY
+from .models import MemoryRecord, Record, Supersession
 
-_KINDS: dict[str, type[Record]] = {
-    "fact": Fact, "episode": Episode, "entity": Entity, "insight": Insight, "procedure": Procedure,
-    "correction": Correction, "decision": Decision, "note": Note, "summary": Summary,
-}
+_KINDS: dict[str, type[MemoryRecord]] = {kind.name: kind.model for kind in REGISTRY}
 
-# Neo4j property -> model field, where the two differ.
-_FIELDS = {
-    "createdAt": "created_at",
-    "invalidatedAt": "invalidated_at",
-    "invalidationReason": "invalidation_reason",
-    "userId": "user_id",
-    "agentId": "agent_id",
-    "sessionId": "session_id",
-    "validFrom": "valid_from",
-    "validTo": "valid_to",
-    "singleValued": "single_valued",
-    "validFromStated": "valid_from_stated",
-    "subjectName": "subject_name",
-    "objectName": "object_name",
-    "observedFrom": "observed_from",
-    "occurredAt": "occurred_at",
-    "successCriteria": "success_criteria",
-    "successCount": "success_count",
-    "failureCount": "failure_count",
-    "lastUsedAt": "last_used_at",
-    "statusChangedAt": "status_changed_at",
-    "statusLog": "status_log",
-    "lastCorroboratedAt": "last_corroborated_at",
-    "originalValue": "original_value",
-    "correctedValue": "corrected_value",
-    "entityKey": "entity_key",
-    "originalInput": "original_input",
-    "runId": "run_id",
-    "decisionType": "decision_type",
-    "outcomeAt": "outcome_at",
-    "outcomeLog": "outcome_log",
-    "coversFrom": "covers_from",
-    "coversTo": "covers_to",
-    "refersTo": "refers_to",
-}
+
+
+def property_of(field: str) -> str:
+    """The node property a model field is stored as: its name in camelCase
+    (``valid_from`` -> ``validFrom``); camelCase stays in this module and the templates."""
+    head, *rest = field.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+# Neo4j property -> model field, where the two differ (every model field with an underscore)
+_FIELDS = {property_of(field): field for cls in _KINDS.values() for field in cls.model_fields if "_" in field}
 _INTERNAL = {"lexKey", "textKey", "nameKey", "aliasKeys", "closedAt", "propertiesJson", "kind", "stepsKey"}
 _PROPERTY = {field: prop for prop, field in _FIELDS.items()}
 # each kind's (property, model field) pairs, looked up once: recall builds some twenty
@@ -85,7 +59,7 @@ def row(record: Any) -> dict[str, Any]:
     return {key: value if type(value) in _PLAIN else native(value) for key, value in record.items()}
 
 
-R = TypeVar("R", Fact, Episode, Entity, Insight, Procedure, Correction, Decision, Note, Summary)
+R = TypeVar("R", bound=MemoryRecord)
 
 
 def record_of(kind: type[R], node: dict[str, Any], *, superseded_by: list[dict[str, Any]] | None = None) -> R:
@@ -114,7 +88,7 @@ def to_record(node: dict[str, Any], *, superseded_by: list[dict[str, Any]] | Non
             Supersession(by=s["by"], reason=s["reason"], at=native(s["at"]), note=s.get("note"))
             for s in superseded_by if s.get("by")
         )
-    return cls.model_validate(data)
+    return cast(Record, cls.model_validate(data))  # the registry pairs each kind with its model
 
 
 def json_default(value: Any) -> Any:

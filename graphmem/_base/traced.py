@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sized
 from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
-from .models import KINDS
+from .kinds import KINDS
 from .observe import OFF, Observability
 
 C = TypeVar("C", bound=type)

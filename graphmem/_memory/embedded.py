@@ -6,15 +6,17 @@ re-embedded with an embedder holds the vectors a store written with it from the 
   Denver (lives in)"), so a question about the attribute meets it; a LangGraph store item
   (predicate ``langgraph_item``) its text alone, and so a fact extracted by ``ingest``, which
   says so with ``embeddedFrom: 'text'`` (its contradiction check compares texts alone);
-- a procedure: its text, trigger and condition, so a task matches on any of them;
-- a decision: the decision and its reasoning;
-- a window (``:Chunk``) of a long episode: its slice of the episode's text (``window``);
-- every other memory: its text."""
+- any other kind: the properties its registry entry names (``_base/kinds.py``,
+  ``Kind.embedded``), one per line: a procedure its text, trigger and condition, so a task
+  matches on any of them; a decision the decision and its reasoning; the rest their text;
+- a window (``:Chunk``) of a long episode: its slice of the episode's text (``window``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from .._base.kinds import KIND
 
 CHUNK_SIZE = 1_500
 """Characters of a long episode's window (its ``:Chunk`` node's embedded slice)."""
@@ -32,12 +34,10 @@ def fact_text(text: str, predicate: str | None) -> str:
     return f"{text} ({predicate.replace('_', ' ')})"
 
 
-def procedure_text(props: Mapping[str, Any]) -> str:
-    return "\n".join(p for p in (props["text"], props.get("trigger"), props.get("condition")) if p)
-
-
-def decision_text(props: Mapping[str, Any]) -> str:
-    return f"{props['text']}\n{props['reasoning']}"
+def kind_text(kind: str, props: Mapping[str, Any]) -> str:
+    """A memory's embedded text by its kind's rule in the registry (``Kind.embedded``): the
+    properties it names that are set, one per line."""
+    return "\n".join(str(p) for p in (props.get(name) for name in KIND[kind].embedded) if p)
 
 
 def window(text: str, position: int) -> str:
@@ -65,8 +65,4 @@ def text_of(kind: str, props: Mapping[str, Any], episode_text: str | None = None
         return None
     if kind == "fact":
         return str(text) if props.get("embeddedFrom") == TEXT_ONLY else fact_text(text, props.get("predicate"))
-    if kind == "procedure":
-        return procedure_text(props)
-    if kind == "decision" and props.get("reasoning") is not None:
-        return decision_text(props)
-    return str(text)
+    return kind_text(kind, props) if kind in KIND else str(text)

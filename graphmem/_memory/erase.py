@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from .._base.models import KINDS
+from .._base.kinds import KINDS
 
 PERSONAL = ["user", "human-correction"]
 """Provenances of what a person entered: an entity with one of them is never erased for
@@ -21,9 +21,11 @@ class EraseReport(BaseModel):
     format spec such as ``f"{report:,}"`` formats) counts the memories, as the integer
     ``erase`` returned before; the windows of long episodes (``chunk``) and the emptied
     ``:Scope`` nodes (``scope``) are counted apart. A report is true when anything was
-    deleted, and reports add up (``a + b``, ``sum(reports)``)."""
+    deleted, and reports add up (``a + b``, ``sum(reports)``). A kind of the registry
+    (``_base/kinds.py``) without a field of its own here is counted all the same, as an
+    extra field of its name."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="allow")
 
     fact: int = 0
     """Facts: the ones named, and those derived only from erased episodes (profile fields and
@@ -56,7 +58,7 @@ class EraseReport(BaseModel):
     @property
     def total(self) -> int:
         """How many memories were deleted (every kind but ``chunk`` and ``scope``)."""
-        return sum(int(getattr(self, kind)) for kind in KINDS) + self.other
+        return sum(int(getattr(self, kind, 0)) for kind in KINDS) + self.other
 
     @property
     def by_kind(self) -> dict[str, int]:
@@ -75,7 +77,8 @@ class EraseReport(BaseModel):
     def __add__(self, other: EraseReport) -> EraseReport:
         if not isinstance(other, EraseReport):
             return NotImplemented
-        return EraseReport(**{k: v + getattr(other, k) for k, v in self.model_dump().items()})
+        mine, theirs = self.model_dump(), other.model_dump()
+        return EraseReport(**{k: mine.get(k, 0) + theirs.get(k, 0) for k in {**mine, **theirs}})
 
     def __radd__(self, other: object) -> EraseReport:
         if isinstance(other, int) and not isinstance(other, bool) and other == 0:  # sum()'s start

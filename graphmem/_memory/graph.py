@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._base.errors import InvalidInputError
-from .._base.models import KINDS
+from .._base.kinds import KINDS
 from .._base.records import json_default
 
 MYPY = False  # mypy takes a name MYPY as always true; pdoc runs TYPE_CHECKING blocks with it false

@@ -20,6 +20,7 @@ from typing import Any
 from .._base import scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
+from .._base.kinds import KIND
 from .._base.models import Provenance, Sensitivity, Status
 from . import embedded, entities, store
 from .episodes import ROLES
@@ -216,8 +217,9 @@ def node(kind: str, props: Mapping[str, Any], field: str, *, tenant: str, dimens
             if value != kind:
                 raise InvalidInputError(where, f"{value!r} differs from the record's kind {kind!r}")
         elif key == "text":
-            limit = check.MAX_EPISODE_LENGTH if kind == "episode" else check.MAX_TEXT_LENGTH
-            out[key] = (check.name if kind == "entity" else check.text)(value, where, limit=limit)  # an entity's text is its name
+            rules = KIND.get(kind)  # the registry's: an episode's text may be long, an entity's is its name
+            limit = check.MAX_EPISODE_LENGTH if rules and rules.long_text else check.MAX_TEXT_LENGTH
+            out[key] = (check.name if rules and rules.text_is_name else check.text)(value, where, limit=limit)
         elif key == "embedding":
             out[key] = list(check.embedding(value, where, dimension))
         elif key in NODE_RULES:

@@ -25,7 +25,7 @@ from typing import Any
 from .._base import scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
-from .._base.models import KINDS
+from .._base.kinds import KINDS
 from . import import_rules
 from .graph import EDGE_TYPES
 

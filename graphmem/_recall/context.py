@@ -8,18 +8,19 @@ from datetime import datetime
 from typing import Any
 
 from .._base.errors import InvalidInputError
+from .._base.kinds import REGISTRY
 from .._base.models import Episode, Record
 from .._base.records import to_record
 from . import lines
 from .fusion import ScoredMemory, ScoreParts
 
-SECTIONS = {"corrections": "Corrections", "facts": "Facts", "insights": "Insights", "procedures": "Procedures",
-            "episodes": "Episodes", "entities": "Entities", "decisions": "Decisions", "notes": "Core notes",
-            "summaries": "Summaries"}
 DEFAULT_SECTIONS = ("corrections", "facts", "insights", "procedures", "episodes")
-_SECTION_OF = {"fact": "facts", "insight": "insights", "procedure": "procedures", "episode": "episodes",
-               "entity": "entities", "correction": "corrections", "decision": "decisions", "note": "notes",
-               "summary": "summaries"}
+_SECTION_OF = {kind.name: kind.section for kind in REGISTRY}
+SECTIONS = {kind.section: kind.title for kind in sorted(
+    REGISTRY, key=lambda kind: (DEFAULT_SECTIONS.index(kind.section) if kind.section in DEFAULT_SECTIONS
+                                else len(DEFAULT_SECTIONS)))}
+"""Each kind's section and its heading, the default ones first (in their order), then the
+rest in the registry's."""
 
 
 CHARS_PER_TOKEN = 4

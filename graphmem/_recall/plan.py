@@ -12,7 +12,8 @@ from typing import Any
 from .._base import scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
-from .._base.models import AUTOMATIC, KINDS, Sensitivity, Status
+from .._base.kinds import KINDS
+from .._base.models import AUTOMATIC, Sensitivity, Status
 from . import fulltext, seeds
 from .settings import NEIGHBOUR_COST, RecallSettings, is_number
 

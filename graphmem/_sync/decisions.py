@@ -82,7 +82,7 @@ class Decisions:
         return self._write_decision(props)
 
     def _write_decision(self, props: dict[str, Any]) -> Decision:
-        row = {"props": props, "embedText": embedded.decision_text(props)}
+        row = {"props": props, "embedText": embedded.kind_text("decision", props)}
         self._store.embed([row], ["decision"])
         now = self._store.core.now()
         tenant = self._store.core.tenant

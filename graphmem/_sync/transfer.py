@@ -12,6 +12,7 @@ from typing import Any
 
 from .._base import scopes as _scopes
 from .._base.errors import ConflictError, InvalidInputError
+from .._base.kinds import LABELS
 from .._base.traced import instrument
 from .._memory import import_rules, transfer
 from .backend import Store
@@ -188,7 +189,7 @@ class Transfer:
                                     "import into an empty tenant or erase it first")
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([row["props"]["scope"] for row in rows
                                                         if row["kind"] != "chunk"]))
-            created = tx.run("import_nodes", tenant=tenant, rows=rows)
+            created = tx.run("import_nodes", tenant=tenant, rows=rows, labels=LABELS)
             return int(created[0]["created"]) if created else 0
 
         return self._store.run.write(work)

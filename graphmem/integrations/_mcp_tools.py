@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Annotated, Any, Literal, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
@@ -16,13 +16,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .._async.memory import AsyncMemory
 from .._base import validate as check
 from .._base.errors import GraphMemError, InvalidInputError, Neo4jUnavailableError
+from .._base.kinds import KINDS
 from .._base.models import MemoryRecord
 from .._base.traced import instrument
 from ._arguments import argument_errors
 from ._mcp_support import Bounds, record_line, record_lines
 
-Kind = Literal["fact", "episode", "entity", "insight", "procedure", "correction", "decision", "note", "summary"]
-"""Every kind recall can keep (``graphmem.KINDS``; a unit test keeps the two equal)."""
+if TYPE_CHECKING:
+    Kind = str
+else:
+    Kind = Literal[KINDS]
+"""Every kind recall can keep, from the registry of kinds (``_base/kinds.py``): the tools'
+schema lists them as an enum, and a value outside it is refused before recall runs."""
 Role = Literal["user", "assistant", "tool", "system", "event"]
 
 _SCOPE_HELP = ("Optional sub-scope, relative to this server's scope (e.g. 'projects/apollo'); "

@@ -17,7 +17,7 @@ from pydantic import ConfigDict, field_validator
 
 from .._base import scopes
 from .._base.errors import InvalidInputError
-from .._base.models import KINDS
+from .._base.kinds import KINDS
 from .._base.public import publish
 from .._base.traced import instrument
 from .._recall.fusion import ScoredMemory

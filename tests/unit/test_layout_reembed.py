@@ -233,12 +233,12 @@ def test_a_procedure_is_embedded_with_its_trigger_and_condition():
     assert embedded.text_of("procedure", props) == "Restart the worker\nthe queue stalls\nafter 5 pm"
     assert embedded.text_of("procedure", {**props, "condition": None}) == "Restart the worker\nthe queue stalls"
     assert embedded.text_of("procedure", {"text": "Restart the worker"}) == "Restart the worker"
-    assert embedded.procedure_text(props) == embedded.text_of("procedure", props)
+    assert embedded.kind_text("procedure", props) == embedded.text_of("procedure", props)
 
 
 def test_a_decision_is_embedded_with_its_reasoning():
     props = {"text": "Use Postgres", "reasoning": "the team knows it"}
-    assert embedded.text_of("decision", props) == "Use Postgres\nthe team knows it" == embedded.decision_text(props)
+    assert embedded.text_of("decision", props) == "Use Postgres\nthe team knows it" == embedded.kind_text("decision", props)
     assert embedded.text_of("decision", {"text": "Use Postgres", "reasoning": None}) == "Use Postgres"
 
 

@@ -88,7 +88,7 @@ def test_the_recall_tool_offers_every_kind_of_record():
     """An agent can keep notes, summaries, decisions or corrections, not only the first five kinds."""
     from typing import get_args
 
-    from graphmem._base.models import KINDS
+    from graphmem._base.kinds import KINDS
     from graphmem.integrations._mcp_tools import Kind
 
     assert sorted(get_args(Kind)) == sorted(KINDS)

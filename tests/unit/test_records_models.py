@@ -12,7 +12,8 @@ from pydantic import ValidationError
 
 from graphmem import Entity, Episode, Fact, Procedure, Provenance, Scope, Sensitivity, Status, Supersession
 from graphmem._base import models as _models
-from graphmem._base.models import KINDS, MemoryRecord
+from graphmem._base.kinds import KINDS
+from graphmem._base.models import MemoryRecord
 from graphmem._base.records import to_record
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)

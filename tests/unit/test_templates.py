@@ -217,7 +217,7 @@ def test_recall_projects_exactly_the_properties_its_records_have():
     assert "properties(m) AS p" in text
     to_property = {field: prop for prop, field in records._FIELDS.items()}
     wanted = {to_property.get(name, name) for cls in records._KINDS.values() for name in cls.model_fields}
-    wanted = wanted - {"embedding", "superseded_by", "properties"} | {"propertiesJson"}
+    wanted = wanted - {"embedding", "supersededBy", "properties"} | {"propertiesJson"}
     for var in ("p", "c"):  # the record (its properties(m)) and, for insights, its citations
         body = re.search(r"\b" + var + r" \{(\.id,.*?)\}", text, re.S).group(1)
         projected = (set(re.findall(r"\.(\w+)\s*(?:,|$)", body)) | set(re.findall(r"(\w+): toString", body))
@@ -248,7 +248,7 @@ def test_recall_parameters_keep_one_plan_signature():
     import math
     from datetime import datetime, timezone
 
-    from graphmem._base import models
+    from graphmem._base import kinds
     from graphmem._recall import plan
 
     now = datetime.now(timezone.utc)
@@ -267,7 +267,7 @@ def test_recall_parameters_keep_one_plan_signature():
     long_query = " ".join(f"word{i} averyveryverylongword{i}" for i in range(40))
     for other in (signature(scope="a/b"), signature(scope="/".join("abcdefghijklmnopqrstuvwxyz012345")),
                   signature(query=long_query), signature(query="x"), signature(kind_list=["episode"]),
-                  signature(kind_list=[]), signature(kind_list=list(models.KINDS)), signature(purpose="act"),
+                  signature(kind_list=[]), signature(kind_list=list(kinds.KINDS)), signature(purpose="act"),
                   signature(sensitivity="public"), signature(strategy="exact"), signature(boost=15.0),
                   # an integer over-fetch would be another parameter type: another plan
                   signature(settings=plan.RecallSettings(over_fetch=2))):
