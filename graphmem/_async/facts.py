@@ -117,20 +117,19 @@ class AsyncFacts:
 
         return await self._store.run.write(work)
 
-    async def create_facts(self, tx: AsyncTx, rows: list[FactRow], now: datetime,
-                            effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> list[Fact]:
+    async def create_facts(self, tx: AsyncTx, rows: list[FactRow], now: datetime) -> list[Fact]:
         """Write new facts inside ``tx``: ids already written come back unchanged, so does a
         statement already current in the same scope (docs/design-notes.md#remember-duplicates),
         machine-made restatements of forgotten facts are left out, single-valued ones supersede."""
-        nodes = await self.create_fact_rows(tx, rows, now, effects, exclude)
-        return [record_of(Fact, node) for node in nodes if node is not None]
+        landed = await self.create_fact_rows(tx, rows, now)
+        return [record_of(Fact, node) for node in landed.nodes if node is not None]
 
     async def create_fact_rows(self, tx: AsyncTx, rows: list[FactRow], now: datetime,
-                                effects: dict[str, list[str]] | None = None,
-                                exclude: Iterable[str] = ()) -> list[dict[str, Any] | None]:
+                                exclude: Iterable[str] = ()) -> _facts.Landed:
         """``create_facts`` row by row: the node each row landed as (its own, the stored
         statement it restates, or the earlier row of the batch it repeats), or None for a
-        machine-made restatement of a forgotten fact, which is left out."""
+        machine-made restatement of a forgotten fact, which is left out; and what the new
+        facts superseded (``exclude``: facts the caller is about to retire itself)."""
         tenant = self._store.core.tenant
         ids = [row["props"]["id"] for row in rows]
         existing: dict[str, Any] = {}
@@ -156,11 +155,13 @@ class AsyncFacts:
             found = await tx.run("memory_existing", tenant=tenant, ids=sources)
             _facts.check_sources(rows, {r["node"]["id"]: r["node"] for r in found})
         created: dict[str, Any] = {}
+        superseded = _facts.Superseded()
         if fresh:
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([r["props"]["scope"] for r in fresh]))
             await tx.run("fact_create", tenant=tenant, rows=fresh, now=now)
             created = {row["props"]["id"]: props.stored(row["props"], tenant=tenant, kind="fact", now=now) for row in fresh}
-            shortened = sorted(await self._supersede(tx, fresh, now, effects, exclude) & set(created))
+            superseded = await self._supersede(tx, fresh, now, exclude)
+            shortened = sorted(superseded.changed & set(created))
             if shortened:  # supersession ended some of the new facts: read those back
                 for r in await tx.run("memory_existing", tenant=tenant, ids=shortened):
                     created[r["node"]["id"]] = r["node"]
@@ -168,12 +169,11 @@ class AsyncFacts:
         for i, rid in enumerate(ids):  # a batch's repeat of its own statement: the first one's record
             if rid in repeats:
                 out[i] = created.get(repeats[rid]) or existing.get(repeats[rid])
-        return out
+        return _facts.Landed(out, superseded)
 
     async def _supersede(self, tx: AsyncTx, fresh: list[FactRow], now: datetime,
-                         effects: dict[str, list[str]] | None = None, exclude: Iterable[str] = ()) -> set[str]:
-        """Apply contradiction rule 1 to new facts; return the ids whose times changed
-        (and add them to ``effects["closed"]`` / ``effects["replaced"]`` when given).
+                         exclude: Iterable[str] = ()) -> _facts.Superseded:
+        """Apply contradiction rule 1 to new facts; return what it closed and invalidated.
         ``exclude`` names facts the caller is about to invalidate, which are left alone."""
         batch_ids = [row["props"]["id"] for row in fresh]
         changed: list[str] = []
@@ -190,10 +190,7 @@ class AsyncFacts:
         await after_invalidation(tx, self._store.core.tenant, changed + invalidated, invalidated, now)
         tx.emit("superseded", changed, reason="changed")
         tx.emit("invalidated", invalidated, reason="corrected")
-        if effects is not None:
-            effects.setdefault("closed", []).extend(changed)
-            effects.setdefault("replaced", []).extend(invalidated)
-        return set(changed) | set(invalidated)
+        return _facts.Superseded(tuple(changed), tuple(invalidated))
 
     async def correct(
         self,

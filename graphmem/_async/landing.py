@@ -197,8 +197,8 @@ class AsyncLanding:
         return _ingest.IngestResult(
             entities_created=tuple(land.created), entities_merged=tuple(land.merged),
             same_as=tuple(land.same_as), facts=tuple(facts),
-            superseded=tuple(sorted(set(land.effects.get("closed", [])) - landed - set(retired))),
-            invalidated=tuple(sorted(set(retired) | set(land.effects.get("replaced", [])))),
+            superseded=tuple(sorted(set(land.closed) - landed - set(retired))),
+            invalidated=tuple(sorted(set(retired) | set(land.replaced))),
             skipped=tuple(land.skipped), notes=tuple(batch.notes), model_calls=len(batch.tally),
         )
 
@@ -236,15 +236,17 @@ class AsyncLanding:
             row["props"]["embeddedFrom"] = embedded.TEXT_ONLY
         # the stored facts these retire are left to _retire, not superseded on the way
         retiring = [r.old_id for i, _ in kept for r in retirements(batch.decisions.get(i))]
-        nodes = await self._facts.create_fact_rows(land.tx, rows, batch.now, land.effects, exclude=retiring)
-        landed, skipped = landed_rows([row["props"] for row in rows], nodes)
+        result = await self._facts.create_fact_rows(land.tx, rows, batch.now, exclude=retiring)
+        land.closed += result.superseded.closed
+        land.replaced += result.superseded.replaced
+        landed, skipped = landed_rows([row["props"] for row in rows], result.nodes)
         land.skipped += skipped
         return [record_of(Fact, node) for node in landed], {row["props"]["id"]: i for row, (i, _) in zip(rows, kept)}
 
     async def _retire(self, land: _Landing, kept: list[tuple[int, dict[str, Any]]], written: dict[str, int],
                       landed: set[str]) -> list[str]:
         """Retire what the landed facts correct or contradict (invalidated) or replace (valid
-        time closed, noted in ``land.effects["closed"]``); returns the ids invalidated."""
+        time closed, noted in ``land.closed``); returns the ids invalidated."""
         tx, batch, tenant = land.tx, land.batch, self._store.core.tenant
         retired: list[str] = []
         replaced: list[str] = []
@@ -266,7 +268,7 @@ class AsyncLanding:
                 tx.emit("invalidated", [old.old_id for i, _ in kept for old in retirements(batch.decisions.get(i))
                                         if old.reason == reason and old.old_id in retired],
                         reason=reason, scope=batch.scope)
-        land.effects.setdefault("closed", []).extend(replaced)
+        land.closed += replaced
         return retired
 
 
@@ -284,8 +286,10 @@ class _Landing:
     same_as: list[_ingest.SameAsCandidate] = field(default_factory=list)
     entity_ids: list[str | None] = field(default_factory=list)
     """Per extracted entity, the id it landed as; None if the user asked to forget it."""
-    effects: dict[str, list[str]] = field(default_factory=dict)
-    """The ids supersession closed ("closed") or invalidated ("replaced")."""
+    closed: list[str] = field(default_factory=list)
+    """The ids whose valid time supersession or a replacement closed."""
+    replaced: list[str] = field(default_factory=list)
+    """The ids supersession invalidated."""
 
     def skip(self, kind: str, text: str, reason: str) -> None:
         self.skipped.append(_ingest.Skipped(kind=kind, text=text, reason=reason))

@@ -97,6 +97,29 @@ class FactRow(TypedDict):
     field: str
 
 
+@dataclass(frozen=True)
+class Superseded:
+    """What contradiction rule 1 did to stored facts when new ones landed: the ids whose
+    valid time it closed (``closed``) and those it invalidated (``replaced``)."""
+
+    closed: tuple[str, ...] = ()
+    replaced: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> set[str]:
+        """Every id whose times changed."""
+        return set(self.closed) | set(self.replaced)
+
+
+@dataclass(frozen=True)
+class Landed:
+    """What a batch of fact rows landed as: per row, the node it landed as (None: a
+    machine-made restatement of a forgotten fact, left out), and what it superseded."""
+
+    nodes: list[dict[str, Any] | None]
+    superseded: Superseded = Superseded()
+
+
 class Wave(TypedDict):
     """One single-valued fact for ``fact_supersede`` (which acts within the fact's own scope)."""
 
