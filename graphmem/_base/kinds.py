@@ -42,8 +42,9 @@ class Kind:
     title: str
     """Its section's heading in the block."""
     embedded: tuple[str, ...] = ("text",)
-    """The properties its vector is made from, joined by new lines, those set only (a fact's
-    predicate is put in words: ``_memory/embedded.py``)."""
+    """The properties its vector is made from, joined by new lines, those set only. A fact's
+    text alone here: its predicate, when it has one, is added in words by
+    ``_memory/embedded.fact_text``, the one rule that is not a list of properties."""
     text_is_name: bool = False
     """Its ``text`` is a name (an entity's): checked as one on import."""
     long_text: bool = False
@@ -56,7 +57,7 @@ class Kind:
 
 
 REGISTRY: tuple[Kind, ...] = (
-    Kind("fact", Fact, "Fact", "facts", "Facts", embedded=("text", "predicate")),
+    Kind("fact", Fact, "Fact", "facts", "Facts"),
     Kind("episode", Episode, "Episode", "episodes", "Episodes", long_text=True),
     Kind("entity", Entity, "Entity", "entities", "Entities", text_is_name=True),
     Kind("insight", Insight, "Insight", "insights", "Insights"),

@@ -9,8 +9,8 @@ from typing import get_args
 
 import pytest
 
-from graphmem._base import kinds, props, records, templates
-from graphmem._base.kinds import KIND, KINDS, LABELS, REGISTRY
+from graphmem._base import props, records, templates
+from graphmem._base.kinds import KINDS, LABELS, REGISTRY
 from graphmem._memory import embedded
 from graphmem._memory.erase import EraseReport, counted
 from graphmem._recall import context
@@ -85,4 +85,3 @@ def test_the_registry_names_what_imports_check_a_text_against():
         import_rules.node("note", {**base, "text": long}, "nodes[0]", tenant="t", dimension=None)
     assert [k.name for k in REGISTRY if k.long_text] == ["episode"]
     assert [k.name for k in REGISTRY if k.text_is_name] == ["entity"]
-    assert kinds.KIND["entity"] is KIND["entity"]
