@@ -108,7 +108,7 @@ test-reliability: $(VENV)/.bench-installed
 NEO4J5_TESTS := tests/unit/test_dialect.py tests/integration/test_schema.py tests/integration/test_recall.py \
   tests/integration/test_recall_cases.py tests/integration/test_recall_filtered.py \
   tests/integration/test_recall_lexical.py tests/integration/test_vector_migration.py \
-  tests/integration/test_transfer.py
+  tests/integration/test_transfer.py tests/integration/test_recall_parts.py
 test-neo4j5: $(VENV)/.bench-installed
 	GRAPHMEM_NEO4J_VERSION=5.26.19 $(PY) -m pytest -m "not long or vector_migration" $(NEO4J5_TESTS) $(TEST_ARGS)
 

@@ -14,10 +14,11 @@ Layout of the ``cypher/`` folder:
   Each names what it makes on its second line, ``// creates: <name>`` (``Template.creates``:
   what ``setup --check`` looks for among the store's constraints and indexes), as does
   ``schema_vector.cypher``;
-- ``fragments/*.cypher``: text shared by several statements. A statement includes one with
-  ``{{name(var)}}``; the fragment's ``__node__`` becomes ``var``. Fragments are expanded
-  when the template is loaded, so a missing fragment fails at load, and their parameters
-  count in the including template's signature.
+- ``fragments/*.cypher``: text shared by several statements, or one part of a long one
+  (recall's five sides). A statement includes one with ``{{name(var)}}``; the fragment's
+  ``__node__`` becomes ``var``. A fragment may include others. Fragments are expanded when
+  the template is loaded, so a missing fragment fails at load, and their parameters count
+  in the including template's signature.
 - ``fragments/cypher25/*.cypher``: the Cypher 25 text of a fragment, for servers that have
   it (Neo4j 2026: the vector index filtered in the index by ``SEARCH``). A template that
   includes such a fragment also has a Cypher 25 version, ``get("<name>:cypher25")``: the
@@ -49,6 +50,7 @@ _FRAGMENT_HEADER = re.compile(r"^//\s*fragment:\s*([a-z][a-z0-9_]*)\s*$")
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _INCLUDE = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)(?:\(([a-z_][a-z0-9_]*)\))?\s*\}\}")
 _NODE = "__node__"
+_MAX_DEPTH = 5  # fragments within fragments: recall's parts are three deep
 CYPHER25 = "cypher25"  # the variant of a template for servers that speak Cypher 25 (fragments/cypher25/)
 SLOT_B = "b"  # the variant of a template for a store whose vectors are in the second slot (fragments/b/)
 # Comment lines, then string literals and backquoted names, are blanked before parameters
@@ -179,8 +181,9 @@ def _read_fragments(folder: Path) -> dict[str, str]:
 
 @lru_cache(maxsize=8)
 def fragments(*variants: str) -> dict[str, str]:
-    """Fragment name -> its text, with the fragments it includes (one level) expanded; with
-    ``variants``, the fragments of those subfolders replace those of the same name, in order."""
+    """Fragment name -> its text, with the fragments it includes expanded (a part of recall
+    includes vector_neighbours, which includes the vector's property); with ``variants``, the
+    fragments of those subfolders replace those of the same name, in order, at every depth."""
     folder = template_dir() / "fragments"
     raw = _read_fragments(folder)
     for variant in variants:
@@ -188,7 +191,13 @@ def fragments(*variants: str) -> dict[str, str]:
         if unknown := sorted(set(own) - set(raw)):
             raise TemplateError(f"fragments/{variant}/ has no base fragment for {', '.join(unknown)}")
         raw.update(own)
-    return {name: expand(f"fragment {name}", body, raw) for name, body in raw.items()}
+    expanded = raw
+    for _ in range(_MAX_DEPTH):
+        deeper = {name: expand(f"fragment {name}", body, expanded) for name, body in expanded.items()}
+        if deeper == expanded:
+            return expanded
+        expanded = deeper
+    raise TemplateError(f"fragments include each other more than {_MAX_DEPTH} deep (a cycle?)")
 
 
 def as_cypher25(name: str, template: Template) -> Template:

@@ -79,8 +79,10 @@ def test_the_b_folder_overrides_exactly_the_slot_fragments():
     base, b = templates.fragments(), templates.fragments(templates.SLOT_B)
     assert set(b) == set(base)
     assert {name for name in base if base[name] != b[name]} >= SLOT_B_FRAGMENTS
-    # the fragments that include a slot fragment change with it, and only those
-    assert {name for name in base if base[name] != b[name]} == SLOT_B_FRAGMENTS | {"vector_indexed", "vector_neighbours"}
+    # the fragments that include a slot fragment, at any depth, change with it, and only those
+    # (recall's semantic part includes vector_neighbours, which includes the vector property)
+    assert {name for name in base if base[name] != b[name]} == SLOT_B_FRAGMENTS | {
+        "vector_indexed", "vector_neighbours", "recall_semantic", "recall_graph"}
 
 
 def test_the_slot_fragments_name_the_layouts_properties_and_indexes():

@@ -156,9 +156,12 @@ def test_a_fragment_without_its_node_is_a_constant_and_is_included_as_one():
 
 def test_recall_shares_its_filter_and_record_fragments():
     source = (CYPHER_DIR / "recall.cypher").read_text(encoding="utf-8")
-    # the filter on the semantic, lexical and graph sides and on both expansions; the record,
-    # an insight's citations, a fact's sources
-    assert source.count("{{recall_filter(") == 5 and source.count("{{record(") == 3
+    parts = {name: (CYPHER_DIR / "fragments" / f"recall_{name}.cypher").read_text(encoding="utf-8")
+             for name in ("semantic", "lexical", "graph", "expand")}
+    # the filter on the semantic, lexical and graph sides and on both expansions (the parts);
+    # the record, an insight's citations, a fact's sources (recall.cypher)
+    assert [parts[name].count("{{recall_filter(") for name in parts] == [1, 1, 1, 2]
+    assert source.count("{{record(") == 3
     assert "{{" not in templates.get("recall").text
 
 
