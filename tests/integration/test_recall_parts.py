@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from graphmem import Memory
 from graphmem._base import dialect, templates
 from graphmem._recall import plan as _recall
 
@@ -46,7 +47,11 @@ def part(name: str, cypher25: bool) -> templates.Template:
 
 
 @pytest.fixture
-def talk(memory, embedder):
+def talk(neo4j, memory, embedder):
+    """The conversation in the test's tenant, and the same one in a look-alike tenant: no part
+    may return the other tenant's memories or entities."""
+    with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=memory.tenant + "-other", embedder=embedder) as other:
+        other.ingest(TALK, scope=SCOPE, llm=None)
     memory.ingest(TALK, scope=SCOPE, llm=None)
     return memory
 
@@ -71,7 +76,8 @@ def _run(driver, template, params):
     return records, operators
 
 
-def _texts(hits):
+def _texts(hits, tenant):
+    assert {hit["m"]["tenant"] for hit in hits} <= {tenant}
     return [hit["m"]["text"] for hit in hits]
 
 
@@ -90,11 +96,12 @@ def test_every_part_is_included_by_recall_and_has_a_statement_here():
 def test_the_semantic_part_scans_the_scopes_by_index_or_asks_the_vector_index(talk, driver, embedder, exact):
     for cypher25 in _versions(driver):
         template = part("semantic", cypher25)
-        params = _params(template, talk, embedder, "Where did Deborah do yoga?", cypher25,
-                         inScope=4, pool=4, exact=exact)
+        # the question is a stored turn word for word: its vector is the nearest in any tenant,
+        # so the index finds it however many memories the session's server holds
+        params = _params(template, talk, embedder, TALK[0]["content"], cypher25, inScope=4, exact=exact)
         records, operators = _run(driver, template, params)
         hits = records[0]["semanticHits"]
-        assert "I went to a yoga retreat in Bali last week." in _texts(hits)
+        assert _texts(hits, talk.tenant)[0] == TALK[0]["content"]
         assert len(records[0]["semanticPool"]) >= len(hits)
         assert any(name == "NodeIndexSeek" and "Memory(tenant, scope)" in details for name, details in operators)
         # both branches are planned (a UNION); the index one asks the vector index: through its
@@ -112,17 +119,18 @@ def test_the_seeds_part_finds_the_named_speaker_through_the_entity_index(talk, d
         params = _params(template, talk, embedder, "What did Mateo do?", cypher25)
         records, operators = _run(driver, template, params)
         seeds = records[0]["seeds"]
-        assert [(seed["e"]["name"], seed["speaks"]) for seed in seeds] == [("Mateo", False)]
+        assert [(seed["e"]["name"], seed["e"]["tenant"], seed["speaks"]) for seed in seeds] == [
+            ("Mateo", talk.tenant, False)]
         assert any(name == "ProcedureCall" and "fulltext.queryNodes" in details for name, details in operators)
 
 
 def test_the_lexical_part_asks_the_full_text_index_without_the_speakers_names(talk, driver, embedder):
     for cypher25 in _versions(driver):
         template = part("lexical", cypher25)
-        params = _params(template, talk, embedder, "Deborah pottery", cypher25, inScope=4, total=4,
+        params = _params(template, talk, embedder, "Deborah pottery", cypher25, inScope=4,
                          spoken=["deborah"])
         records, operators = _run(driver, template, params)
-        assert _texts(records[0]["lexicalHits"]) == ["I started pottery classes on Tuesdays."]
+        assert _texts(records[0]["lexicalHits"], talk.tenant) == ["I started pottery classes on Tuesdays."]
         assert any(name == "ProcedureCall" and "fulltext.queryNodes" in details for name, details in operators)
 
 
@@ -132,7 +140,7 @@ def test_the_graph_part_walks_from_the_seeds_what_they_said(talk, driver, embedd
         params = _params(template, talk, embedder, "What does Jolene do?", cypher25, semanticPool=[])
         records, operators = _run(driver, template, params)
         said = {"Bali sounds lovely. Did Mateo come with you?", "I started pottery classes on Tuesdays."}
-        assert set(_texts(records[0]["graphHits"])) == said
+        assert set(_texts(records[0]["graphHits"], talk.tenant)) == said
         assert any(name.startswith("Expand") for name, _ in operators)
 
 
@@ -144,7 +152,7 @@ def test_the_expansion_part_reaches_the_other_turns_naming_who_a_hit_names(talk,
         params = _params(template, talk, embedder, "Mateo", cypher25,
                          hitIds=[ids["Mateo stayed home with the dog."]])
         records, operators = _run(driver, template, params)
-        reached = _texts(records[0]["expanded"])
+        reached = _texts(records[0]["expanded"], talk.tenant)
         assert "Bali sounds lovely. Did Mateo come with you?" in reached
         assert "I started pottery classes on Tuesdays." not in reached
         assert any(name == "NodeUniqueIndexSeek" and "Memory(tenant, id)" in details for name, details in operators)
