@@ -2,7 +2,7 @@
 #   make demo   venv + install, start Neo4j (kept running, data kept) if NEO4J_URI is not set, write and read real memories;
 #               its last lines say how to use graphmem and Python on them from a new shell
 #   make test   venv + install, the checks, then the suite against a real Neo4j (tests in parallel, see TEST_WORKERS)
-#   make test-reliability   the long checks (fuzzing, races, kill -9 of Neo4j, a big tenant, launcher restarts) make test leaves out
+#   make test-reliability   the tests marked long (faults, races, fuzzing, volume, whole-store operations, the launcher for real) make test leaves out
 #   make notebooks          every notebook executed into a fresh build/notebooks (Neo4j as for make demo)
 #   make docs   the API reference, generated from the docstrings by pdoc, into site/ (git-ignored)
 #   make bench  every benchmark, each on a fresh Neo4j of its own unless NEO4J_URI is set; tables in bench/results
@@ -98,8 +98,9 @@ test: $(VENV)/.bench-installed
 	sed 's/^/  /' $(CHECKS_LOG); \
 	exit $$status
 
-# the long runs (marked long: kill -9 of Neo4j, reads at volume, fuzzing, a 50,000-memory tenant, launcher restarts), one at a
-# time in one process: they measure a server that nothing else loads
+# the tests marked long (kill -9 of Neo4j, races, fuzzing, inputs at volume, re-embedding, upgrades and repairs of whole
+# stores, launcher restarts and shells; docs/development.md), one at a time in one process: they measure a server that
+# nothing else loads, or start their own
 test-reliability: $(VENV)/.bench-installed
 	$(PY) -m pytest -m long $(TEST_ARGS)
 

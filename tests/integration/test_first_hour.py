@@ -217,6 +217,7 @@ def _pasted_log(middle: str) -> str:
     return "\n".join(lines)
 
 
+@pytest.mark.long  # make test-reliability: inputs at volume
 def test_a_pasted_40000_character_log_is_stored_whole_and_found_by_its_middle(default_memory, driver):
     log = _pasted_log("the database migration failed because the disk of the replica was full")
     assert len(log) > 40_000
@@ -233,6 +234,7 @@ def test_a_pasted_40000_character_log_is_stored_whole_and_found_by_its_middle(de
     assert default_memory.recall("why did the migration fail?", scope="ops") == []  # its windows go with it
 
 
+@pytest.mark.long  # make test-reliability: inputs at volume
 def test_episodes_take_a_megabyte_and_other_records_keep_their_limit(memory):
     from graphmem import MAX_EPISODE_LENGTH, MAX_TEXT_LENGTH
 

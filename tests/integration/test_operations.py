@@ -32,6 +32,9 @@ from graphmem.integrations.langgraph import GraphMemStore
 from tests.fakes import extraction, scripted
 from tests.launcher.cli import env_lines, neo4j_cli
 
+# make test-reliability: operations on whole stores (re-embedding, upgrades, slot moves), on a Neo4j of its own
+pytestmark = pytest.mark.long
+
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ["Where does Yusuf live?", "What club did Samira join?", "What does Nora do at the weekend?",
              "Who codes in Rust?", "How do I handle a damaged delivery?", "Where does Ada live?"]

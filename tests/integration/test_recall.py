@@ -174,6 +174,7 @@ def test_expansion_ignores_invalidated_relations_and_citations_are_filtered(memo
     assert hits["ins-2"].citations == () and secret.id not in hits
 
 
+@pytest.mark.long  # make test-reliability: inputs at volume
 def test_filters_never_lose_results_on_the_index_path(neo4j, schema, embedder, tenant):
     """300 episodes crowd the index's candidates; the 3 facts asked for must still come back:
     recall searches the index deeper, then scans exactly. (A tiny over-fetch makes the first

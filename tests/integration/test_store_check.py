@@ -20,6 +20,9 @@ from tests.fakes import extraction, scripted
 from tests.integration.test_operations import Store
 from tests.launcher.cli import env_lines, neo4j_cli
 
+# make test-reliability: broken stores repaired (dropped indexes, stray nodes), on a Neo4j of its own
+pytestmark = pytest.mark.long
+
 DIMS = 256  # what the command line's --embedder hashing gives
 
 

@@ -138,6 +138,7 @@ def test_the_tracer_sees_every_template_and_never_the_password(neo4j, schema, em
     assert neo4j.password not in repr(seen)
 
 
+@pytest.mark.long  # make test-reliability: inputs at volume
 def test_texts_up_to_the_limit_are_stored_and_forgettable(memory):
     """Range indexes cap values at ~8 KB; long texts must still be written, matched and forgotten."""
     words = " ".join(f"word{i}" for i in range(5000))[:MAX_TEXT_LENGTH - 5]

@@ -28,7 +28,8 @@ from .helpers import footprint
 
 # 40 cases of each surface, each a Memory of its own: seconds on an idle machine, but well past the
 # reliability tests' 180 s bound on two cores shared with benchmarks (the bound then kills the worker)
-pytestmark = [pytest.mark.integration, pytest.mark.reliability, pytest.mark.timeout(600)]
+# make test-reliability: fuzzing
+pytestmark = [pytest.mark.long, pytest.mark.integration, pytest.mark.reliability, pytest.mark.timeout(600)]
 
 FUZZ = settings(max_examples=40, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,

@@ -10,7 +10,8 @@ import pytest
 
 from graphmem import GraphMemError
 
-pytestmark = [pytest.mark.integration, pytest.mark.reliability]
+# make test-reliability: waits out a stuck transaction
+pytestmark = [pytest.mark.long, pytest.mark.integration, pytest.mark.reliability]
 
 
 def setting(driver, name: str) -> str:

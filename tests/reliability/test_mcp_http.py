@@ -19,7 +19,8 @@ import pytest
 from graphmem.integrations._mcp_http import TOKEN_FILE, resolve_token
 from tests.mcp_http import REPO, client, http_server
 
-pytestmark = [pytest.mark.integration, pytest.mark.reliability]
+# make test-reliability: an MCP HTTP server of its own per test
+pytestmark = [pytest.mark.long, pytest.mark.integration, pytest.mark.reliability]
 
 ROOT = "acme/alice"
 PROTOCOL = "2025-06-18"

@@ -24,7 +24,8 @@ from graphmem._server.process import env_text, read_env_file, write_private
 from tests.launcher.cli import eval_in_shell, neo4j_cli
 from tests.neo4j_server import LAUNCHER_SOURCE, LAUNCHER_STATE, ROOT
 
-pytestmark = [pytest.mark.integration, pytest.mark.reliability]
+# make test-reliability: shells that eval the launcher's output
+pytestmark = [pytest.mark.long, pytest.mark.integration, pytest.mark.reliability]
 
 SETTINGS = ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_BROWSER_URL")
 
