@@ -50,7 +50,6 @@ _FRAGMENT_HEADER = re.compile(r"^//\s*fragment:\s*([a-z][a-z0-9_]*)\s*$")
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _INCLUDE = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)(?:\(([a-z_][a-z0-9_]*)\))?\s*\}\}")
 _NODE = "__node__"
-_MAX_DEPTH = 5  # fragments within fragments: recall's parts are three deep
 CYPHER25 = "cypher25"  # the variant of a template for servers that speak Cypher 25 (fragments/cypher25/)
 SLOT_B = "b"  # the variant of a template for a store whose vectors are in the second slot (fragments/b/)
 # Comment lines, then string literals and backquoted names, are blanked before parameters
@@ -191,13 +190,15 @@ def fragments(*variants: str) -> dict[str, str]:
         if unknown := sorted(set(own) - set(raw)):
             raise TemplateError(f"fragments/{variant}/ has no base fragment for {', '.join(unknown)}")
         raw.update(own)
+    # each pass expands one level more; a chain of includes without a cycle is at most as
+    # deep as there are fragments, so one more pass than that that still changes is a cycle
     expanded = raw
-    for _ in range(_MAX_DEPTH):
+    for _ in range(len(raw) + 1):
         deeper = {name: expand(f"fragment {name}", body, expanded) for name, body in expanded.items()}
         if deeper == expanded:
             return expanded
         expanded = deeper
-    raise TemplateError(f"fragments include each other more than {_MAX_DEPTH} deep (a cycle?)")
+    raise TemplateError("fragments include each other in a cycle")
 
 
 def as_cypher25(name: str, template: Template) -> Template:

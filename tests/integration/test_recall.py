@@ -9,7 +9,7 @@ import pytest
 
 from graphmem import InvalidInputError, Memory, estimate_tokens
 
-from .helpers import Clock, utc
+from .helpers import Clock, plan_operators, utc
 
 
 def ids(results):
@@ -258,12 +258,6 @@ def test_the_named_person_comes_first_now_and_in_the_past(memory):
         assert past.subject == f"p{i}" and past.object == cities[(i * 7 + 1) % 12]
 
 
-def _operators(plan):
-    yield plan["operatorType"].split("@")[0], plan.get("args", {}).get("Details", "")
-    for child in plan.get("children", []):
-        yield from _operators(child)
-
-
 def test_recall_plan_seeks_through_indexes_only(driver, schema, embedder, tenant):
     """The cached plan is never re-planned (replan=skip): it must be one that stays good
     at any size, so no label, index or relationship scans whatever the statistics said
@@ -281,7 +275,7 @@ def test_recall_plan_seeks_through_indexes_only(driver, schema, embedder, tenant
     text = templates.get("recall").text
     assert "CYPHER replan=skip" in text
     summary = driver.execute_query("EXPLAIN " + text.replace("CYPHER replan=skip", "CYPHER replan=force"), params).summary
-    operators = list(_operators(summary.plan))
+    operators = list(plan_operators(summary.plan))
     names = {name for name, _ in operators}
     assert not [name for name in names if name.endswith("Scan")], names
     assert any(name == "NodeUniqueIndexSeek" and "Scope(tenant, path)" in details for name, details in operators)

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from graphmem import Memory
-from graphmem._base import dialect, templates
+from graphmem._base import templates
 from graphmem._recall import plan as _recall
+
+from .helpers import plan_operators, server_filters_vectors
 
 PARTS = Path(__file__).resolve().parents[1] / "cypher"
 SCOPE = "friends"
@@ -26,16 +28,9 @@ TALK = [
 ]
 
 
-def _operators(plan):
-    yield plan["operatorType"].split("@")[0], plan.get("args", {}).get("Details", "")
-    for child in plan.get("children", []):
-        yield from _operators(child)
-
-
 def _versions(driver) -> list[bool]:
     """Cypher 5 always; the Cypher 25 text too where the server speaks it (Neo4j 2026)."""
-    version = driver.execute_query(templates.get("server_components").text).records[0]["version"]
-    return [False, True] if dialect.filters_vectors(version) else [False]
+    return [False, True] if server_filters_vectors(driver) else [False]
 
 
 def part(name: str, cypher25: bool) -> templates.Template:
@@ -70,7 +65,7 @@ def _params(template, memory, embedder, query, cypher25, **inputs):
 def _run(driver, template, params):
     """The part's rows, and the operators of the plan it ran with (PROFILE: planned afresh)."""
     records, summary, _ = driver.execute_query("PROFILE " + template.text, params)
-    operators = list(_operators(summary.profile))
+    operators = list(plan_operators(summary.profile))
     names = {name for name, _ in operators}
     assert not [name for name in names if name.endswith("Scan")], (template.name, names)
     return records, operators

@@ -9,10 +9,7 @@ from graphmem import HashingEmbedder, Memory, Neo4jUnavailableError, RecallSetti
 from graphmem._base import dialect, templates
 from graphmem._base.errors import translated_errors
 
-
-def _server_filters_vectors(driver) -> bool:
-    records, _, _ = driver.execute_query(templates.get("server_components").text)
-    return dialect.filters_vectors(records[0]["version"])
+from .helpers import server_filters_vectors
 
 
 def test_setup_is_idempotent_and_every_index_is_online(neo4j, schema, embedder, driver):
@@ -92,7 +89,7 @@ def test_cypher25_versions_compile_on_neo4j_2026_and_neo4j_5_refuses_them(driver
         statement, params = template.text, ({"dimensions": 256} if "dimensions" in params else {})
     else:
         statement = "EXPLAIN " + template.text
-    if _server_filters_vectors(driver):
+    if server_filters_vectors(driver):
         driver.execute_query(statement, params)
     else:
         with pytest.raises(ClientError):
@@ -102,7 +99,7 @@ def test_cypher25_versions_compile_on_neo4j_2026_and_neo4j_5_refuses_them(driver
 def test_the_vector_index_filters_by_tenant_where_the_server_can_and_recall_follows(neo4j, schema, embedder,
                                                                                     driver, tenant):
     records, _, _ = driver.execute_query(templates.get("schema_vector_info").text)
-    can = _server_filters_vectors(driver)
+    can = server_filters_vectors(driver)
     assert dialect.filtered(records[0]["properties"]) is can
     seen = []
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder,

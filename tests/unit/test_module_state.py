@@ -8,6 +8,7 @@ process-wide things that are not knowledge of any server (design note ``module-s
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import graphmem
@@ -33,6 +34,7 @@ CACHED = {
 }
 
 
+@cache  # parsed once for the module's three scans
 def _modules() -> list[tuple[str, ast.Module]]:
     return [(path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8")))
             for path in sorted(ROOT.rglob("*.py"))]
