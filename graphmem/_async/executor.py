@@ -49,7 +49,7 @@ from .._base.errors import SchemaError, translated_errors
 from .._base.events import Emitter, Pending, pending
 from .._base.observe import OFF, Observability, note
 from .._base.props import CREATES, created_by
-from .._base.records import row
+from .._base.records import Row, W, checked, row, typed
 from .._base.retry import async_pause
 from .._memory.known import SHARED, DriverKnown, Shared
 from .guard import SlotMoved, guard
@@ -98,6 +98,13 @@ async def _in_transaction(execute: Callable[..., Awaitable[Any]], fn: Callable[.
     raise error
 
 
+def _builder(name: str, template: templates.Template, row_type: type[Row] | None) -> Callable[[Any], Any]:
+    if row_type is None:
+        return row
+    built = checked(row_type, name, template.columns)
+    return lambda record: typed(built, record)
+
+
 def _remembered(created: dict[str, list[str]]) -> list[Pending]:
     """The ``remembered`` event of a transaction that created ``created`` (none if nothing)."""
     ids = [i for kind in created.values() for i in kind]
@@ -128,12 +135,20 @@ class AsyncTx:
             self.events.append(event)
 
     async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return await self._run(name, params, None)
+
+    async def run_as(self, row_type: type[W], name: str, **params: Any) -> list[W]:
+        """``run``, each row a ``row_type`` (checked against the template's columns first)."""
+        return await self._run(name, params, row_type)
+
+    async def _run(self, name: str, params: dict[str, Any], row_type: type[Row] | None) -> list[Any]:
         template = templates.get(templates.in_slot(name, self.slot))
         template.check(params)
+        build = _builder(name, template, row_type)
         with self._observe.query(name, *self._where) as span:
             started = time.perf_counter()
             result = await self._tx.run(template.text, params)
-            rows = [row(record) async for record in result]
+            rows = [build(record) async for record in result]
             if self._tracer is not None:
                 self._tracer(name, params, time.perf_counter() - started)
             if span is not None:
@@ -267,11 +282,19 @@ class AsyncExecutor:
         one statement, so the transaction adds nothing (docs/design-notes.md#reads-auto-commit)."""
         return await self._auto(name, params, reading=True, slot=(await self.layout()).slot)
 
+    async def read_as(self, row_type: type[W], name: str, **params: Any) -> list[W]:
+        """``read``, each row a ``row_type`` (``AsyncTx.run_as``)."""
+        return await self._auto(name, params, reading=True, slot=(await self.layout()).slot, row_type=row_type)
+
     async def read_in(self, slot: str, name: str, **params: Any) -> list[dict[str, Any]]:
         """``read`` with the template's version for ``slot``, whichever the store uses, and
         without reading the store's node first (``graphmem setup --check`` reads a store
         that ``layout`` would refuse)."""
         return await self._auto(name, params, reading=True, slot=slot)
+
+    async def read_in_as(self, row_type: type[W], slot: str, name: str, **params: Any) -> list[W]:
+        """``read_in``, each row a ``row_type``."""
+        return await self._auto(name, params, reading=True, slot=slot, row_type=row_type)
 
     async def write(self, work: Callable[[AsyncTx], Awaitable[T]], *, slot: str | None = None) -> T:
         """Run ``work`` in one write transaction: everything it runs lands, or nothing does.
@@ -317,6 +340,12 @@ class AsyncExecutor:
             raise ValueError(f"{name} creates memories: run it through write()")
         return await self.write(lambda tx: tx.run(name, **params), slot=slot)
 
+    async def write_one_as(self, row_type: type[W], name: str, *, slot: str | None = None, **params: Any) -> list[W]:
+        """``write_one``, each row a ``row_type``."""
+        if name in CREATES:
+            raise ValueError(f"{name} creates memories: run it through write()")
+        return await self.write(lambda tx: tx.run_as(row_type, name, **params), slot=slot)
+
     async def _moved(self, moved: SlotMoved) -> _layout.Layout:
         """The store's layout read again after a write found its slot moved, once this memory
         object has been cleared to write there (``slot_moved``). A slot that moves back and
@@ -338,16 +367,18 @@ class AsyncExecutor:
         re-embedding makes the other slot's index, and drops the old one)."""
         return await self._auto(name, params, reading=False, slot=slot)
 
-    async def _auto(self, name: str, params: dict[str, Any], *, reading: bool, slot: str) -> list[dict[str, Any]]:
+    async def _auto(self, name: str, params: dict[str, Any], *, reading: bool, slot: str,
+                    row_type: type[Row] | None = None) -> list[Any]:
         template = templates.get(templates.in_slot(name, slot))
         template.check(params)
+        build = _builder(name, template, row_type)
 
-        async def attempt() -> list[dict[str, Any]]:
+        async def attempt() -> list[Any]:
             async with self._session(reading=reading) as session:
                 with self.observe.query(name, *self.where) as span:
                     started = time.perf_counter()
                     result = await session.run(template.text, params)
-                    rows = [row(record) async for record in result]
+                    rows = [build(record) async for record in result]
                     if self.tracer is not None:
                         self.tracer(name, params, time.perf_counter() - started)
                     if span is not None:

@@ -1,13 +1,23 @@
-"""Conversion between Neo4j node maps (camelCase properties) and graphmem's models."""
+"""Conversion between what templates return and graphmem's types: node maps (camelCase
+properties) to models, result rows (camelCase columns) to typed rows.
+
+A template that returns rows has a row type: a frozen dataclass deriving from ``Row``,
+whose fields are its columns in snake_case and in order (``supersededBy`` ->
+``superseded_by``), and whose ``TEMPLATES`` names the templates that return it. It lives
+with the concept that reads it (rows every concept shares, a node or an id, live here).
+``row_type_for`` checks a row type against a template's columns before a row is built,
+and fails naming both when they differ."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, fields
 from datetime import date, datetime
-from typing import Any, TypeVar, cast
+from typing import Any, ClassVar, TypeVar, cast
 
 from neo4j.graph import Node
 
+from .errors import TemplateError
 from .kinds import REGISTRY
 from .models import MemoryRecord, Record, Supersession
 
@@ -57,6 +67,72 @@ def row(record: Any) -> dict[str, Any]:
     """One driver record as a plain dict (a single pass; ``Record.data()`` would walk the
     values once more)."""
     return {key: value if type(value) in _PLAIN else native(value) for key, value in record.items()}
+
+
+class Row:
+    """A result row of the templates named in ``TEMPLATES`` (see the module docstring)."""
+
+    __slots__ = ()
+    TEMPLATES: ClassVar[tuple[str, ...]] = ()
+
+
+W = TypeVar("W", bound=Row)
+
+
+def columns_of(row_type: type[Row]) -> tuple[str, ...]:
+    """The columns ``row_type`` is built from: its fields, in order, in camelCase."""
+    return tuple(property_of(f.name) for f in fields(cast(Any, row_type)))
+
+
+def checked(row_type: type[W], template: str, columns: tuple[str, ...]) -> type[W]:
+    """``row_type``, once sure it is the row of ``template`` (a base name, not a variant's),
+    whose rows have ``columns``; ``TemplateError`` naming both otherwise."""
+    if template not in row_type.TEMPLATES:
+        raise TemplateError(f"template {template!r} is not among {row_type.__name__}.TEMPLATES")
+    if (own := columns_of(row_type)) != columns:
+        raise TemplateError(f"template {template!r} returns columns {', '.join(columns) or 'none'}; "
+                            f"{row_type.__name__} is built from {', '.join(own) or 'none'}")
+    return row_type
+
+
+def typed(row_type: type[W], record: Any) -> W:
+    """One driver record as a ``row_type`` (its values in column order, made native)."""
+    return row_type(*[value if type(value) in _PLAIN else native(value) for value in record.values()])
+
+
+@dataclass(frozen=True, slots=True)
+class NodeRow(Row):
+    """One node's property map (its vectors left out), as ``to_record`` takes it."""
+
+    TEMPLATES = (
+        "correction_create", "correction_list", "decision_create", "decision_list", "decision_outcome",
+        "entity_below", "entity_create", "entity_find", "entity_promote", "entity_update", "entity_visible",
+        "episode_create", "episode_stored", "fact_list", "insight_corroborate", "insight_create",
+        "memory_existing", "memory_status", "note_create", "note_current", "note_list", "procedure_create",
+        "procedure_twin", "session_messages", "summary_create", "summary_current",
+    )
+    node: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class IdRow(Row):
+    """The id of one node a statement touched (closed, created, forgotten...)."""
+
+    TEMPLATES = (
+        "correction_collisions", "curation_merge", "curation_prune", "fact_close", "fact_collisions",
+        "fact_create", "fact_tombstones", "insight_salience_drop", "memory_forget", "memory_invalidate",
+        "memory_vector_repair", "session_clear", "store_forget",
+    )
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRow(Row):
+    """One node and the supersessions that replaced it (``by``, ``reason``, ``at``, ``note``)."""
+
+    TEMPLATES = ("fact_history", "memory_get", "note_history", "summary_list")
+    node: dict[str, Any]
+    superseded_by: list[dict[str, Any]]
 
 
 R = TypeVar("R", bound=MemoryRecord)

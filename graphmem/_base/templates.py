@@ -56,6 +56,10 @@ SLOT_B = "b"  # the variant of a template for a store whose vectors are in the s
 # are collected (a template's comments are whole lines starting with //).
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
 _COMMENT_LINE = re.compile(r"^\s*//[^\n]*$", re.MULTILINE)
+_RETURN = re.compile(r"\bRETURN\b")
+_RETURN_END = re.compile(r"\b(?:ORDER\s+BY|SKIP|LIMIT|UNION)\b")
+_ALIAS = re.compile(r"\bAS\s+([A-Za-z_][A-Za-z0-9_]*)\s*$")
+_OPEN, _CLOSE = "([{", ")]}"
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,9 @@ class Template:
     parameters: frozenset[str]
     creates: str | None = None
     """The constraint or index a schema statement makes (its ``// creates:`` line)."""
+    columns: tuple[str, ...] = ()
+    """The columns its rows have, in order (its last ``RETURN`` outside a subquery); none
+    for a statement that returns nothing. ``records.rows_of`` holds a row type to them."""
 
     def check(self, params: Mapping[str, Any]) -> None:
         """Raise ``TemplateError`` unless ``params`` has exactly this template's keys."""
@@ -81,6 +88,38 @@ class Template:
             if extra:
                 parts.append(f"unexpected {', '.join(extra)}")
             raise TemplateError(f"template {self.name!r} called with wrong parameters: {'; '.join(parts)}")
+
+
+def _top_level(body: str) -> list[int]:
+    """Where each character of ``body`` stands: how many brackets are open before it."""
+    depth, depths = 0, []
+    for char in body:
+        if char in _CLOSE:
+            depth -= 1
+        depths.append(depth)
+        if char in _OPEN:
+            depth += 1
+    return depths
+
+
+def returns(body: str) -> tuple[str, ...]:
+    """The columns of a statement (comments and quoted text blanked): the items of its last
+    ``RETURN`` outside brackets (a ``CALL { ... RETURN ... }`` returns to the statement, not
+    to the caller), each named by its alias, or its own text without one, as Neo4j names it."""
+    depths = _top_level(body)
+    found = [m.end() for m in _RETURN.finditer(body) if depths[m.start()] == 0]
+    if not found:
+        return ()
+    items, start, end = [], found[-1], len(body)
+    if (tail := next((m for m in _RETURN_END.finditer(body, start) if depths[m.start()] == 0), None)) is not None:
+        end = tail.start()
+    for i in range(start, end + 1):
+        if i == end or (body[i] == "," and depths[i] == 0):
+            item = body[start:i].strip()
+            items.append(alias.group(1) if (alias := _ALIAS.search(item)) else item)
+            start = i + 1
+    items[0] = re.sub(r"^DISTINCT\s+", "", items[0])
+    return tuple(items)
 
 
 def _statement(lines: list[str]) -> list[str]:
@@ -149,6 +188,7 @@ def parse(name: str, source: str, fragments: Mapping[str, str] | None = None) ->
         text="\n".join([lines[0].strip(), statement]).strip() + "\n",
         parameters=frozenset(_PARAM.findall(body)),
         creates=creates,
+        columns=returns(body),
     )
 
 

@@ -51,7 +51,7 @@ from .._base.errors import SchemaError, translated_errors
 from .._base.events import Emitter, Pending, pending
 from .._base.observe import OFF, Observability, note
 from .._base.props import CREATES, created_by
-from .._base.records import row
+from .._base.records import Row, W, checked, row, typed
 from .._base.retry import pause
 from .._memory.known import SHARED, DriverKnown, Shared
 from .guard import SlotMoved, guard
@@ -100,6 +100,13 @@ def _in_transaction(execute: Callable[..., Any], fn: Callable[..., T], *args: An
     raise error
 
 
+def _builder(name: str, template: templates.Template, row_type: type[Row] | None) -> Callable[[Any], Any]:
+    if row_type is None:
+        return row
+    built = checked(row_type, name, template.columns)
+    return lambda record: typed(built, record)
+
+
 def _remembered(created: dict[str, list[str]]) -> list[Pending]:
     """The ``remembered`` event of a transaction that created ``created`` (none if nothing)."""
     ids = [i for kind in created.values() for i in kind]
@@ -130,12 +137,20 @@ class Tx:
             self.events.append(event)
 
     def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return self._run(name, params, None)
+
+    def run_as(self, row_type: type[W], name: str, **params: Any) -> list[W]:
+        """``run``, each row a ``row_type`` (checked against the template's columns first)."""
+        return self._run(name, params, row_type)
+
+    def _run(self, name: str, params: dict[str, Any], row_type: type[Row] | None) -> list[Any]:
         template = templates.get(templates.in_slot(name, self.slot))
         template.check(params)
+        build = _builder(name, template, row_type)
         with self._observe.query(name, *self._where) as span:
             started = time.perf_counter()
             result = self._tx.run(template.text, params)
-            rows = [row(record) for record in result]
+            rows = [build(record) for record in result]
             if self._tracer is not None:
                 self._tracer(name, params, time.perf_counter() - started)
             if span is not None:
@@ -269,11 +284,19 @@ class Executor:
         one statement, so the transaction adds nothing (docs/design-notes.md#reads-auto-commit)."""
         return self._auto(name, params, reading=True, slot=(self.layout()).slot)
 
+    def read_as(self, row_type: type[W], name: str, **params: Any) -> list[W]:
+        """``read``, each row a ``row_type`` (``Tx.run_as``)."""
+        return self._auto(name, params, reading=True, slot=(self.layout()).slot, row_type=row_type)
+
     def read_in(self, slot: str, name: str, **params: Any) -> list[dict[str, Any]]:
         """``read`` with the template's version for ``slot``, whichever the store uses, and
         without reading the store's node first (``graphmem setup --check`` reads a store
         that ``layout`` would refuse)."""
         return self._auto(name, params, reading=True, slot=slot)
+
+    def read_in_as(self, row_type: type[W], slot: str, name: str, **params: Any) -> list[W]:
+        """``read_in``, each row a ``row_type``."""
+        return self._auto(name, params, reading=True, slot=slot, row_type=row_type)
 
     def write(self, work: Callable[[Tx], T], *, slot: str | None = None) -> T:
         """Run ``work`` in one write transaction: everything it runs lands, or nothing does.
@@ -319,6 +342,12 @@ class Executor:
             raise ValueError(f"{name} creates memories: run it through write()")
         return self.write(lambda tx: tx.run(name, **params), slot=slot)
 
+    def write_one_as(self, row_type: type[W], name: str, *, slot: str | None = None, **params: Any) -> list[W]:
+        """``write_one``, each row a ``row_type``."""
+        if name in CREATES:
+            raise ValueError(f"{name} creates memories: run it through write()")
+        return self.write(lambda tx: tx.run_as(row_type, name, **params), slot=slot)
+
     def _moved(self, moved: SlotMoved) -> _layout.Layout:
         """The store's layout read again after a write found its slot moved, once this memory
         object has been cleared to write there (``slot_moved``). A slot that moves back and
@@ -340,16 +369,18 @@ class Executor:
         re-embedding makes the other slot's index, and drops the old one)."""
         return self._auto(name, params, reading=False, slot=slot)
 
-    def _auto(self, name: str, params: dict[str, Any], *, reading: bool, slot: str) -> list[dict[str, Any]]:
+    def _auto(self, name: str, params: dict[str, Any], *, reading: bool, slot: str,
+                    row_type: type[Row] | None = None) -> list[Any]:
         template = templates.get(templates.in_slot(name, slot))
         template.check(params)
+        build = _builder(name, template, row_type)
 
-        def attempt() -> list[dict[str, Any]]:
+        def attempt() -> list[Any]:
             with self._session(reading=reading) as session:
                 with self.observe.query(name, *self.where) as span:
                     started = time.perf_counter()
                     result = session.run(template.text, params)
-                    rows = [row(record) for record in result]
+                    rows = [build(record) for record in result]
                     if self.tracer is not None:
                         self.tracer(name, params, time.perf_counter() - started)
                     if span is not None:
