@@ -35,6 +35,7 @@ import locomo
 import longmemeval
 from baselines import BM25, STOP
 
+from graphmem._recall.candidates import candidate
 from graphmem._recall.fulltext import FUNCTION_WORDS
 
 CACHE = Path(os.environ.get("GRAPHMEM_LAB_CACHE", "/tmp/graphmem-fusion-lab"))
@@ -266,8 +267,8 @@ def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
                 if 0 <= j < n and q.visible[j] and q.sessions[j] == q.sessions[i]:
                     graph[j] = max(graph.get(j, 0.0), min(1.0, rrf[i] / (2 / 61)))
         kept += [j for j in sorted(graph) if j not in kept]
-    rows = [{"semantic": cosine[i], "lexical": lex[i] if i in lrank else None,
-             "semanticRank": srank.get(i), "lexicalRank": lrank.get(i)} for i in kept]
+    rows = [candidate(semantic=cosine[i], lexical=lex[i] if i in lrank else None,
+                      semantic_rank=srank.get(i), lexical_rank=lrank.get(i)) for i in kept]
     share = s.named_share if s.named_share and names_someone(q.text) else s.semantic_share
     settings = plan.RecallSettings(semantic_share=share, semantic_spread=s.semantic_spread,
                                       lexical_spread=s.lexical_spread)
@@ -308,19 +309,19 @@ def replay(q: Question, s: Setup, k: int = 10) -> list[int]:
     return out
 
 
-def fused_with_best_side(rows: list[dict], settings, weight: float) -> list[float]:
+def fused_with_best_side(rows: list, settings, weight: float) -> list[float]:
     """``fused_evidence`` plus ``weight`` x the better of a candidate's two standings."""
     from graphmem._recall import fusion as fusion
 
-    sem = [r["semantic"] for r in rows if r["semanticRank"]]
-    lex = [r["lexical"] for r in rows if r["lexicalRank"]]
+    sem = [r.semantic for r in rows if r.semantic_rank]
+    lex = [r.lexical for r in rows if r.lexical_rank]
     semantic = fusion._Side(sem, settings.semantic_spread) if sem else None
     lexical = (fusion._Side(lex, max(1e-6, min(settings.lexical_spread, 0.3 * max(lex)))) if lex else None)
     share = settings.semantic_share if semantic and lexical else (1.0 if semantic else 0.0)
     out = []
     for r in rows:
-        a = semantic.standing(r["semantic"], bool(r["semanticRank"])) if semantic else fusion._LOWEST
-        b = lexical.standing(r["lexical"], bool(r["lexicalRank"])) if lexical else fusion._LOWEST
+        a = semantic.standing(r.semantic, bool(r.semantic_rank)) if semantic else fusion._LOWEST
+        b = lexical.standing(r.lexical, bool(r.lexical_rank)) if lexical else fusion._LOWEST
         out.append(share * a + (1 - share) * b + weight * max(a, b))
     low, high = min(out), max(out)
     return [(e - low) / (high - low) if high > low else 1.0 for e in out]

@@ -119,12 +119,13 @@ class Recorder:
     candidate rows each recall scored, by wrapping graphmem's scoring function for the run."""
 
     def __init__(self) -> None:
+        from graphmem._base.records import as_columns
         from graphmem._recall import fusion
 
         self.original, self.rows, self.stick = fusion.score, None, None
 
         def keep(rows, **kwargs):
-            self.rows = [dict(r) for r in rows]
+            self.rows = [as_columns(r) for r in rows]  # camelCase columns, as the statement returns them
             self.stick = kwargs.get("stick")
             return self.original(rows, **kwargs)
 

@@ -14,7 +14,7 @@ from .._base import dialect, layout
 from .._base import validate as check
 from .._base.errors import InvalidInputError, SchemaError
 from .._base.events import Emitter
-from .._base.layout import Layout
+from .._base.layout import Layout, VectorIndexRow
 from .._base.observe import Observability
 from .._memory import reembed
 from .._memory.core import Core
@@ -65,8 +65,8 @@ class AsyncStore:
         index = None if fresh else self.run.known.indexes.get(found.slot)
         if index is None:
             # a read: a cluster's readers answer it
-            rows = [r for r in await self.run.read("schema_vector_info") if r["name"] == found.index]
-            index = Index(int(rows[0]["dimensions"]), dialect.filtered(rows[0]["properties"])) if rows else None
+            rows = [r for r in await self.run.read_as(VectorIndexRow, "schema_vector_info") if r.name == found.index]
+            index = Index(int(rows[0].dimensions), dialect.filtered(rows[0].properties)) if rows else None
             self.run.known.keep_index(found.slot, index)
             if index is None:
                 return None

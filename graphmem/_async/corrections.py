@@ -11,7 +11,7 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Correction
-from .._base.records import record_of
+from .._base.records import IdRow, NodeRow, record_of
 from .._base.traced import instrument
 from .._learning import corrections as _corrections
 from .._learning.corrections import CorrectionStats
@@ -70,20 +70,20 @@ class AsyncCorrections:
 
         async def work(tx: AsyncTx) -> Correction:
             if run is not None:
-                found = await tx.run("memory_existing", tenant=tenant, ids=[run])
-                if not found or found[0]["node"]["kind"] != "episode":
+                found = await tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=[run])
+                if not found or found[0].node["kind"] != "episode":
                     raise InvalidInputError("run_id", f"{run!r} names no episode in this tenant")
-                if found[0]["node"]["scope"] not in chain:
-                    raise InvalidInputError("run_id", f"{run!r} lives in scope {found[0]['node']['scope']!r}, not visible here")
+                if found[0].node["scope"] not in chain:
+                    raise InvalidInputError("run_id", f"{run!r} lives in scope {found[0].node['scope']!r}, not visible here")
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
-            created = await tx.run("correction_create", tenant=tenant, props=props, runId=run, now=now)
-            invalidated = [r["id"] for r in await tx.run(
-                "correction_collisions", tenant=tenant, id=props["id"],
+            created = await tx.run_as(NodeRow, "correction_create", tenant=tenant, props=props, runId=run, now=now)
+            invalidated = [r.id for r in await tx.run_as(
+                IdRow, "correction_collisions", tenant=tenant, id=props["id"],
                 kinds=_corrections.CONTRADICTABLE, automatic=AUTOMATIC,
                 threshold=self._store.core.neo4j_similarity(), now=now)]
             await after_invalidation(tx, self._store.core.tenant, invalidated, invalidated, now)
             tx.emit("invalidated", invalidated, reason="corrected", scope=props["scope"])
-            return record_of(Correction, created[0]["node"])
+            return record_of(Correction, created[0].node)
 
         return await self._store.run.write(work)
 
@@ -107,9 +107,10 @@ class AsyncCorrections:
         key = None if entity_key is None else check.name(entity_key, "entity_key")
         since_t = _corrections.since(since)
         if query is None:
-            rows = await self._store.run.read("correction_list", tenant=self._store.core.tenant, chain=_scopes.chain(scope),
-                                        agent=agent, entityKey=key, since=since_t, withInput=False, limit=k)
-            return [record_of(Correction, r["node"]) for r in rows]
+            rows = await self._store.run.read_as(NodeRow, "correction_list", tenant=self._store.core.tenant,
+                                                 chain=_scopes.chain(scope), agent=agent, entityKey=key, since=since_t,
+                                                 withInput=False, limit=k)
+            return [record_of(Correction, r.node) for r in rows]
         results = await self._recall.recall(query, scope=scope, k=min(1000, max(50, 4 * k)), kinds=["correction"])
         return _corrections.relevant(results, agent=agent, entity_key=key, since_t=since_t, k=k)
 
@@ -124,12 +125,12 @@ class AsyncCorrections:
         """Regression cases for the agent: ``{input, expected, field, correction_id}`` for
         every believed correction visible in ``scope`` that has an original input, newest
         first."""
-        rows = await self._store.run.read(
-            "correction_list", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
+        rows = await self._store.run.read_as(
+            NodeRow, "correction_list", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
             agent=check.identifier(agent, "agent", allow_none=True),
             entityKey=None if entity_key is None else check.name(entity_key, "entity_key"),
             since=_corrections.since(since), withInput=True, limit=_ALL)
-        return _corrections.eval_cases(record_of(Correction, r["node"]) for r in rows)
+        return _corrections.eval_cases(record_of(Correction, r.node) for r in rows)
 
     async def correction_stats(
         self,
@@ -140,7 +141,7 @@ class AsyncCorrections:
     ) -> CorrectionStats:
         """How many believed corrections visible in ``scope`` (of ``agent``, since ``since``)
         there are, by entity key and by field."""
-        rows = await self._store.run.read(
-            "correction_stats", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
+        rows = await self._store.run.read_as(
+            _corrections.StatsRow, "correction_stats", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
             agent=check.identifier(agent, "agent", allow_none=True), since=_corrections.since(since))
         return _corrections.stats(rows)

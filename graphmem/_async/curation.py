@@ -15,10 +15,10 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Fact
-from .._base.records import record_of
+from .._base.records import IdRow, NodeRow, record_of
 from .._base.traced import instrument
 from .._learning import curation
-from .._learning.curation import CurationReport, CurationStats, MergedMemory
+from .._learning.curation import CurationReport, CurationStats, DedupeRow, MergedMemory, NearRow, PurgedRow, StatsRow
 from .._memory.facts import AUTOMATIC
 from .backend import AsyncStore
 from .executor import AsyncTx
@@ -42,7 +42,7 @@ class AsyncCuration:
         """What ``scope`` and the scopes below it hold: memories by kind, believed ones by
         provenance, invalidated ones by reason."""
         scope = _scopes.check_path(scope)
-        rows = await self._store.run.read("curation_stats", tenant=self._store.core.tenant, **curation.subtree(scope))
+        rows = await self._store.run.read_as(StatsRow, "curation_stats", tenant=self._store.core.tenant, **curation.subtree(scope))
         return curation.stats(rows)
 
     async def dedupe(self, *, scope: str, batch: int = _BATCH) -> int:
@@ -59,8 +59,8 @@ class AsyncCuration:
             now = self._store.core.now()
 
             async def work(tx: AsyncTx, now: datetime = now) -> int:
-                ids = [r["id"] for r in await tx.run(
-                    "curation_dedupe", tenant=tenant, kinds=curation.CURATED, automatic=AUTOMATIC, limit=limit,
+                ids = [r.id for r in await tx.run_as(
+                    DedupeRow, "curation_dedupe", tenant=tenant, kinds=curation.CURATED, automatic=AUTOMATIC, limit=limit,
                     now=now, **curation.subtree(scope))]
                 await after_invalidation(tx, self._store.core.tenant, ids, ids, now)
                 tx.emit("invalidated", ids, reason="duplicate", scope=scope)
@@ -100,13 +100,13 @@ class AsyncCuration:
         taken: set[str] = set()
         after = ""
         while len(out) < merges:
-            rows = await self._store.run.read(
-                "curation_near", tenant=tenant, kinds=curation.MERGEABLE, automatic=AUTOMATIC, after=after,
+            rows = await self._store.run.read_as(
+                NearRow, "curation_near", tenant=tenant, kinds=curation.MERGEABLE, automatic=AUTOMATIC, after=after,
                 scan=_SCAN, neighbours=_NEIGHBOURS, threshold=self._store.core.neo4j_similarity(cosine),
                 **curation.subtree(scope))
             if not rows:
                 return out, originals
-            after = rows[-1]["id"]
+            after = rows[-1].id
             for group in curation.clusters(rows, taken):
                 merged = await self._merge(group, llm)
                 if merged is not None:
@@ -118,7 +118,7 @@ class AsyncCuration:
 
     async def _merge(self, ids: list[str], llm: Any) -> tuple[Fact, int] | None:
         tenant = self._store.core.tenant
-        nodes = [r["node"] for r in await self._store.run.read("memory_existing", tenant=tenant, ids=ids)]
+        nodes = [r.node for r in await self._store.run.read_as(NodeRow, "memory_existing", tenant=tenant, ids=ids)]
         if len(nodes) < 2:
             return None
         draft = await self._llm.ask(llm, MergedMemory, curation.merge_messages(nodes), purpose="consolidate",
@@ -130,17 +130,17 @@ class AsyncCuration:
         props = row["props"]
 
         async def work(tx: AsyncTx) -> tuple[Fact, int] | None:
-            live = await tx.run("memory_existing", tenant=tenant, ids=ids)
-            if len(live) != len(ids) or any(n["node"].get("invalidatedAt") is not None or
-                                            n["node"]["provenance"] not in AUTOMATIC for n in live):
+            live = await tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=ids)
+            if len(live) != len(ids) or any(n.node.get("invalidatedAt") is not None or
+                                            n.node["provenance"] not in AUTOMATIC for n in live):
                 return None  # changed since it was read: left for the next run
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
-            await tx.run("fact_create", tenant=tenant, rows=[row], now=now)
-            merged = [r["id"] for r in await tx.run("curation_merge", tenant=tenant, by=props["id"], ids=ids, now=now)]
+            await tx.run_as(IdRow, "fact_create", tenant=tenant, rows=[row], now=now)
+            merged = [r.id for r in await tx.run_as(IdRow, "curation_merge", tenant=tenant, by=props["id"], ids=ids, now=now)]
             await after_invalidation(tx, self._store.core.tenant, merged, merged, now)
             tx.emit("invalidated", merged, reason="merged", scope=props["scope"])
-            fresh = await tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
-            return record_of(Fact, fresh[0]["node"]), len(merged)
+            fresh = await tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=[props["id"]])
+            return record_of(Fact, fresh[0].node), len(merged)
 
         return await self._store.run.write(work)
 
@@ -172,8 +172,8 @@ class AsyncCuration:
             now = self._store.core.now()
 
             async def work(tx: AsyncTx, now: datetime = now) -> int:
-                ids = [r["id"] for r in await tx.run(
-                    "curation_prune", tenant=tenant, kinds=curation.CURATED, provenances=sources, olderThan=cutoff,
+                ids = [r.id for r in await tx.run_as(
+                    IdRow, "curation_prune", tenant=tenant, kinds=curation.CURATED, provenances=sources, olderThan=cutoff,
                     limit=limit, now=now, **curation.subtree(scope))]
                 await after_invalidation(tx, self._store.core.tenant, ids, ids, now)
                 tx.emit("pruned", ids, reason="pruned", scope=scope)
@@ -184,10 +184,10 @@ class AsyncCuration:
             if done < limit:
                 break
         while purge:
-            rows = await self._store.run.write_one("curation_purge", tenant=tenant, kinds=curation.CURATED,
-                                             provenances=sources, olderThan=cutoff, limit=limit,
-                                             **curation.subtree(scope))
-            done = int(rows[0]["purged"]) if rows else 0
+            purges = await self._store.run.write_one_as(PurgedRow, "curation_purge", tenant=tenant,
+                                                        kinds=curation.CURATED, provenances=sources, olderThan=cutoff,
+                                                        limit=limit, **curation.subtree(scope))
+            done = purges[0].purged if purges else 0
             purged += done
             if done < limit:
                 break

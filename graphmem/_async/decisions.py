@@ -11,7 +11,7 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
 from .._base.models import Decision
-from .._base.records import record_of
+from .._base.records import NodeRow, record_of
 from .._base.traced import instrument
 from .._learning import decisions as _decisions
 from .._learning.decisions import DecisionQuality
@@ -87,9 +87,9 @@ class AsyncDecisions:
 
         async def work(tx: AsyncTx) -> Decision:
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
-            rows = await tx.run("decision_create", tenant=tenant, props=props, sessionId=props["sessionId"],
-                                chain=_scopes.chain(props["scope"]), now=now)
-            return record_of(Decision, rows[0]["node"])
+            rows = await tx.run_as(NodeRow, "decision_create", tenant=tenant, props=props, sessionId=props["sessionId"],
+                                   chain=_scopes.chain(props["scope"]), now=now)
+            return record_of(Decision, rows[0].node)
 
         return await self._store.run.write(work)
 
@@ -104,10 +104,10 @@ class AsyncDecisions:
         now = self._store.core.now()
 
         async def work(tx: AsyncTx) -> Decision:
-            found = await tx.run("memory_existing", tenant=tenant, ids=[id])
+            found = await tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=[id])
             if not found:
                 raise NotFoundError(f"id: no decision {id!r} in tenant {tenant!r}")
-            node = found[0]["node"]
+            node = found[0].node
             if node["kind"] != "decision":
                 raise InvalidInputError("id", f"{id!r} is a {node['kind']}, not a decision")
             if node.get("invalidatedAt") is not None:
@@ -115,9 +115,9 @@ class AsyncDecisions:
             previous = None
             if node.get("outcome") is not None:
                 previous = _decisions.outcome_entry(node["outcomeAt"], node["quality"], node["outcome"])
-            rows = await tx.run("decision_outcome", tenant=tenant, id=id, outcome=text, quality=judged,
-                                previous=previous, now=now)
-            return record_of(Decision, rows[0]["node"])
+            rows = await tx.run_as(NodeRow, "decision_outcome", tenant=tenant, id=id, outcome=text, quality=judged,
+                                   previous=previous, now=now)
+            return record_of(Decision, rows[0].node)
 
         return await self._store.run.write(work)
 
@@ -131,11 +131,11 @@ class AsyncDecisions:
     ) -> list[Decision]:
         """The believed decisions visible in ``scope`` (of ``agent`` and ``session_id`` when
         given), newest first, at most ``limit``."""
-        rows = await self._store.run.read(
-            "decision_list", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
+        rows = await self._store.run.read_as(
+            NodeRow, "decision_list", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
             agent=check.identifier(agent, "agent", allow_none=True),
             sessionId=check.identifier(session_id, "session_id", allow_none=True), limit=_decisions.limit(limit))
-        return [record_of(Decision, r["node"]) for r in rows]
+        return [record_of(Decision, r.node) for r in rows]
 
     async def search_decisions(
         self,
@@ -161,6 +161,6 @@ class AsyncDecisions:
         """How the decisions visible in ``scope`` turned out, per decision type (or per
         agent, ``by="agent"``): counts of good, bad and neutral outcomes and the share of
         bad ones among those with an outcome."""
-        rows = await self._store.run.read("decision_quality", tenant=self._store.core.tenant,
-                                    chain=_scopes.chain(_scopes.check_path(scope)), by=_decisions.group(by))
+        rows = await self._store.run.read_as(_decisions.QualityRow, "decision_quality", tenant=self._store.core.tenant,
+                                             chain=_scopes.chain(_scopes.check_path(scope)), by=_decisions.group(by))
         return _decisions.summary(rows)

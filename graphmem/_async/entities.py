@@ -13,7 +13,7 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
 from .._base.models import Entity, Fact, Provenance
-from .._base.records import record_of
+from .._base.records import NodeRow, record_of
 from .._base.traced import instrument
 from .._memory import entities
 from .._memory.facts import FactInput
@@ -59,15 +59,15 @@ class AsyncEntities:
 
         async def work(tx: AsyncTx) -> Entity:
             if id is not None:
-                found = await tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
+                found = await tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=[props["id"]])
                 if found:
-                    _props.expect_kind(found[0]["node"], "entity")
-                    return await self.merge_entity(tx, found[0]["node"], props)
+                    _props.expect_kind(found[0].node, "entity")
+                    return await self.merge_entity(tx, found[0].node, props)
             chain = _scopes.chain(props["scope"])
             keys = entities.lookup_keys(props)
-            match = await tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
+            match = await tx.run_as(NodeRow, "entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
             if match:
-                return await self.merge_entity(tx, match[0]["node"], props)
+                return await self.merge_entity(tx, match[0].node, props)
             entity, _ = await self.create_entity(tx, props, chain, now)
             return entity
 
@@ -83,24 +83,24 @@ class AsyncEntities:
         tenant = self._store.core.tenant
         keys = entities.lookup_keys(props)
         await tx.run("scope_lock", tenant=tenant, path=chain[0])
-        match = await tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
+        match = await tx.run_as(NodeRow, "entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
         if match:
-            return await self.merge_entity(tx, match[0]["node"], props), False
+            return await self.merge_entity(tx, match[0].node, props), False
         await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
-        below = await tx.run("entity_below", tenant=tenant, prefix=props["scope"] + "/", type=props["type"], keys=keys)
+        below = await tx.run_as(NodeRow, "entity_below", tenant=tenant, prefix=props["scope"] + "/", type=props["type"], keys=keys)
         if below:
-            promoted = await tx.run("entity_promote", tenant=tenant, id=below[0]["node"]["id"],
+            promoted = await tx.run_as(NodeRow, "entity_promote", tenant=tenant, id=below[0].node["id"],
                                     scope=props["scope"], lexKey=props["lexKey"], now=now)
-            return await self.merge_entity(tx, promoted[0]["node"], props), False
-        created = await tx.run("entity_create", tenant=tenant, props=props, now=now)
-        return record_of(Entity, created[0]["node"]), True
+            return await self.merge_entity(tx, promoted[0].node, props), False
+        created = await tx.run_as(NodeRow, "entity_create", tenant=tenant, props=props, now=now)
+        return record_of(Entity, created[0].node), True
 
     async def merge_entity(self, tx: AsyncTx, node: dict[str, Any], props: dict[str, Any]) -> Entity:
         merged = entities.merged(node, props)
         if merged is None:
             return record_of(Entity, node)
-        updated = await tx.run("entity_update", tenant=self._store.core.tenant, id=node["id"], **merged)
-        return record_of(Entity, updated[0]["node"])
+        updated = await tx.run_as(NodeRow, "entity_update", tenant=self._store.core.tenant, id=node["id"], **merged)
+        return record_of(Entity, updated[0].node)
 
     async def relate(
         self,
@@ -133,8 +133,8 @@ class AsyncEntities:
         normal = check.predicate(predicate)
         assert normal is not None
         chain = _scopes.chain(_scopes.check_path(scope))
-        seen = {r["node"]["id"]: r["node"] for r in await self._store.run.read(
-            "entity_visible", tenant=self._store.core.tenant, ids=[sid, oid], chain=chain)}
+        seen = {r.node["id"]: r.node for r in await self._store.run.read_as(
+            NodeRow, "entity_visible", tenant=self._store.core.tenant, ids=[sid, oid], chain=chain)}
         for field, eid in (("subject_entity", sid), ("object_entity", oid)):
             if eid not in seen:
                 raise NotFoundError(f"{field}: no entity {eid!r} visible in scope {scope!r}")

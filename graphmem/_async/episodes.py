@@ -15,11 +15,12 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Episode
-from .._base.records import record_of
+from .._base.records import NodeRow, record_of
 from .._base.traced import instrument
 from .._learning import ingest as _ingest
 from .._learning.ingest import speaker_name
 from .._memory import episodes as _episodes
+from .._memory.episodes import LinkedRow, WrittenRow
 from .backend import AsyncStore
 from .executor import AsyncTx
 from .mentions import AsyncMentions, Landed
@@ -74,18 +75,18 @@ class AsyncEpisodes:
         tenant = self._store.core.tenant
 
         async def work(tx: AsyncTx) -> Episode:
-            found = await tx.run("memory_existing", tenant=tenant, ids=[row["props"]["id"]])
+            found = await tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=[row["props"]["id"]])
             if found:
-                _props.expect_record(found[0]["node"], "episode", row["props"])
-                return record_of(Episode, found[0]["node"])
+                _props.expect_record(found[0].node, "episode", row["props"])
+                return record_of(Episode, found[0].node)
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([row["props"]["scope"]]))
-            created = await tx.run("episode_create", tenant=tenant, rows=[row], now=now)
+            created = await tx.run_as(NodeRow, "episode_create", tenant=tenant, rows=[row], now=now)
             if windows:
-                await tx.run("episode_chunks_create", tenant=tenant, rows=windows, now=now)
+                await tx.run_as(WrittenRow, "episode_chunks_create", tenant=tenant, rows=windows, now=now)
             if row["props"]["sessionId"] is not None:
-                await tx.run("episode_link_next", tenant=tenant, ids=[row["props"]["id"]])
+                await tx.run_as(LinkedRow, "episode_link_next", tenant=tenant, ids=[row["props"]["id"]])
             await self._mentions.land_mentions(tx, graph, {props["id"]}, props["scope"], _scopes.chain(props["scope"]), now)
-            return record_of(Episode, created[0]["node"])
+            return record_of(Episode, created[0].node)
 
         return await self._store.run.write(work)
 
@@ -123,7 +124,7 @@ class AsyncEpisodes:
         async def store(tx: AsyncTx) -> list[Episode]:
             nonlocal landed
             ids = [e["props"]["id"] for e in episodes]
-            seen = {r["node"]["id"]: r["node"] for r in await tx.run("memory_existing", tenant=tenant, ids=ids)}
+            seen = {r.node["id"]: r.node for r in await tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=ids)}
             for i, rid in enumerate(ids):
                 if rid in seen:
                     _props.expect_record(seen[rid], "episode", episodes[i]["props"], f"messages[{i}].id")
@@ -131,15 +132,15 @@ class AsyncEpisodes:
             fresh = list({e["props"]["id"]: e for e in episodes if e["props"]["id"] not in seen}.values())
             if fresh:
                 await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope] * len(fresh)))
-                for r in await tx.run("episode_create", tenant=tenant, rows=fresh, now=now):
-                    seen[r["node"]["id"]] = r["node"]
+                for r in await tx.run_as(NodeRow, "episode_create", tenant=tenant, rows=fresh, now=now):
+                    seen[r.node["id"]] = r.node
                 new = {e["props"]["id"] for e in fresh}
                 if any(w["episodeId"] in new for w in windows):
-                    await tx.run("episode_chunks_create", tenant=tenant, now=now,
+                    await tx.run_as(WrittenRow, "episode_chunks_create", tenant=tenant, now=now,
                                  rows=[w for w in windows if w["episodeId"] in new])
                 if session_id is not None:
                     in_order = sorted(fresh, key=lambda e: (e["props"]["occurredAt"], ids.index(e["props"]["id"])))
-                    await tx.run("episode_link_next", tenant=tenant, ids=[e["props"]["id"] for e in in_order])
+                    await tx.run_as(LinkedRow, "episode_link_next", tenant=tenant, ids=[e["props"]["id"] for e in in_order])
                 landed = await self._mentions.land_mentions(tx, graph, new, scope, _scopes.chain(scope), now)
             return [record_of(Episode, seen[rid]) for rid in ids]
 

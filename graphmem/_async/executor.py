@@ -45,7 +45,7 @@ from neo4j.exceptions import (
 
 from .._base import layout as _layout
 from .._base import templates
-from .._base.errors import SchemaError, translated_errors
+from .._base.errors import SchemaError, TemplateError, translated_errors
 from .._base.events import Emitter, Pending, pending
 from .._base.observe import OFF, Observability, note
 from .._base.props import CREATES, created_by
@@ -99,7 +99,9 @@ async def _in_transaction(execute: Callable[..., Awaitable[Any]], fn: Callable[.
 
 
 def _builder(name: str, template: templates.Template, row_type: type[Row] | None) -> Callable[[Any], Any]:
-    if row_type is None:
+    if row_type is None:  # a statement that returns nothing
+        if template.columns:
+            raise TemplateError(f"template {name!r} returns rows: run it with its row type (run_as, read_as)")
         return row
     built = checked(row_type, name, template.columns)
     return lambda record: typed(built, record)
@@ -264,11 +266,12 @@ class AsyncExecutor:
         """What the store's node says, read now (neither kept nor checked against this
         graphmem's version); when the node is gone from a store in use (deleted by hand), the
         vector indexes say which slot its vectors are in."""
-        rows = await self._auto("store_layout", {}, reading=True, slot=_layout.SLOT_A)
-        row = rows[0] if rows else None
+        rows = await self._auto("store_layout", {}, reading=True, slot=_layout.SLOT_A, row_type=_layout.StoreLayoutRow)
+        row: _layout.StoreLayoutRow | None = rows[0] if rows else None
         indexes: list[str] = []
-        if row is not None and not row.get("recorded") and row.get("used"):
-            indexes = [r["name"] for r in await self._auto("schema_vector_info", {}, reading=True, slot=_layout.SLOT_A)]
+        if row is not None and not row.recorded and row.used:
+            indexes = [r.name for r in await self._auto("schema_vector_info", {}, reading=True, slot=_layout.SLOT_A,
+                                                        row_type=_layout.VectorIndexRow)]
         return _layout.from_row(row, indexes)
 
     def forget_layout(self) -> None:
@@ -276,24 +279,17 @@ class AsyncExecutor:
         slots, or a vector index was found missing)."""
         self.known.forget_layout()
 
-    async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        """Run one template as an auto-commit read (routable to a cluster's readers): one
-        round trip where a transaction function takes three (BEGIN, RUN, COMMIT); a read runs
-        one statement, so the transaction adds nothing (docs/design-notes.md#reads-auto-commit)."""
-        return await self._auto(name, params, reading=True, slot=(await self.layout()).slot)
-
     async def read_as(self, row_type: type[W], name: str, **params: Any) -> list[W]:
-        """``read``, each row a ``row_type`` (``AsyncTx.run_as``)."""
+        """Run one template as an auto-commit read (routable to a cluster's readers), each row
+        a ``row_type`` (checked against the template's columns first): one round trip where a
+        transaction function takes three (BEGIN, RUN, COMMIT); a read runs one statement, so
+        the transaction adds nothing (docs/design-notes.md#reads-auto-commit)."""
         return await self._auto(name, params, reading=True, slot=(await self.layout()).slot, row_type=row_type)
 
-    async def read_in(self, slot: str, name: str, **params: Any) -> list[dict[str, Any]]:
-        """``read`` with the template's version for ``slot``, whichever the store uses, and
+    async def read_in_as(self, row_type: type[W], slot: str, name: str, **params: Any) -> list[W]:
+        """``read_as`` with the template's version for ``slot``, whichever the store uses, and
         without reading the store's node first (``graphmem setup --check`` reads a store
         that ``layout`` would refuse)."""
-        return await self._auto(name, params, reading=True, slot=slot)
-
-    async def read_in_as(self, row_type: type[W], slot: str, name: str, **params: Any) -> list[W]:
-        """``read_in``, each row a ``row_type``."""
         return await self._auto(name, params, reading=True, slot=slot, row_type=row_type)
 
     async def write(self, work: Callable[[AsyncTx], Awaitable[T]], *, slot: str | None = None) -> T:

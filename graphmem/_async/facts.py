@@ -13,11 +13,11 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import ConflictError, InvalidInputError, NotFoundError
 from .._base.models import Fact, Provenance
-from .._base.records import record_of
+from .._base.records import HistoryRow, IdRow, NodeRow, record_of
 from .._base.traced import instrument
 from .._memory import entities
 from .._memory import facts as _facts
-from .._memory.facts import AUTOMATIC, FactInput, FactRow
+from .._memory.facts import AUTOMATIC, DuplicateRow, FactInput, FactRow, SupersedeRow
 from .backend import AsyncStore
 from .executor import AsyncTx
 
@@ -30,7 +30,7 @@ async def after_invalidation(tx: AsyncTx, tenant: str, changed: list[str], inval
     if changed:
         await tx.run("fact_relates_sync", tenant=tenant, ids=sorted(set(changed)))
     if invalidated:
-        await tx.run("insight_salience_drop", tenant=tenant, ids=sorted(set(invalidated)), now=now)
+        await tx.run_as(IdRow, "insight_salience_drop", tenant=tenant, ids=sorted(set(invalidated)), now=now)
 
 
 @instrument("graphmem", names=("remember", "remember_many", "correct", "history", "facts"))
@@ -133,38 +133,38 @@ class AsyncFacts:
         tenant = self._store.core.tenant
         ids = [row["props"]["id"] for row in rows]
         existing: dict[str, Any] = {}
-        found = await tx.run("memory_existing", tenant=tenant, ids=ids)
+        found = await tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=ids)
         by_id = {row["props"]["id"]: row["props"] for row in rows}
         for r in found:  # idempotent rewrites return the stored records unchanged
-            props.expect_record(r["node"], "fact", by_id[r["node"]["id"]])
-            existing[r["node"]["id"]] = r["node"]
+            props.expect_record(r.node, "fact", by_id[r.node["id"]])
+            existing[r.node["id"]] = r.node
         new = [row for row in rows if row["props"]["id"] not in existing]
         duplicates, repeats = _facts.duplicate_probe(new)
         if duplicates:  # the same statement already current in the same scope: return it
-            for r in await tx.run("fact_duplicates", tenant=tenant, rows=duplicates, now=now):
-                existing[r["id"]] = r["node"]
+            for d in await tx.run_as(DuplicateRow, "fact_duplicates", tenant=tenant, rows=duplicates, now=now):
+                existing[d.id] = d.node
         new = [row for row in new if row["props"]["id"] not in existing and row["props"]["id"] not in repeats]
         probe = _facts.tombstone_probe(new)
         suppressed = set()
         if probe:
-            suppressed = {r["id"] for r in await tx.run("fact_tombstones", tenant=tenant, rows=probe, automatic=AUTOMATIC)}
+            suppressed = {r.id for r in await tx.run_as(IdRow, "fact_tombstones", tenant=tenant, rows=probe, automatic=AUTOMATIC)}
         fresh = [row for row in new if row["props"]["id"] not in suppressed]
         # every row's sources are checked, a restatement's too: bad input is bad even when nothing is written
         sources = sorted({eid for row in rows for eid in row["derivedFrom"]})
         if sources:
-            found = await tx.run("memory_existing", tenant=tenant, ids=sources)
-            _facts.check_sources(rows, {r["node"]["id"]: r["node"] for r in found})
+            found = await tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=sources)
+            _facts.check_sources(rows, {r.node["id"]: r.node for r in found})
         created: dict[str, Any] = {}
         superseded = _facts.Superseded()
         if fresh:
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([r["props"]["scope"] for r in fresh]))
-            await tx.run("fact_create", tenant=tenant, rows=fresh, now=now)
+            await tx.run_as(IdRow, "fact_create", tenant=tenant, rows=fresh, now=now)
             created = {row["props"]["id"]: props.stored(row["props"], tenant=tenant, kind="fact", now=now) for row in fresh}
             superseded = await self._supersede(tx, fresh, now, exclude)
             shortened = sorted(superseded.changed & set(created))
             if shortened:  # supersession ended some of the new facts: read those back
-                for r in await tx.run("memory_existing", tenant=tenant, ids=shortened):
-                    created[r["node"]["id"]] = r["node"]
+                for r in await tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=shortened):
+                    created[r.node["id"]] = r.node
         out = [created.get(rid) or existing.get(rid) for rid in ids]
         for i, rid in enumerate(ids):  # a batch's repeat of its own statement: the first one's record
             if rid in repeats:
@@ -183,10 +183,10 @@ class AsyncFacts:
             # a wave sees the batch's rows of earlier waves, not those still to come
             pending = {w["id"] for later in waves[i:] for w in later}
             excluded = [b for b in batch_ids if b in pending] + list(exclude)
-            for r in await tx.run("fact_supersede", tenant=self._store.core.tenant, rows=wave, batchIds=excluded,
-                                  automatic=AUTOMATIC, now=now):
-                changed += r["closed"]
-                invalidated += r["replaced"]
+            for r in await tx.run_as(SupersedeRow, "fact_supersede", tenant=self._store.core.tenant, rows=wave,
+                                     batchIds=excluded, automatic=AUTOMATIC, now=now):
+                changed += r.closed
+                invalidated += r.replaced
         await after_invalidation(tx, self._store.core.tenant, changed + invalidated, invalidated, now)
         tx.emit("superseded", changed, reason="changed")
         tx.emit("invalidated", invalidated, reason="corrected")
@@ -214,10 +214,10 @@ class AsyncFacts:
         check.identifier(fact_id, "fact_id")
         check.identifier(user_id, "user_id", allow_none=True)
         tenant = self._store.core.tenant
-        rows = await self._store.run.read("memory_get", tenant=tenant, id=fact_id)
-        if not rows or rows[0]["node"]["kind"] != "fact":
+        rows = await self._store.run.read_as(HistoryRow, "memory_get", tenant=tenant, id=fact_id)
+        if not rows or rows[0].node["kind"] != "fact":
             raise NotFoundError(f"fact_id: no fact {fact_id!r} in tenant {tenant!r}")
-        old = record_of(Fact, rows[0]["node"])
+        old = record_of(Fact, rows[0].node)
         if old.invalidated_at is not None:
             raise InvalidInputError("fact_id", f"{fact_id!r} is already invalidated ({old.invalidation_reason})")
         if reason is not None:
@@ -239,24 +239,24 @@ class AsyncFacts:
         new_id = row["props"]["id"]
 
         async def work(tx: AsyncTx) -> Fact:
-            if await tx.run("memory_existing", tenant=tenant, ids=[new_id]):
+            if await tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=[new_id]):
                 raise InvalidInputError("id", f"{new_id!r} is already used")
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([old.scope]))
-            await tx.run("fact_create", tenant=tenant, rows=[row], now=now)
-            invalidated = [r["id"] for r in await tx.run(
-                "memory_invalidate", tenant=tenant, ids=[fact_id], reason="corrected", by=new_id, note=reason, now=now)]
+            await tx.run_as(IdRow, "fact_create", tenant=tenant, rows=[row], now=now)
+            invalidated = [r.id for r in await tx.run_as(
+                IdRow, "memory_invalidate", tenant=tenant, ids=[fact_id], reason="corrected", by=new_id, note=reason, now=now)]
             if not invalidated:  # another writer got there first: a race lost, not bad input
                 raise ConflictError(f"fact_id: {fact_id!r} was invalidated concurrently by another write; "
                                     "read it again and correct the fact that replaced it")
             if row["props"]["embedding"] is not None:
-                invalidated += [r["id"] for r in await tx.run(
-                    "fact_collisions", tenant=tenant, id=new_id, threshold=self._store.core.neo4j_similarity(), now=now)]
+                invalidated += [r.id for r in await tx.run_as(
+                    IdRow, "fact_collisions", tenant=tenant, id=new_id, threshold=self._store.core.neo4j_similarity(), now=now)]
             await after_invalidation(tx, self._store.core.tenant, invalidated, invalidated, now)
             tx.emit("invalidated", invalidated, reason="corrected", scope=old.scope)
             tx.emit("corrected", [new_id, fact_id], scope=old.scope, detail={"invalidated": len(invalidated)})
             await self._supersede(tx, [row], now)
-            fresh = await tx.run("memory_existing", tenant=tenant, ids=[new_id])
-            return record_of(Fact, fresh[0]["node"])
+            fresh = await tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=[new_id])
+            return record_of(Fact, fresh[0].node)
 
         return await self._store.run.write(work)
 
@@ -265,11 +265,11 @@ class AsyncFacts:
         not, oldest valid time first, each with who superseded it, why and when. ``subject``
         is an entity id, a literal subject, or an entity's name or alias (case and accents
         ignored)."""
-        rows = await self._store.run.read(
-            "fact_history", tenant=self._store.core.tenant, predicate=check.predicate(predicate),
+        rows = await self._store.run.read_as(
+            HistoryRow, "fact_history", tenant=self._store.core.tenant, predicate=check.predicate(predicate),
             chain=_scopes.chain(_scopes.check_path(scope)), **entities.subject_params(subject, required=True),
         )
-        return [record_of(Fact, r["node"], superseded_by=r["supersededBy"]) for r in rows]
+        return [record_of(Fact, r.node, superseded_by=r.superseded_by) for r in rows]
 
     async def facts(
         self,
@@ -289,11 +289,11 @@ class AsyncFacts:
         the view ranks current is returned (contract §7.1); ``include_invalidated`` returns
         them all."""
         as_of_t, valid_t = self._store.core.as_of_valid_at(as_of, valid_at)
-        rows = await self._store.run.read(
-            "fact_list", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
+        found = await self._store.run.read_as(
+            NodeRow, "fact_list", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
             **entities.subject_params(subject, required=False),
             predicate=check.predicate(predicate), asOf=as_of_t, validAt=valid_t,
             includeInvalidated=bool(include_invalidated), automatic=AUTOMATIC,
         )
-        return [record_of(Fact, r["node"]) for r in rows]
+        return [record_of(Fact, r.node) for r in found]
 

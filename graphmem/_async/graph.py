@@ -6,6 +6,7 @@ through the store.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import asdict
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,7 @@ from .._base import scopes
 from .._base.models import AUTOMATIC
 from .._base.traced import instrument
 from .._memory import graph as _graph
+from .._memory.graph import CountsRow, GraphRow, TenantCountsRow
 from .backend import AsyncStore
 
 if TYPE_CHECKING:  # networkx is imported when a graph is built (graphmem._memory.graph)
@@ -52,12 +54,12 @@ class AsyncGraph:
         chain = scopes.chain(scopes.check_path(scope))
         wanted = _graph.kinds(kinds)
         as_of_t, valid_t = self._store.core.as_of_valid_at(as_of, valid_at)
-        rows = await self._store.run.read(
-            "memory_graph", tenant=self._store.core.tenant, chain=chain, kinds=wanted, asOf=as_of_t, validAt=valid_t,
-            includeInvalidated=bool(include_invalidated), anyTime=bool(history), automatic=AUTOMATIC,
+        rows = await self._store.run.read_as(
+            GraphRow, "memory_graph", tenant=self._store.core.tenant, chain=chain, kinds=wanted, asOf=as_of_t,
+            validAt=valid_t, includeInvalidated=bool(include_invalidated), anyTime=bool(history), automatic=AUTOMATIC,
         )
-        found = rows[0] if rows else {"nodes": [], "edges": []}
-        return _graph.build(found["nodes"], found["edges"], tenant=self._store.core.tenant, scope=scope,
+        found = rows[0] if rows else GraphRow(nodes=[], edges=[])
+        return _graph.build(found.nodes, found.edges, tenant=self._store.core.tenant, scope=scope,
                             as_of=as_of_t, valid_at=valid_t)
 
     async def counts(self, *, scope: str | None = None) -> list[dict[str, Any]]:
@@ -65,7 +67,8 @@ class AsyncGraph:
         scopes below it, or everywhere): ``total``, ``believed``, ``invalidated`` and
         ``quarantined``, ordered by scope then kind."""
         path = None if scope is None else scopes.check_path(scope)
-        return await self._store.run.read("memory_stats", tenant=self._store.core.tenant, scope=path)
+        return [asdict(r) for r in await self._store.run.read_as(CountsRow, "memory_stats", tenant=self._store.core.tenant,
+                                                                  scope=path)]
 
     async def tenants(self) -> list[dict[str, Any]]:
         """Every tenant of the database, not only this one: ``tenant``, ``memories`` (how
@@ -73,4 +76,4 @@ class AsyncGraph:
         one read that crosses tenants, for operators (``graphmem tenants``): it returns
         names and counts, never a record. A tenant exists once something was written to
         it, and is gone once everything in it was erased."""
-        return await self._store.run.read("tenant_list")
+        return [asdict(r) for r in await self._store.run.read_as(TenantCountsRow, "tenant_list")]

@@ -12,11 +12,12 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
 from .._base.models import AUTOMATIC, Insight, MemoryRecord, Record, Status
-from .._base.records import record_of, to_record
+from .._base.records import HistoryRow, NodeRow, record_of, to_record
 from .._base.traced import instrument
 from .._learning import insights as _insights
 from .._learning.prompts import REFLECT_SYSTEM, Reflection, evidence_block
 from .._learning.settings import LearningSettings
+from .._memory.graph import GraphRow
 from .backend import AsyncStore
 from .executor import AsyncTx
 from .llm import AsyncLlmCaller, check_llm
@@ -74,34 +75,34 @@ class AsyncInsights:
         """Write (or corroborate) one insight inside ``tx``; say which it was."""
         tenant = self._store.core.tenant
         props = row["props"]
-        found = {r["node"]["id"]: r["node"] for r in await tx.run("memory_existing", tenant=tenant, ids=[props["id"], *wanted])}
+        found = {r.node["id"]: r.node
+                 for r in await tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=[props["id"], *wanted])}
         if props["id"] in found:
             _props.expect_record(found.pop(props["id"]), "insight", props)
             return record_of(Insight, await self._node(tx, props["id"])), "existing"
         evidence = _insights.check_evidence(wanted, list(found.values()), props["scope"])
         _insights.at_least_as_sensitive(props, evidence)
-        twins = await tx.run(
-            "insight_twin", tenant=tenant, cites=wanted, scope=props["scope"],
+        twins = await tx.run_as(
+            _insights.TwinRow, "insight_twin", tenant=tenant, cites=wanted, scope=props["scope"],
             textKey=props["textKey"], embedding=props["embedding"],
             threshold=self._store.core.neo4j_similarity(self._learning.corroboration_threshold),
             **{owner: props[owner] for owner in _props.OWNERS},
         )
-        if twins and twins[0]["status"] == Status.REJECTED.value and not allow_rejected_twin:
+        if twins and twins[0].status == Status.REJECTED.value and not allow_rejected_twin:
             return None, "rejected"
-        if twins and twins[0]["status"] != Status.REJECTED.value:
-            if not set(wanted) - set(twins[0]["cites"]):  # nothing new: restating is not corroborating
-                return record_of(Insight, await self._node(tx, twins[0]["id"])), "known"
-            rows = await tx.run("insight_corroborate", tenant=tenant, id=twins[0]["id"], cites=wanted, now=now)
+        if twins and twins[0].status != Status.REJECTED.value:
+            if not set(wanted) - set(twins[0].cites):  # nothing new: restating is not corroborating
+                return record_of(Insight, await self._node(tx, twins[0].id)), "known"
+            rows = await tx.run_as(NodeRow, "insight_corroborate", tenant=tenant, id=twins[0].id, cites=wanted, now=now)
             if rows:
-                return record_of(Insight, rows[0]["node"]), "corroborated"
+                return record_of(Insight, rows[0].node), "corroborated"
         await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
-        rows = await tx.run("insight_create", tenant=tenant, props=props, cites=wanted, now=now)
-        return record_of(Insight, rows[0]["node"]), "created"
+        rows = await tx.run_as(NodeRow, "insight_create", tenant=tenant, props=props, cites=wanted, now=now)
+        return record_of(Insight, rows[0].node), "created"
 
     async def _node(self, tx: AsyncTx, id: str) -> dict[str, Any]:
-        rows = await tx.run("memory_get", tenant=self._store.core.tenant, id=id)
-        node: dict[str, Any] = rows[0]["node"]
-        return node
+        rows = await tx.run_as(HistoryRow, "memory_get", tenant=self._store.core.tenant, id=id)
+        return rows[0].node
 
     async def reflect(
         self,
@@ -124,8 +125,8 @@ class AsyncInsights:
         check_llm(llm)
         now = self._store.core.now()
         since_t = _insights.since_instant(since, now)
-        evidence = await self._store.run.read(
-            "reflect_evidence", tenant=self._store.core.tenant, chain=_scopes.chain(scope), since=since_t,
+        evidence = await self._store.run.read_as(
+            _insights.EvidenceRow, "reflect_evidence", tenant=self._store.core.tenant, chain=_scopes.chain(scope), since=since_t,
             limit=self._learning.reflect_evidence, asOf=now, validAt=now, automatic=AUTOMATIC,
         )
         if not evidence:
@@ -135,7 +136,7 @@ class AsyncInsights:
             ("human", "Memories (newest first):\n" + evidence_block(evidence)),
         ]
         answer = await self._llm.ask(llm, Reflection, messages, purpose="reflect")
-        kept, dropped = _insights.usable_drafts(answer.insights, {r["id"] for r in evidence}, max_insights)
+        kept, dropped = _insights.usable_drafts(answer.insights, {r.id for r in evidence}, max_insights)
         rows, usable = [], []
         for draft, cites in kept:
             try:
@@ -179,14 +180,15 @@ class AsyncInsights:
         threshold = self._store.core.neo4j_similarity(self._learning.corroboration_threshold)
 
         async def work(tx: AsyncTx) -> _insights.MaintenanceReport:
-            raised = await tx.run("insight_fact_corroboration", threshold=threshold, **args)
-            pruned = await tx.run("insight_prune", **args)
-            tx.emit("pruned", [r["id"] for r in pruned if not r["unsupported"]], reason="pruned", scope=scope)
-            tx.emit("pruned", [r["id"] for r in pruned if r["unsupported"]], reason="unsupported", scope=scope)
+            raised = await tx.run_as(_insights.CorroboratedRow, "insight_fact_corroboration",
+                                     threshold=threshold, **args)
+            pruned = await tx.run_as(_insights.PrunedRow, "insight_prune", **args)
+            tx.emit("pruned", [r.id for r in pruned if not r.unsupported], reason="pruned", scope=scope)
+            tx.emit("pruned", [r.id for r in pruned if r.unsupported], reason="unsupported", scope=scope)
             return _insights.MaintenanceReport(
-                corroborated={r["id"]: r["points"] for r in raised},
-                pruned=tuple(r["id"] for r in pruned if not r["unsupported"]),
-                unsupported=tuple(r["id"] for r in pruned if r["unsupported"]),
+                corroborated={r.id: r.points for r in raised},
+                pruned=tuple(r.id for r in pruned if not r.unsupported),
+                unsupported=tuple(r.id for r in pruned if r.unsupported),
             )
 
         return await self._store.run.write(work)
@@ -198,10 +200,10 @@ class AsyncInsights:
         (``CORROBORATES``) and from the records that superseded anything on the trail
         (``SUPERSEDES``, with ``reason``); every edge has ``type`` and, where known, ``at``."""
         check.identifier(id, "id")
-        rows = await self._store.run.read("memory_evidence", tenant=self._store.core.tenant, id=id)
+        rows = await self._store.run.read_as(GraphRow, "memory_evidence", tenant=self._store.core.tenant, id=id)
         if not rows:
             raise NotFoundError(f"id: no memory {id!r} in tenant {self._store.core.tenant!r}")
-        return _insights.trail_graph(rows[0]["nodes"], rows[0]["edges"])
+        return _insights.trail_graph(rows[0].nodes, rows[0].edges)
 
     # -- status -----------------------------------------------------------------------
     async def validate(self, id: str, *, note: str | None = None) -> Record:
@@ -222,19 +224,19 @@ class AsyncInsights:
         now = self._store.core.now()
 
         async def work(tx: AsyncTx) -> Record:
-            rows = await tx.run("memory_get", tenant=tenant, id=id)
+            rows = await tx.run_as(HistoryRow, "memory_get", tenant=tenant, id=id)
             if not rows:
                 raise NotFoundError(f"id: no memory {id!r} in tenant {tenant!r}")
-            node = rows[0]["node"]
+            node = rows[0].node
             if node.get("invalidatedAt") is not None:
                 raise InvalidInputError("id", f"{id!r} is no longer believed ({node.get('invalidationReason')}); it cannot be {verb}")
             if node["status"] == to.value:
                 return to_record(node)
             entry = _insights.status_entry(now, node["status"], to.value, verb, note)
-            changed = await tx.run("memory_status", tenant=tenant, id=id, to=to.value, now=now, entry=entry,
-                                   fromStatuses=[node["status"]])
+            changed = await tx.run_as(NodeRow, "memory_status", tenant=tenant, id=id, to=to.value, now=now, entry=entry,
+                                          fromStatuses=[node["status"]])
             if not changed:
                 raise InvalidInputError("id", f"{id!r} changed concurrently; try again")
-            return to_record(changed[0]["node"])
+            return to_record(changed[0].node)
 
         return await self._store.run.write(work)

@@ -13,11 +13,22 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Entity, Fact, Provenance
-from .._base.records import record_of
+from .._base.records import IdRow, NodeRow, record_of
 from .._learning import ingest as _ingest
 from .._learning import profile
 from .._learning.ingest import PendingEntity
-from .._learning.ingest_write import Batch, Verdict, decide, judged, kept_facts, landed_rows, question, retirements
+from .._learning.ingest_write import (
+    Batch,
+    CandidateRow,
+    SimilarEntityRow,
+    Verdict,
+    decide,
+    judged,
+    kept_facts,
+    landed_rows,
+    question,
+    retirements,
+)
 from .._learning.prompts import (
     JUDGE_SYSTEM,
     EntityDraft,
@@ -31,6 +42,7 @@ from .._memory import embedded
 from .._memory import entities as _entities
 from .._memory import facts as _facts
 from .._memory.facts import AUTOMATIC
+from .._memory.mentions import ForgottenRow
 from .backend import AsyncStore
 from .entities import AsyncEntities
 from .executor import AsyncTx
@@ -137,19 +149,19 @@ class AsyncLanding:
         band, or ('new', None)."""
         props = row["props"]
         tenant = self._store.core.tenant
-        run = self._store.run.read if tx is None else tx.run
+        run_as = self._store.run.read_as if tx is None else tx.run_as
         keys = _entities.lookup_keys(props)
-        match = await run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
+        match = await run_as(NodeRow, "entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
         if match:
-            return "found", match[0]["node"], 1.0
+            return "found", match[0].node, 1.0
         if props["embedding"] is not None:
-            near = await run("entity_similar", tenant=tenant, chain=chain, type=props["type"],
-                             embedding=props["embedding"],
-                             threshold=self._store.core.neo4j_similarity(self._learning.entity_candidate_threshold))
+            near = await run_as(SimilarEntityRow, "entity_similar", tenant=tenant, chain=chain, type=props["type"],
+                                embedding=props["embedding"],
+                                threshold=self._store.core.neo4j_similarity(self._learning.entity_candidate_threshold))
             if near:
-                cosine = 2.0 * near[0]["similarity"] - 1.0
+                cosine = 2.0 * near[0].similarity - 1.0
                 how = "similar" if cosine >= self._learning.entity_merge_threshold else "candidate"
-                return how, near[0]["node"], cosine
+                return how, near[0].node, cosine
         return "new", None, 0.0
 
     async def _contradictions(self, llm: Any, plans: list[tuple[FactDraft, dict[str, Any]]], chain: list[str],
@@ -165,10 +177,10 @@ class AsyncLanding:
                 for i, (d, p) in enumerate(plans) if not isinstance(p["subject"], PendingEntity) and p["embedding"]]
         if not rows:
             return {}
-        found = await self._store.run.read("fact_candidates", tenant=self._store.core.tenant, chain=chain, rows=rows,
-                                     asOf=now, validAt=now, automatic=AUTOMATIC,
-                                     floor=self._store.core.neo4j_similarity(self._learning.judge_threshold),
-                                     limit=CANDIDATES_PER_FACT)
+        found = await self._store.run.read_as(CandidateRow, "fact_candidates", tenant=self._store.core.tenant,
+                                              chain=chain, rows=rows, asOf=now, validAt=now, automatic=AUTOMATIC,
+                                              floor=self._store.core.neo4j_similarity(self._learning.judge_threshold),
+                                              limit=CANDIDATES_PER_FACT)
         decisions, doubts = decide(found, plans, self._learning, scope=chain[-1])
         if not doubts:
             return decisions
@@ -212,8 +224,9 @@ class AsyncLanding:
             entity = await self._entities.merge_entity(tx, node, props)
             land.merged.append(entity)
             return entity.id
-        if await tx.run("entity_forgotten", tenant=self._store.core.tenant, scope=batch.scope, chain=batch.chain,
-                        prefix=batch.scope + "/", type=props["type"], keys=_entities.lookup_keys(props)):
+        if await tx.run_as(ForgottenRow, "entity_forgotten", tenant=self._store.core.tenant, scope=batch.scope,
+                           chain=batch.chain, prefix=batch.scope + "/", type=props["type"],
+                           keys=_entities.lookup_keys(props)):
             land.skip("entity", draft.name, "forgotten by the user")
             return None
         entity, new = await self._entities.create_entity(tx, props, batch.chain, batch.now)
@@ -255,11 +268,11 @@ class AsyncLanding:
                 continue  # not written: it retires nothing
             for old in retirements(batch.decisions.get(i)):
                 if old.reason == "changed":
-                    replaced += [r["id"] for r in await tx.run(
-                        "fact_close", tenant=tenant, id=old.old_id, by=rid, automatic=AUTOMATIC, now=batch.now)]
+                    replaced += [r.id for r in await tx.run_as(
+                        IdRow, "fact_close", tenant=tenant, id=old.old_id, by=rid, automatic=AUTOMATIC, now=batch.now)]
                     continue
-                retired += [r["id"] for r in await tx.run(
-                    "memory_invalidate", tenant=tenant, ids=[old.old_id], reason=old.reason, by=rid, note=None,
+                retired += [r.id for r in await tx.run_as(
+                    IdRow, "memory_invalidate", tenant=tenant, ids=[old.old_id], reason=old.reason, by=rid, note=None,
                     now=batch.now)]
         if retired or replaced:
             await after_invalidation(tx, self._store.core.tenant, retired + replaced, retired, batch.now)

@@ -9,11 +9,13 @@ each public method hands the call to its service (``_base/traced.delegate``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
 from neo4j import AsyncDriver, AsyncGraphDatabase
 
+from .._base.dialect import ServerRow
 from .._base.errors import ConfigurationError
 from .._base.events import Emitter, Hook, check_hook
 from .._base.ner import DEFAULT_EXTRACTOR
@@ -281,5 +283,5 @@ class AsyncMemory:
     async def verify_connectivity(self) -> dict[str, str]:
         """Check Neo4j answers; return its name, version and edition."""
         await self._store.run.verify()
-        rows = await self._store.run.read("server_components")
-        return rows[0]
+        rows = await self._store.run.read_as(ServerRow, "server_components")
+        return asdict(rows[0])

@@ -18,6 +18,7 @@ from .._base import validate as check
 from .._base.models import Entity, Provenance
 from .._memory import entities as _entities
 from .._memory import mentions as _mentions
+from .._memory.mentions import ForgottenRow, MatchRow, MentionsRow
 from .backend import AsyncStore
 from .entities import AsyncEntities
 from .executor import AsyncTx
@@ -76,15 +77,15 @@ class AsyncMentions:
                       | {i for i, episode in plan.spoke if episode in fresh})
         if not used:
             return landed
-        found = {r["i"]: r["node"] for r in await tx.run("entity_match", tenant=tenant, chain=chain, limit=MATCH_LIMIT, rows=[
+        found = {r.i: r.node for r in await tx.run_as(MatchRow, "entity_match", tenant=tenant, chain=chain, limit=MATCH_LIMIT, rows=[
             {"i": i, "keys": plan.entities[i].keys, "type": plan.entities[i].type, "types": plan.entities[i].types,
              "query": _keys.query(plan.entities[i].keys, tenant, chain)} for i in used])}
         short = [{"i": i, "key": key, "query": query} for i in used if i not in found and plan.entities[i].short
                  for key in [check.text_key(plan.entities[i].name)]
                  if (query := _keys.prefix_query(key, tenant, chain)) is not None]
         if short:
-            found.update({r["i"]: r["node"] for r in await tx.run(
-                "entity_nickname", tenant=tenant, chain=chain, limit=MATCH_LIMIT, rows=short)})
+            found.update({r.i: r.node for r in await tx.run_as(
+                MatchRow, "entity_nickname", tenant=tenant, chain=chain, limit=MATCH_LIMIT, rows=short)})
         ids: dict[int, str] = {}
         for together in _by_node(found).values():  # names of one stored entity: its aliases merged at once
             entity = await self._entities.merge_entity(tx, found[together[0]], _pooled([graph.rows[i]["props"] for i in together]))
@@ -94,7 +95,7 @@ class AsyncMentions:
             props = graph.rows[i]["props"]
             if i in found:
                 continue
-            if await tx.run("entity_forgotten", tenant=tenant, scope=scope, chain=chain, prefix=scope + "/",
+            if await tx.run_as(ForgottenRow, "entity_forgotten", tenant=tenant, scope=scope, chain=chain, prefix=scope + "/",
                             type=props["type"], keys=_entities.lookup_keys(props)):
                 continue
             entity, new = await self._entities.create_entity(tx, props, chain, now)
@@ -103,7 +104,7 @@ class AsyncMentions:
         mentions = [{"episode": m.episode, "entity": ids[m.entity], "starts": list(m.starts), "ends": list(m.ends),
                      "labels": list(m.labels)} for m in plan.mentions if m.episode in fresh and m.entity in ids]
         spoke = [{"episode": episode, "entity": ids[i]} for i, episode in plan.spoke if episode in fresh and i in ids]
-        await tx.run("episode_mentions", tenant=tenant, mentions=mentions, spoke=spoke,
+        await tx.run_as(MentionsRow, "episode_mentions", tenant=tenant, mentions=mentions, spoke=spoke,
                      created=[e.id for e in landed.created])
         return landed
 

@@ -13,7 +13,7 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
 from .._base.models import Episode, Procedure, Provenance, Status
-from .._base.records import record_of
+from .._base.records import HistoryRow, IdRow, NodeRow, record_of
 from .._base.traced import instrument
 from .._learning import procedures
 from .._learning.insights import status_entry
@@ -72,13 +72,13 @@ class AsyncProcedures:
         tenant = self._store.core.tenant
 
         async def work(tx: AsyncTx) -> Procedure:
-            found = await tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
+            found = await tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=[props["id"]])
             if found:
-                _props.expect_kind(found[0]["node"], "procedure")
-                return record_of(Procedure, (await tx.run("memory_get", tenant=tenant, id=props["id"]))[0]["node"])
+                _props.expect_kind(found[0].node, "procedure")
+                return record_of(Procedure, (await tx.run_as(HistoryRow, "memory_get", tenant=tenant, id=props["id"]))[0].node)
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
-            rows = await tx.run("procedure_create", tenant=tenant, props=props, cites=[], now=now)
-            return record_of(Procedure, rows[0]["node"])
+            rows = await tx.run_as(NodeRow, "procedure_create", tenant=tenant, props=props, cites=[], now=now)
+            return record_of(Procedure, rows[0].node)
 
         return await self._store.run.write(work)
 
@@ -109,7 +109,8 @@ class AsyncProcedures:
         calls, episode_ids = procedures.split_trajectory(trajectory)
         if episode_ids:
             chain = _scopes.chain(scope)
-            nodes = {r["node"]["id"]: r["node"] for r in await self._store.run.read("memory_existing", tenant=self._store.core.tenant, ids=episode_ids)}
+            nodes = {r.node["id"]: r.node for r in await self._store.run.read_as(
+                NodeRow, "memory_existing", tenant=self._store.core.tenant, ids=episode_ids)}
             calls = [procedures.parse_episode(record_of(Episode, _visible_episode(nodes.get(eid), eid, i, chain)), f"trajectory[{i}]")
                      for i, eid in enumerate(episode_ids)]
         return await self.induce(calls, episode_ids, scope=scope, llm=llm, text=text, trigger=trigger,
@@ -148,28 +149,29 @@ class AsyncProcedures:
 
         async def work(tx: AsyncTx) -> Procedure:
             if episode_ids:  # the trajectory must still be believed when the procedure lands
-                found = {r["node"]["id"]: r["node"] for r in await tx.run("memory_existing", tenant=tenant, ids=episode_ids)}
+                found = {r.node["id"]: r.node
+                         for r in await tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=episode_ids)}
                 for i, eid in enumerate(episode_ids):
                     _visible_episode(found.get(eid), eid, i, chain)
             await tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([scope] * (1 + len(episodes))))
             if episodes:
-                await tx.run("episode_create", tenant=tenant, rows=episodes, now=now)
-            twins = await tx.run("procedure_twin", tenant=tenant, scope=scope, stepsKey=props["stepsKey"],
-                                 stepCount=len(props["steps"]), embedding=props["embedding"], threshold=threshold,
-                                 automatic=AUTOMATIC)
+                await tx.run_as(NodeRow, "episode_create", tenant=tenant, rows=episodes, now=now)
+            twins = await tx.run_as(NodeRow, "procedure_twin", tenant=tenant, scope=scope, stepsKey=props["stepsKey"],
+                                    stepCount=len(props["steps"]), embedding=props["embedding"], threshold=threshold,
+                                    automatic=AUTOMATIC)
             merged_from = None
             node = dict(props)  # a retried transaction function starts from the same values
             if twins:
-                old = twins[0]["node"]
+                old = twins[0].node
                 merged_from = old["id"]
                 node.update(procedures.carried_over(old, now))
-            created = await tx.run("procedure_create", tenant=tenant, props=node,
-                                   cites=list(dict.fromkeys([*cites, *(twins[0]["node"]["cites"] if twins else [])])), now=now)
+            created = await tx.run_as(NodeRow, "procedure_create", tenant=tenant, props=node,
+                                      cites=list(dict.fromkeys([*cites, *(twins[0].node["cites"] if twins else [])])), now=now)
             if merged_from is not None:
-                await tx.run("memory_invalidate", tenant=tenant, ids=[merged_from], reason="merged",
-                             by=node["id"], note=None, now=now)
+                await tx.run_as(IdRow, "memory_invalidate", tenant=tenant, ids=[merged_from], reason="merged",
+                                by=node["id"], note=None, now=now)
                 tx.emit("invalidated", [merged_from], reason="merged", scope=scope)
-            return record_of(Procedure, created[0]["node"])
+            return record_of(Procedure, created[0].node)
 
         return await self._store.run.write(work)
 
@@ -224,8 +226,8 @@ class AsyncProcedures:
                              f"failure rate above {bound:g}")
 
         async def work(tx: AsyncTx) -> Procedure:
-            found = {r["node"]["id"]: r["node"] for r in await tx.run(
-                "memory_existing", tenant=tenant, ids=[procedure_id, *([episode_id] if episode_id else [])])}
+            found = {r.node["id"]: r.node for r in await tx.run_as(
+                NodeRow, "memory_existing", tenant=tenant, ids=[procedure_id, *([episode_id] if episode_id else [])])}
             node = found.get(procedure_id)
             if node is None:
                 raise NotFoundError(f"procedure_id: no procedure {procedure_id!r} in tenant {tenant!r}")
@@ -235,12 +237,12 @@ class AsyncProcedures:
                 raise InvalidInputError("procedure_id", f"{procedure_id!r} is no longer believed ({node.get('invalidationReason')})")
             if episode_id is not None and (episode_id not in found or found[episode_id]["kind"] != "episode"):
                 raise InvalidInputError("episode_id", f"{episode_id!r} names no episode in this tenant")
-            rows = await tx.run("procedure_outcome", tenant=tenant, id=procedure_id, success=success, now=now,
-                                episodeId=episode_id, minOutcomes=self._learning.min_outcomes,
-                                maxFailureRate=bound, entry=entry)
-            if rows[0]["demoted"]:
+            rows = await tx.run_as(procedures.OutcomeRow, "procedure_outcome", tenant=tenant, id=procedure_id,
+                                   success=success, now=now, episodeId=episode_id,
+                                   minOutcomes=self._learning.min_outcomes, maxFailureRate=bound, entry=entry)
+            if rows[0].demoted:
                 tx.emit("demoted", [procedure_id], reason=f"failure rate above {bound:g}", scope=node["scope"])
-            return record_of(Procedure, rows[0]["node"])
+            return record_of(Procedure, rows[0].node)
 
         return await self._store.run.write(work)
 

@@ -19,6 +19,9 @@ from .._base.vectors import Vector
 from .._memory.known import put_bounded
 from .._recall import context as _context
 from .._recall import fulltext, fusion, plan, relevance, report
+from .._recall.candidates import Candidate
+from .._recall.context import ExchangeRow
+from .._recall.fulltext import CommonRow
 from .._recall.settings import RecallSettings
 from .backend import AsyncStore
 from .upgrade import refused_vector, repair_vectors
@@ -110,7 +113,7 @@ class AsyncRecall:
                               detail={"k": k, "returned": len(results), "candidates": report.candidates(rows)})
         return results
 
-    async def _recall_rows(self, args: dict[str, Any]) -> list[dict[str, Any]]:
+    async def _recall_rows(self, args: dict[str, Any]) -> list[Candidate]:
         """Run the recall template (its Cypher 25 version with ``cypher25``) with the
         parameters of ``args``. A vector index that is missing or not online (``setup()``
         remaking it after a server upgrade, or dropped by hand) does not fail recall: it scans
@@ -122,7 +125,7 @@ class AsyncRecall:
         params = plan.params(**args)
         slot = (await self._store.run.layout()).slot
         try:
-            return await self._store.run.read(name, **params)
+            return await self._store.run.read_as(Candidate, name, **params)
         except GraphMemError as exc:
             if dialect.index_unusable(exc):
                 self._store.forget_index()
@@ -135,13 +138,13 @@ class AsyncRecall:
                             f"this store was re-embedded (graphmem reembed) to vectors of {dimension} dimensions "
                             f"while this memory object's embedder gives {len(vector)}: make the memory object "
                             "with the new embedder") from exc
-                    return await self._store.run.read(name, **params)
+                    return await self._store.run.read_as(Candidate, name, **params)
                 await self._store.known_dimension()  # read again: a missing index is said once (a rebuilt one is not)
-                return await self._store.run.read("recall", **plan.params(**{**args, "cypher25": False, "strategy": "exact"}))
+                return await self._store.run.read_as(Candidate, "recall", **plan.params(**{**args, "cypher25": False, "strategy": "exact"}))
             if not refused_vector(exc) or not await repair_vectors(
                     self._store.run, self._store.core.tenant, await self._store.known_dimension(), self._store.core.now()):
                 raise
-        return await self._store.run.read(name, **params)
+        return await self._store.run.read_as(Candidate, name, **params)
 
     async def context(
         self,
@@ -189,7 +192,7 @@ class AsyncRecall:
         turns = [r.record.id for r in results if r.record.kind == "episode"]
         if "episodes" in order and share > 0 and turns:
             as_of_t, valid_t = self._store.core.as_of_valid_at(as_of, valid_at)
-            rows = await self._store.run.read("context_exchange", **plan.exchange_params(
+            rows = await self._store.run.read_as(ExchangeRow, "context_exchange", **plan.exchange_params(
                 turns, tenant=self._store.core.tenant, scope=scope, as_of=as_of_t, valid_at=valid_t, purpose=purpose,
                 max_sensitivity=max_sensitivity, user_id=user_id, agent_id=agent_id, session_id=session_id))
             results = _context.with_exchange(results, rows, share)
@@ -223,12 +226,12 @@ class AsyncRecall:
         answer = {p["word"]: hit[0] for p in probes
                   if (hit := known.get((key, p["word"]))) is not None and hit[1] >= now}
         if ask := [p for p in probes if p["word"] not in answer]:
-            rows = await self._store.run.read("name_frequency", tenant=self._store.core.tenant, chain=chain, names=ask,
+            rows = await self._store.run.read_as(CommonRow, "name_frequency", tenant=self._store.core.tenant, chain=chain, names=ask,
                                         share=fulltext.COMMON_NAME_SHARE, least=fulltext.COMMON_NAME_LEAST,
                                         most=fulltext.COMMON_NAME_MOST)
             for row in rows:
-                answer[row["word"]] = bool(row["common"])
-                put_bounded(known, (key, row["word"]), (answer[row["word"]], now + fulltext.COMMON_NAME_KEPT_SECONDS),
+                answer[row.word] = bool(row.common)
+                put_bounded(known, (key, row.word), (answer[row.word], now + fulltext.COMMON_NAME_KEPT_SECONDS),
                             fulltext.COMMON_NAME_KEPT)
         return [p["word"] for p in probes if answer.get(p["word"])]
 

@@ -9,9 +9,10 @@ from typing import Any
 from .._base import scopes
 from .._base import validate as check
 from .._base.models import Episode
-from .._base.records import record_of
+from .._base.records import IdRow, NodeRow, record_of
 from .._base.traced import instrument
 from .._recall.context import estimate_tokens
+from .._working import sessions as _sessions
 from .backend import AsyncStore
 from .executor import AsyncTx
 from .facts import after_invalidation
@@ -44,9 +45,9 @@ class AsyncSessions:
         chain = scopes.chain(scopes.check_path(scope))
         limit = check.count(max_messages, "max_messages", most=MAX_MESSAGES)
         budget = None if max_tokens is None else check.count(max_tokens, "max_tokens")
-        rows = await self._store.run.read("session_messages", tenant=self._store.core.tenant, sessionId=session_id,
-                                    chain=chain, limit=limit)
-        newest_first = [record_of(Episode, r["node"]) for r in rows]
+        rows = await self._store.run.read_as(NodeRow, "session_messages", tenant=self._store.core.tenant,
+                                             sessionId=session_id, chain=chain, limit=limit)
+        newest_first = [record_of(Episode, r.node) for r in rows]
         if budget is not None:
             kept, used = [], 0
             for episode in newest_first:
@@ -61,10 +62,9 @@ class AsyncSessions:
         """The sessions with believed episodes visible in ``scope`` (of ``user_id`` when
         given): ``{session_id, first, last, count}``, most recently active first."""
         chain = scopes.chain(scopes.check_path(scope))
-        rows = await self._store.run.read("session_list", tenant=self._store.core.tenant, chain=chain,
-                                    userId=check.identifier(user_id, "user_id", allow_none=True))
-        return [{"session_id": r["sessionId"], "first": r["first"], "last": r["last"], "count": r["count"]}
-                for r in rows]
+        rows = await self._store.run.read_as(_sessions.SessionRow, "session_list", tenant=self._store.core.tenant,
+                                             chain=chain, userId=check.identifier(user_id, "user_id", allow_none=True))
+        return [_sessions.entry(r) for r in rows]
 
     async def clear_session(self, session_id: str, *, scope: str) -> int:
         """Forget the session's believed episodes visible in ``scope``: like ``forget``,
@@ -78,8 +78,8 @@ class AsyncSessions:
         tenant = self._store.core.tenant
 
         async def work(tx: AsyncTx) -> int:
-            ids = [r["id"] for r in await tx.run("session_clear", tenant=tenant, sessionId=session_id,
-                                                  chain=chain, now=now)]
+            ids = [r.id for r in await tx.run_as(IdRow, "session_clear", tenant=tenant, sessionId=session_id,
+                                                 chain=chain, now=now)]
             await after_invalidation(tx, self._store.core.tenant, ids, ids, now)
             tx.emit("invalidated", ids, reason="forgotten", scope=chain[-1])
             tx.emit("forgotten", ids, scope=chain[-1], detail={"session": True})

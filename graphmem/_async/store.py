@@ -11,18 +11,24 @@ from typing import TYPE_CHECKING, Any
 from .._base import scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
+from .._base.records import IdRow
 from .._memory import store
 from .._memory.facts import FactRow
 from .._memory.store import (
+    FoundRow,
     ItemDelete,
     ItemGet,
+    ItemHistoryRow,
     ItemPut,
     ItemRead,
     ItemResults,
+    ItemRow,
     ItemScopes,
     ItemSearch,
     ItemVersion,
     ItemWrite,
+    ScopeRow,
+    SweepRow,
 )
 from .backend import AsyncStore
 from .executor import AsyncTx
@@ -90,28 +96,27 @@ class AsyncItems:
         async def read(run: Any) -> tuple[ItemResults, list[str]]:
             results = ItemResults(got=[None] * len(gets))
             if gets:
-                for r in await run("store_get", tenant=tenant, rows=keyed, now=now):
-                    results.got[r["i"]] = store.stored_item(r)
+                for r in await run(ItemRow, "store_get", tenant=tenant, rows=keyed, now=now):
+                    results.got[r.i] = store.stored_item(r)
             for query, name, params in queries:
-                found = await run(name, **params)
                 if isinstance(query, ItemScopes):
-                    results.scopes.append([r["scope"] for r in found])
+                    results.scopes.append([r.scope for r in await run(ScopeRow, name, **params)])
                 else:
-                    results.found.append([store.stored_item(r) for r in found])
+                    results.found.append([store.stored_item(r) for r in await run(FoundRow, name, **params)])
             return results, _to_refresh(gets, searches, results)
 
         async def work(tx: AsyncTx) -> ItemResults:
-            results, refresh = await read(tx.run)
+            results, refresh = await read(tx.run_as)
             if refresh:
                 await tx.run("store_refresh", tenant=tenant, ids=refresh, now=now)
             if rows:
                 keys = [{"i": n, "scope": r["props"]["scope"], "subject": r["props"]["subject"]} for n, r in enumerate(rows)]
-                current = {r["i"]: r for r in await tx.run("store_get", tenant=tenant, rows=keys, now=now)}
+                current = {r.i: r for r in await tx.run_as(ItemRow, "store_get", tenant=tenant, rows=keys, now=now)}
                 for n, row in enumerate(rows):  # an item was created by its first put
-                    row["props"]["storeCreatedAt"] = current[n]["created"] if n in current else now
+                    row["props"]["storeCreatedAt"] = current[n].created if n in current else now
                 await self._facts.create_facts(tx, rows, now)
             if deletes:
-                gone = [r["id"] for r in await tx.run("store_forget", tenant=tenant, rows=deletes, now=now)]
+                gone = [r.id for r in await tx.run_as(IdRow, "store_forget", tenant=tenant, rows=deletes, now=now)]
                 await after_invalidation(tx, self._store.core.tenant, gone, gone, now)
                 tx.emit("invalidated", gone, reason="forgotten")
                 tx.emit("forgotten", gone)
@@ -119,7 +124,7 @@ class AsyncItems:
 
         if writes:
             return await self._store.run.write(work)
-        results, refresh = await read(self._read_one)
+        results, refresh = await read(self._store.run.read_as)
         if refresh:  # only reads of items with a TTL pay for a write
             await self._store.run.write_one("store_refresh", tenant=tenant, ids=refresh, now=now)
         return results
@@ -167,7 +172,8 @@ class AsyncItems:
 
     async def history(self, scope: str, key: str) -> list[ItemVersion]:
         subject = store.item_subject(scopes.check_path(scope), key)
-        rows = await self._store.run.read("store_history", tenant=self._store.core.tenant, subject=subject, scope=scope)
+        rows = await self._store.run.read_as(ItemHistoryRow, "store_history", tenant=self._store.core.tenant,
+                                             subject=subject, scope=scope)
         return [store.item_version(r) for r in rows]
 
     async def sweep(self, prefix: str | None) -> int:
@@ -176,18 +182,15 @@ class AsyncItems:
         tenant, now = self._store.core.tenant, self._store.core.now()
         items = facts = 0
         while True:  # batches of SWEEP_BATCH items, each landing whole
-            rows = await self._store.run.write_one("store_sweep", tenant=tenant, prefix=prefix, now=now,
-                                             limit=store.SWEEP_BATCH)
-            done = int(rows[0]["items"]) if rows else 0
-            items, facts = items + done, facts + (int(rows[0]["facts"]) if rows else 0)
+            rows = await self._store.run.write_one_as(SweepRow, "store_sweep", tenant=tenant, prefix=prefix, now=now,
+                                                      limit=store.SWEEP_BATCH)
+            done = int(rows[0].items) if rows else 0
+            items, facts = items + done, facts + (int(rows[0].facts) if rows else 0)
             if done < store.SWEEP_BATCH:
                 break
         if facts:
             self._store.events.emit("erased", scope=prefix, reason="expired", detail={"total": facts, "fact": facts})
         return items
-
-    async def _read_one(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        return await self._store.run.read(name, **params)
 
     async def _item_query(self, read: ItemRead, i: int, now: datetime) -> tuple[str, dict[str, Any]]:
         """Check a search or a scope listing, embed its query; return the template and parameters."""

@@ -7,13 +7,34 @@ once per driver and database) and, when ``setup()`` makes the index, the server'
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from .records import Row
 from .templates import CYPHER25
 
 FILTERED_SINCE = 2026  # the first calendar version whose vector index carries filter properties
 FILTER_PROPERTY = "tenant"  # what the index carries besides the embedding, on servers that can
 
 _CALENDAR = re.compile(r"^(\d{4})\.")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerRow(Row):
+    """The Neo4j server's name, kernel version (``5.26.19``, ``2026.08.1``) and edition."""
+
+    TEMPLATES = ("server_components",)
+    name: str
+    version: str
+    edition: str
+
+
+@dataclass(frozen=True, slots=True)
+class PingRow(Row):
+    """The readiness probe's answer, 1 (the launcher waits for it: ``_server/wait.py``, which
+    runs it on a driver of its own and reads no row)."""
+
+    TEMPLATES = ("ping",)
+    ok: int
 
 
 def filters_vectors(version: str) -> bool:

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .errors import SchemaError
+from .records import Row
 
 SLOT_A, SLOT_B = "a", "b"
 SLOTS = (SLOT_A, SLOT_B)
@@ -113,20 +114,104 @@ def other(slot: str) -> str:
     return SLOT_B if slot == SLOT_A else SLOT_A
 
 
-def from_row(row: dict[str, Any] | None, indexes: Collection[str] = ()) -> Layout:
+@dataclass(frozen=True, slots=True)
+class StoreLayoutRow(Row):
+    """The store's node as read (its values null without it): schema version, vector slot,
+    the embedder a re-embedding put there, the re-embedding under way, whether a run holds
+    the claim, and whether the database holds any memory."""
+
+    TEMPLATES = ("store_layout",)
+    version: int | None
+    """The node's ``schemaVersion`` (changed by hand it may hold anything: ``from_row`` refuses it)."""
+    slot: str | None
+    recorded: bool
+    active: dict[str, Any] | None
+    reembed: dict[str, Any] | None
+    claimed: bool
+    used: bool
+
+
+@dataclass(frozen=True, slots=True)
+class VectorIndexRow(Row):
+    """One of graphmem's vector indexes as the server says it is (``INDEXES``)."""
+
+    TEMPLATES = ("schema_vector_info",)
+    name: str
+    state: str
+    population: float
+    dimensions: int
+    properties: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class VectorCheckRow(Row):
+    """Memories of every tenant with a vector in the active slot, in the other one, without
+    one in the active slot though owed one, and of those the stranded ones."""
+
+    TEMPLATES = ("store_vector_check",)
+    active: int
+    other: int
+    missing: int
+    stranded: int
+
+
+@dataclass(frozen=True, slots=True)
+class SlotRow(Row):
+    """The slot the store's node names after a statement that changed it (no row: the
+    statement's condition did not hold)."""
+
+    TEMPLATES = ("reembed_done", "reembed_release", "reembed_start", "reembed_switch", "store_slot")
+    slot: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class GuardRow(Row):
+    """A write's guard: the writers' lock stripes it took (0 or 1), the store's slot (null
+    without the store's node)."""
+
+    TEMPLATES = ("write_guard",)
+    locked: int
+    slot: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoreVersionRow(Row):
+    """The schema version the store's node records."""
+
+    TEMPLATES = ("store_version",)
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaNameRow(Row):
+    """The name of one of the database's indexes or constraints."""
+
+    TEMPLATES = ("store_constraints", "store_indexes")
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSizeRow(Row):
+    """How many memories have a vector in the active slot (what its index must index)."""
+
+    TEMPLATES = ("vector_index_size",)
+    memories: int
+
+
+def from_row(row: StoreLayoutRow | None, indexes: Collection[str] = ()) -> Layout:
     """The layout of a ``store_layout`` row (None: no row, a database graphmem never wrote).
     Without the store's node (deleted by hand), the slot is the one whose vector index
     exists (``indexes``: the names of the vector indexes found), slot a when both or none do.
     A schema version or slot that is not graphmem's is a ``SchemaError`` naming it."""
-    if row is None or (row.get("version") is None and not row.get("used") and not row.get("recorded")):
+    if row is None or (row.version is None and not row.used and not row.recorded):
         return Layout(version=EMPTY, recorded=False)
-    version = row.get("version")
+    version = row.version
     if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
         raise SchemaError(f"the store's node (:GraphMemStore {{id: 'store'}}) holds schemaVersion {version!r}, "
                           "not a version number: it was changed by hand; set it back to the version the data "
                           f"follows (this graphmem writes {VERSION}) or delete the property and run setup()")
-    recorded = bool(row.get("recorded", version is not None))
-    slot = row.get("slot")
+    recorded = row.recorded
+    slot = row.slot
     if not recorded:
         slot = SLOT_B if INDEXES[SLOT_B] in indexes and INDEXES[SLOT_A] not in indexes else SLOT_A
     elif slot is None:  # a node written before the slots (schema version 3 or older)
@@ -135,10 +220,10 @@ def from_row(row: dict[str, Any] | None, indexes: Collection[str] = ()) -> Layou
         raise SchemaError(f"the store's node (:GraphMemStore {{id: 'store'}}) holds vectorSlot {slot!r}, not "
                           f"{SLOT_A!r} or {SLOT_B!r}: it was changed by hand; graphmem setup --check says "
                           "which slot holds the vectors")
-    reembed, active = row.get("reembed"), row.get("active")
+    reembed, active = row.reembed, row.active
     return Layout(version=UNVERSIONED if version is None else version, slot=slot,
                   reembed=dict(reembed) if reembed else None, active=dict(active) if active else None,
-                  recorded=recorded, claimed=bool(row.get("claimed")))
+                  recorded=recorded, claimed=bool(row.claimed))
 
 
 def pending(version: int) -> list[Step]:

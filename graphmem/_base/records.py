@@ -85,14 +85,19 @@ def columns_of(row_type: type[Row]) -> tuple[str, ...]:
 
 
 def checked(row_type: type[W], template: str, columns: tuple[str, ...]) -> type[W]:
-    """``row_type``, once sure it is the row of ``template`` (a base name, not a variant's),
-    whose rows have ``columns``; ``TemplateError`` naming both otherwise."""
-    if template not in row_type.TEMPLATES:
+    """``row_type``, once sure it is the row of ``template`` (or of a version of it:
+    ``recall:cypher25``), whose rows have ``columns``; ``TemplateError`` naming both otherwise."""
+    if template.split(":", 1)[0] not in row_type.TEMPLATES:
         raise TemplateError(f"template {template!r} is not among {row_type.__name__}.TEMPLATES")
     if (own := columns_of(row_type)) != columns:
         raise TemplateError(f"template {template!r} returns columns {', '.join(columns) or 'none'}; "
                             f"{row_type.__name__} is built from {', '.join(own) or 'none'}")
     return row_type
+
+
+def as_columns(row: Row) -> dict[str, Any]:
+    """A typed row as its template's columns (camelCase names), as the benchmarks record it."""
+    return {property_of(f.name): getattr(row, f.name) for f in fields(cast(Any, row))}
 
 
 def typed(row_type: type[W], record: Any) -> W:

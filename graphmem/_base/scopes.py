@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
+from dataclasses import dataclass
 
 from .errors import InvalidInputError
+from .records import Row
 
 MAX_PATH_LENGTH = 512
 MAX_DEPTH = 32
@@ -60,6 +62,25 @@ def parents(paths: list[str]) -> list[dict[str, object]]:
                 seen[link] = head if sep else None
     return [{"path": p, "parent": parent, "name": p.rpartition("/")[2], "n": counts.get(p, 0)}
             for p, parent in seen.items()]
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeRow(Row):
+    """One scope of a tenant's tree: its path, its parent's (null at a root) and how many
+    memories it holds."""
+
+    TEMPLATES = ("scope_tree",)
+    path: str
+    parent: str | None
+    memories: int
+
+
+@dataclass(frozen=True, slots=True)
+class PrunedRow(Row):
+    """How many scopes left empty were deleted."""
+
+    TEMPLATES = ("scope_prune",)
+    pruned: int
 
 
 def lexical_key(tenant: str, scope: str) -> str:

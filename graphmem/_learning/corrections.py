@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -12,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from .._base import props as _props
 from .._base import validate as check
 from .._base.models import Correction, Provenance, Status
+from .._base.records import Row
 from .._recall.fusion import ScoredMemory
 
 MIN_RELEVANCE = 0.35
@@ -21,6 +23,17 @@ the query and a cosine similarity below this is not relevant (docs/learning.md#c
 CONTRADICTABLE = ["fact", "insight", "procedure"]
 """The kinds a correction can contradict: claims. Episodes record what happened, entities
 name things, corrections and decisions are a person's or an agent's own record."""
+
+
+@dataclass(frozen=True, slots=True)
+class StatsRow(Row):
+    """How many believed corrections one (entity key, field) pair received (None: recorded
+    without one)."""
+
+    TEMPLATES = ("correction_stats",)
+    entity_key: str | None
+    field: str | None
+    n: int
 
 
 class CorrectionStats(BaseModel):
@@ -108,13 +121,13 @@ def eval_cases(corrections: Iterable[Correction]) -> list[dict[str, Any]]:
     ]
 
 
-def stats(rows: Iterable[dict[str, Any]]) -> CorrectionStats:
+def stats(rows: Iterable[StatsRow]) -> CorrectionStats:
     by_key: dict[str | None, int] = {}
     by_field: dict[str | None, int] = {}
     total = 0
     for r in rows:
-        n = int(r["n"])
+        n = int(r.n)
         total += n
-        by_key[r["entityKey"]] = by_key.get(r["entityKey"], 0) + n
-        by_field[r["field"]] = by_field.get(r["field"], 0) + n
+        by_key[r.entity_key] = by_key.get(r.entity_key, 0) + n
+        by_field[r.field] = by_field.get(r.field, 0) + n
     return CorrectionStats(total=total, by_entity_key=by_key, by_field=by_field)

@@ -7,7 +7,8 @@ invalidated, merged away, pruned or purged by a curation step; only machine-made
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Provenance, Sensitivity, Status
+from .._base.records import Row
 from .._memory import facts
 
 CURATED = ["fact", "insight", "procedure"]
@@ -28,6 +30,45 @@ written: corroboration, and merging at induction)."""
 
 MAX_CLUSTER = 8
 """At most this many near-duplicates go to the model in one merge."""
+
+
+@dataclass(frozen=True, slots=True)
+class StatsRow(Row):
+    """How many memories of a subtree share a kind, a provenance, whether they are believed
+    and the reason they were invalidated (null where a node has none)."""
+
+    TEMPLATES = ("curation_stats",)
+    kind: str | None
+    provenance: str | None
+    believed: bool
+    reason: str | None
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class DedupeRow(Row):
+    """An exact duplicate ``dedupe`` invalidated, and the record it kept."""
+
+    TEMPLATES = ("curation_dedupe",)
+    id: str
+    kept: str
+
+
+@dataclass(frozen=True, slots=True)
+class NearRow(Row):
+    """A record and its near-duplicates, most similar first."""
+
+    TEMPLATES = ("curation_near",)
+    id: str
+    near: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class PurgedRow(Row):
+    """How many invalidated records one purge batch deleted."""
+
+    TEMPLATES = ("curation_purge",)
+    purged: int
 
 
 class CurationStats(BaseModel):
@@ -89,7 +130,7 @@ CONSOLIDATE_SYSTEM = (
 )
 
 
-def merge_messages(nodes: list[Mapping[str, Any]]) -> list[tuple[str, str]]:
+def merge_messages(nodes: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
     listed = "\n".join(f"- {' '.join(str(n['text']).split())}" for n in nodes)
     return [("system", CONSOLIDATE_SYSTEM), ("human", "Memories:\n" + listed)]
 
@@ -128,15 +169,15 @@ def similarity(value: Any) -> float:
     return float(value)
 
 
-def clusters(rows: Iterable[Mapping[str, Any]], taken: set[str]) -> list[list[str]]:
+def clusters(rows: Iterable[NearRow], taken: set[str]) -> list[list[str]]:
     """Groups of near-duplicate ids from ``curation_near`` rows (each id and its
     neighbours), joined where they share a member; ids in ``taken`` are left out and the
     ids used are added to it. A group holds at most ``MAX_CLUSTER`` ids."""
     out = []
     for r in rows:
-        if r["id"] in taken:
+        if r.id in taken:
             continue
-        group = [r["id"], *[n for n in r["near"] if n not in taken and n != r["id"]]][:MAX_CLUSTER]
+        group = [r.id, *[n for n in r.near if n not in taken and n != r.id]][:MAX_CLUSTER]
         if len(group) < 2:
             continue
         taken.update(group)
@@ -144,7 +185,7 @@ def clusters(rows: Iterable[Mapping[str, Any]], taken: set[str]) -> list[list[st
     return out
 
 
-def merged_fact(nodes: list[Mapping[str, Any]], text: str, *, tenant: str, now: datetime,
+def merged_fact(nodes: Sequence[Mapping[str, Any]], text: str, *, tenant: str, now: datetime,
                 single_valued: Container[str]) -> facts.FactRow:
     """The fact a merge writes: the model's text; subject, predicate and object where the
     originals agree; the earliest start of their valid time and its (common) end; the least trusted provenance among them (all
@@ -176,22 +217,22 @@ def merged_fact(nodes: list[Mapping[str, Any]], text: str, *, tenant: str, now: 
     return row
 
 
-def stats(rows: Iterable[Mapping[str, Any]]) -> CurationStats:
+def stats(rows: Iterable[StatsRow]) -> CurationStats:
     total = believed = 0
     by_kind: dict[str, int] = {}
     by_provenance: dict[str, int] = {}
     by_reason: dict[str, int] = {}
     for r in rows:
-        n = int(r["n"])
+        n = int(r.n)
         total += n
-        kind = r["kind"] or "unknown"
+        kind = r.kind or "unknown"
         by_kind[kind] = by_kind.get(kind, 0) + n
-        if r["believed"]:
+        if r.believed:
             believed += n
-            provenance = r["provenance"] or "unknown"
+            provenance = r.provenance or "unknown"
             by_provenance[provenance] = by_provenance.get(provenance, 0) + n
         else:
-            reason = r["reason"] or "unknown"
+            reason = r.reason or "unknown"
             by_reason[reason] = by_reason.get(reason, 0) + n
     return CurationStats(total=total, believed=believed, invalidated=total - believed, by_kind=by_kind,
                          by_provenance=by_provenance, by_reason=by_reason)

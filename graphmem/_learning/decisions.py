@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -15,10 +16,24 @@ from .._base import props as _props
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Provenance, Status
+from .._base.records import Row
 
 QUALITIES = ("good", "bad", "neutral")
 GROUPS = ("decision_type", "agent")
 TOOL_CALL = "tool_call"
+
+
+@dataclass(frozen=True, slots=True)
+class QualityRow(Row):
+    """One group's believed decisions (a decision type or an agent; None: not given) and
+    how many outcomes were judged good, bad and neutral."""
+
+    TEMPLATES = ("decision_quality",)
+    key: str | None
+    decisions: int
+    good: int
+    bad: int
+    neutral: int
 
 
 class DecisionQuality(BaseModel):
@@ -101,10 +116,10 @@ def group(value: Any) -> str:
     return str(value)
 
 
-def summary(rows: Iterable[dict[str, Any]]) -> list[DecisionQuality]:
+def summary(rows: Iterable[QualityRow]) -> list[DecisionQuality]:
     out = []
     for r in rows:
-        judged = r["good"] + r["bad"] + r["neutral"]
-        out.append(DecisionQuality(key=r["key"], decisions=r["decisions"], with_outcome=judged, good=r["good"],
-                                   bad=r["bad"], neutral=r["neutral"], bad_share=r["bad"] / judged if judged else None))
+        judged = r.good + r.bad + r.neutral
+        out.append(DecisionQuality(key=r.key, decisions=r.decisions, with_outcome=judged, good=r.good,
+                                   bad=r.bad, neutral=r.neutral, bad_share=r.bad / judged if judged else None))
     return out

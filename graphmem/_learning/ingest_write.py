@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from .._base import validate as check
+from .._base.records import Row
 from .._memory.facts import AUTOMATIC
 from .ingest import PendingEntity, Skipped, resolved
 from .prompts import EntityDraft, FactDraft
@@ -20,6 +21,33 @@ from .usage import Tally
 
 RetireReason = Literal["corrected", "contradicted", "changed"]
 """Why a stored fact is retired; the value is the ``reason`` the write records."""
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateRow(Row):
+    """A stored fact a new one (``i``, its index among the planned facts) may restate or
+    retire, with its Neo4j cosine similarity to it ((1 + cosine) / 2)."""
+
+    TEMPLATES = ("fact_candidates",)
+    i: int
+    id: str
+    predicate: str | None
+    object: str | None
+    single_valued: bool | None
+    provenance: str
+    text_key: str
+    text: str
+    scope: str
+    similarity: float
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarEntityRow(Row):
+    """The stored entity most similar to an extracted one, with its Neo4j cosine similarity."""
+
+    TEMPLATES = ("entity_similar",)
+    node: dict[str, Any]
+    similarity: float
 
 
 @dataclass(frozen=True)
@@ -100,7 +128,7 @@ candidates come most similar first): a contradiction is with what a statement is
 and every extra pair is prompt tokens."""
 
 
-def decide(candidates: Iterable[Mapping[str, Any]], plans: Sequence[tuple[FactDraft, Mapping[str, Any]]],
+def decide(candidates: Iterable[CandidateRow], plans: Sequence[tuple[FactDraft, Mapping[str, Any]]],
            learning: LearningSettings, *, scope: str) -> tuple[dict[int, Verdict], list[Doubt]]:
     """The decisions the rules settle alone, per planned fact, and the doubts to put to the
     model. ``candidates`` are ``fact_candidates`` rows (stored facts about the same subject
@@ -113,12 +141,12 @@ def decide(candidates: Iterable[Mapping[str, Any]], plans: Sequence[tuple[FactDr
     doubts: list[Doubt] = []
     asked: Counter[int] = Counter()  # doubts per planned fact
     for old in candidates:
-        i = old["i"]
+        i = old.i
         if isinstance(decisions.get(i), Skip):
             continue
         draft, plan = plans[i]
         outcome = _weigh(old, draft, plan, learning)
-        if outcome is not None and not isinstance(outcome, Skip) and old["scope"] != scope:
+        if outcome is not None and not isinstance(outcome, Skip) and old.scope != scope:
             continue  # another scope's fact: the view ranks it (fragment fact_current), nothing retires it
         if isinstance(outcome, Skip):
             decisions[i] = outcome
@@ -130,26 +158,26 @@ def decide(candidates: Iterable[Mapping[str, Any]], plans: Sequence[tuple[FactDr
     return decisions, doubts
 
 
-def _weigh(old: Mapping[str, Any], draft: FactDraft, plan: Mapping[str, Any],
+def _weigh(old: CandidateRow, draft: FactDraft, plan: Mapping[str, Any],
            learning: LearningSettings) -> Skip | Retirement | Doubt | None:
     """One stored fact against one new fact about the same subject: a restatement (skip the
     new one), a correction the rules settle (retire the old one), a pair the model must
     judge, or nothing to do."""
-    cosine = 2.0 * old["similarity"] - 1.0
-    same_predicate = old["predicate"] == plan["predicate"]
+    cosine = 2.0 * old.similarity - 1.0
+    same_predicate = old.predicate == plan["predicate"]
     new_object = plan["object"]
     # an entity the write has yet to create is the object of no stored fact
     same_value = same_predicate and not isinstance(new_object, PendingEntity) \
-        and (old["object"] or "").casefold() == (new_object or "").casefold()
-    automatic = old["provenance"] in AUTOMATIC
-    if old["textKey"] == check.text_key(plan["text"]) or (same_value and old["object"] is not None) \
+        and (old.object or "").casefold() == (new_object or "").casefold()
+    automatic = old.provenance in AUTOMATIC
+    if old.text_key == check.text_key(plan["text"]) or (same_value and old.object is not None) \
             or cosine >= learning.duplicate_threshold:
-        return Skip(restates(old["id"]))
-    if draft.corrects and same_predicate and automatic and plan["single_valued"] and old["singleValued"]:
-        return Retirement(old["id"], "corrected")
-    if same_predicate and plan["single_valued"] and old["singleValued"]:
+        return Skip(restates(old.id))
+    if draft.corrects and same_predicate and automatic and plan["single_valued"] and old.single_valued:
+        return Retirement(old.id, "corrected")
+    if same_predicate and plan["single_valued"] and old.single_valued:
         return None  # a change of value: supersession (contract §7.1) handles it
-    if draft.replaces and same_predicate and automatic and not old["singleValued"]:
+    if draft.replaces and same_predicate and automatic and not old.single_valued:
         return _doubt(old, plan, "changed")  # "switched to": the model says which value it replaced
     if automatic and (cosine >= learning.judge_threshold or (draft.corrects and same_predicate)):
         # for a multi-valued correction, the model says which value was wrong
@@ -157,8 +185,8 @@ def _weigh(old: Mapping[str, Any], draft: FactDraft, plan: Mapping[str, Any],
     return None
 
 
-def _doubt(old: Mapping[str, Any], plan: Mapping[str, Any], reason: RetireReason) -> Doubt:
-    return Doubt(fact=old["i"], retirement=Retirement(old["id"], reason), old_text=old["text"], new_text=plan["text"])
+def _doubt(old: CandidateRow, plan: Mapping[str, Any], reason: RetireReason) -> Doubt:
+    return Doubt(fact=old.i, retirement=Retirement(old.id, reason), old_text=old.text, new_text=plan["text"])
 
 
 def question(doubts: Sequence[Doubt]) -> str:

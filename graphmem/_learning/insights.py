@@ -4,6 +4,7 @@ of model drafts, and the node properties written for them."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -14,9 +15,52 @@ from .._base import scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Insight, MemoryRecord, Provenance, Sensitivity, Status
+from .._base.records import Row
 from .prompts import InsightDraft
 
 CITABLE = ("fact", "episode")
+
+
+@dataclass(frozen=True, slots=True)
+class TwinRow(Row):
+    """The insight a new one restates (believed, or rejected by a person): its id, status
+    and the ids it cites."""
+
+    TEMPLATES = ("insight_twin",)
+    id: str
+    status: str
+    cites: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceRow(Row):
+    """One recent fact or episode reflection shows the model: when it happened (or became
+    true, or was written) and how sensitive it is."""
+
+    TEMPLATES = ("reflect_evidence",)
+    id: str
+    kind: str
+    text: str
+    at: datetime
+    sensitivity: str
+
+
+@dataclass(frozen=True, slots=True)
+class CorroboratedRow(Row):
+    """An insight ``maintain`` raised, and by how many salience points."""
+
+    TEMPLATES = ("insight_fact_corroboration",)
+    id: str
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class PrunedRow(Row):
+    """An insight ``maintain`` invalidated, and whether none of its evidence is believed."""
+
+    TEMPLATES = ("insight_prune",)
+    id: str
+    unsupported: bool
 
 
 class DroppedInsight(BaseModel):

@@ -5,6 +5,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -13,11 +14,21 @@ from .._base import props as _props
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Episode, Procedure, Provenance, Status
+from .._base.records import Row
 from .prompts import ProcedureDraft
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _NAME_JUNK = re.compile(r"[^0-9a-zA-Z]+")
 _MIN_LITERAL = 4  # string values at least this long must not survive into induced steps
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeRow(Row):
+    """A procedure after one recorded use, and whether that use demoted it to quarantined."""
+
+    TEMPLATES = ("procedure_outcome",)
+    node: dict[str, Any]
+    demoted: bool
 
 
 class ToolCall(BaseModel):

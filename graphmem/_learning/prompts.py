@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from .profile import ProfileDraft
+
+if TYPE_CHECKING:  # insights imports this module's drafts
+    from .insights import EvidenceRow
 
 
 class InsightDraft(BaseModel):
@@ -51,13 +54,13 @@ INDUCE_SYSTEM = (
 )
 
 
-def evidence_block(rows: list[dict[str, Any]]) -> str:
+def evidence_block(rows: list[EvidenceRow]) -> str:
     lines = []
     for row in rows:
-        when = row.get("at")
+        when: object = row.at
         stamp = when.date().isoformat() if isinstance(when, datetime) else (
             when.isoformat() if isinstance(when, date) else "")
-        lines.append(f"[{row['id']}] ({row['kind']}, {stamp}) {' '.join(row['text'].split())}")
+        lines.append(f"[{row.id}] ({row.kind}, {stamp}) {' '.join(row.text.split())}")
     return "\n".join(lines)
 
 

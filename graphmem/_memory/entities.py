@@ -6,14 +6,26 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .._base import props as _props
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Status
+from .._base.records import Row
 
 MAX_NAME_LENGTH = 512
+
+
+@dataclass(frozen=True, slots=True)
+class KnownRow(Row):
+    """An entity already known in a scope, as an extraction prompt lists it."""
+
+    TEMPLATES = ("entity_known",)
+    name: str
+    type: str
+    aliases: list[str]
 
 
 def props(name: Any, *, tenant: str, type: Any, scope: Any, aliases: Any, properties: Any, id: Any,

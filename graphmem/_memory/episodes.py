@@ -4,6 +4,7 @@ event). The I/O is in ``_async/entities.py``, beside entities, which episodes me
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
 from typing import Any, TypedDict
 
@@ -12,12 +13,29 @@ from .._base import props as _props
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Provenance, Status
+from .._base.records import Row
 from .embedded import windows
 
 ROLES = ("user", "assistant", "tool", "system", "event")
 # a long episode (a pasted document or log) is also embedded in overlapping windows
 # (_memory/embedded.py), so a question about its middle finds it (an average over the whole
 # text blurs its parts)
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenRow(Row):
+    """How many windows of long episodes ``episode_chunks_create`` wrote."""
+
+    TEMPLATES = ("episode_chunks_create",)
+    written: int
+
+
+@dataclass(frozen=True, slots=True)
+class LinkedRow(Row):
+    """How many episodes ``episode_link_next`` linked to the one before them in their session."""
+
+    TEMPLATES = ("episode_link_next",)
+    linked: int
 
 
 class EpisodeRow(TypedDict):

@@ -5,15 +5,68 @@ says what an erase takes with it."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from .._base.kinds import KINDS
+from .._base.records import Row
 
 PERSONAL = ["user", "human-correction"]
 """Provenances of what a person entered: an entity with one of them is never erased for
 being left unreferenced."""
+
+
+@dataclass(frozen=True, slots=True)
+class SelectedRow(Row):
+    """How many memories a batch marked for erasing: those the selectors name, and the
+    orphans (derived from nothing left) it took along."""
+
+    TEMPLATES = ("erase_mark_selected",)
+    selected: int
+    orphans: int
+
+
+@dataclass(frozen=True, slots=True)
+class DerivedRow(Row):
+    """How many records derived only from marked ones were marked too."""
+
+    TEMPLATES = ("erase_mark_derived",)
+    derived: int
+
+
+@dataclass(frozen=True, slots=True)
+class EntitiesRow(Row):
+    """How many entities nothing else refers to were marked."""
+
+    TEMPLATES = ("erase_mark_entities",)
+    entities: int
+
+
+@dataclass(frozen=True, slots=True)
+class RestoredRow(Row):
+    """The surviving facts an erased fact had superseded, given back their times."""
+
+    TEMPLATES = ("erase_restore",)
+    restored: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class ScrubbedRow(Row):
+    """How many properties of surviving records had an erased id taken out."""
+
+    TEMPLATES = ("erase_scrub",)
+    scrubbed: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeletedRow(Row):
+    """What one batch deleted: episode windows, and memories per kind (``[{kind, n}]``)."""
+
+    TEMPLATES = ("erase_delete",)
+    windows: int
+    kinds: list[dict[str, Any]]
 
 
 class EraseReport(BaseModel):
@@ -91,11 +144,11 @@ class EraseReport(BaseModel):
         return f"{self.total} memories erased" + (f" ({parts})" if parts else "") + back
 
 
-def batch_report(row: Mapping[str, Any] | None) -> EraseReport:
+def batch_report(row: DeletedRow | None) -> EraseReport:
     """The report of one ``erase_delete`` row (None when the batch deleted nothing)."""
     if row is None:
         return EraseReport()
-    return counted(row["kinds"], chunk=int(row["windows"]))
+    return counted(row.kinds, chunk=int(row.windows))
 
 
 def counted(kinds: Iterable[Mapping[str, Any]], **extra: int) -> EraseReport:

@@ -14,6 +14,7 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import AUTOMATIC as AUTOMATIC
 from .._base.models import Provenance
+from .._base.records import Row
 from . import embedded, entities
 
 DEFAULT_SINGLE_VALUED = frozenset({
@@ -118,6 +119,25 @@ class Landed:
 
     nodes: list[dict[str, Any] | None]
     superseded: Superseded = Superseded()
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateRow(Row):
+    """A new fact's id and the believed, current fact of its scope that already says it."""
+
+    TEMPLATES = ("fact_duplicates",)
+    id: str
+    node: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SupersedeRow(Row):
+    """What contradiction rule 1 did for one new fact: the ids whose valid time it closed
+    and those it invalidated."""
+
+    TEMPLATES = ("fact_supersede",)
+    closed: list[str]
+    replaced: list[str]
 
 
 class Wave(TypedDict):

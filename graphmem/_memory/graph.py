@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._base.errors import InvalidInputError
 from .._base.kinds import KINDS
-from .._base.records import json_default
+from .._base.records import Row, json_default
 
 MYPY = False  # mypy takes a name MYPY as always true; pdoc runs TYPE_CHECKING blocks with it false
 if TYPE_CHECKING:
@@ -38,6 +39,39 @@ def __getattr__(name: str) -> Any:
 
         return networkx.MultiDiGraph
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class GraphRow(Row):
+    """Memories and the edges between them: each node as its property map (no embedding),
+    each edge as its properties plus ``type``, ``source`` and ``target`` ids."""
+
+    TEMPLATES = ("memory_evidence", "memory_graph")
+    nodes: list[dict[str, Any]]
+    edges: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class CountsRow(Row):
+    """How many memories of one kind a scope holds: in all, believed, invalidated, quarantined."""
+
+    TEMPLATES = ("memory_stats",)
+    scope: str
+    kind: str
+    total: int
+    believed: int
+    invalidated: int
+    quarantined: int
+
+
+@dataclass(frozen=True, slots=True)
+class TenantCountsRow(Row):
+    """One tenant of the database: the memories it holds (forgotten tombstones included), its scopes."""
+
+    TEMPLATES = ("tenant_list",)
+    tenant: str
+    memories: int
+    scopes: int
 
 
 EDGE_TYPES = ("CITES", "SUPERSEDES", "RELATES", "ABOUT", "DERIVED_FROM", "MENTIONS", "SPOKE", "SAME_AS", "NEXT", "PART_OF",

@@ -14,6 +14,7 @@ from typing import Any
 
 from .._base import validate as check
 from .._base.ner import Mention
+from .._base.records import Row
 
 PERSON = "person"
 ROLE_TYPES = {"user": "user", "assistant": "agent"}
@@ -26,6 +27,33 @@ several labels ("Caroline" PERSON and NORP), so a stored entity of any of these 
 name is the one meant; a new one gets the label most mentions gave."""
 _TYPE_ORDER = {t: i for i, t in enumerate(NAME_TYPES)}
 NICKNAME_LEAST = 3  # letters of a short form ("Mel", "Caro") taken for the start of a speaker's name
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRow(Row):
+    """The stored entity (its property map) that planned entity ``i`` of a batch resolved to."""
+
+    TEMPLATES = ("entity_match", "entity_nickname")
+    i: int
+    node: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ForgottenRow(Row):
+    """The name key of an entity the user asked to forget (a name not to write again)."""
+
+    TEMPLATES = ("entity_forgotten",)
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class MentionsRow(Row):
+    """The edges ``episode_mentions`` wrote: MENTIONS, SPOKE, and DERIVED_FROM of new entities."""
+
+    TEMPLATES = ("episode_mentions",)
+    mentions: int
+    spoke: int
+    derived: int
 
 
 @dataclass

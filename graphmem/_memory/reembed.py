@@ -7,12 +7,14 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
 from .._base import validate as check
 from .._base.errors import InvalidInputError
+from .._base.records import Row
 from . import embedded
 
 PROBE = "dimension probe"
@@ -23,6 +25,110 @@ noted) before another process may take it over: a run killed on another host."""
 SAME_EMBEDDER = 0.999
 """Cosine of two probe vectors above which a run's embedder is the one a re-embedding under
 way was started with (the same model gives the same vector, give or take arithmetic)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRow(Row):
+    """The run holding the re-embedding's claim, if any (its id, host, process id and last
+    progress as text), whether that progress is stale, the store's slot, and whether a
+    re-embedding is recorded."""
+
+    TEMPLATES = ("reembed_claim",)
+    run: str | None
+    host: str | None
+    pid: int | None
+    beat_at: str | None
+    stale: bool
+    slot: str | None
+    recorded: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StripesRow(Row):
+    """The writers' lock stripes a claim made sure of."""
+
+    TEMPLATES = ("reembed_claimed",)
+    stripes: int
+
+
+@dataclass(frozen=True, slots=True)
+class PageRow(Row):
+    """A memory a re-embedding has still to embed: what it is given to embed is read from
+    ``kind``, ``props`` and, for a long episode's window, ``episode_text``."""
+
+    TEMPLATES = ("reembed_page",)
+    tenant: str
+    id: str
+    kind: str
+    props: dict[str, Any]
+    episode_text: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ClearedRow(Row):
+    """One page of vectors removed: how many, and the last id looked at (None: the tenant is done)."""
+
+    TEMPLATES = ("reembed_clear",)
+    cleared: int
+    last: str | None
+
+    @property
+    def count(self) -> int:
+        return self.cleared
+
+
+@dataclass(frozen=True, slots=True)
+class StrandedRow(Row):
+    """One page of memories marked to be embedded from their text: how many, and the last id looked at."""
+
+    TEMPLATES = ("reembed_strand",)
+    marked: int
+    last: str | None
+
+    @property
+    def count(self) -> int:
+        return self.marked
+
+
+@dataclass(frozen=True, slots=True)
+class FilledRow(Row):
+    """Memories that already have a vector in the slot a re-embedding fills."""
+
+    TEMPLATES = ("reembed_filled",)
+    filled: int
+
+
+@dataclass(frozen=True, slots=True)
+class RemainingRow(Row):
+    """Memories a re-embedding has still to embed."""
+
+    TEMPLATES = ("reembed_remaining",)
+    remaining: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeRow(Row):
+    """The probe vector of the embedder the re-embedding under way started with (None: none recorded)."""
+
+    TEMPLATES = ("reembed_probe",)
+    probe: list[float] | None
+
+
+@dataclass(frozen=True, slots=True)
+class OwnedRow(Row):
+    """Whether the run still holds the claim (its progress noted)."""
+
+    TEMPLATES = ("reembed_beat",)
+    owned: bool
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenRow(Row):
+    """Whether the run still holds the claim, and how many new vectors it wrote."""
+
+    TEMPLATES = ("reembed_write",)
+    owned: bool
+    written: int | None
 
 
 class ReembedProgress(BaseModel):
@@ -95,23 +201,23 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def texts(rows: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+def texts(rows: Sequence[PageRow]) -> tuple[list[PageRow], list[str]]:
     """The rows of a ``reembed_page`` that have something to embed, and what each is given."""
     kept, given = [], []
     for row in rows:
-        text = embedded.text_of(row["kind"], row["props"], row.get("episodeText"))
+        text = embedded.text_of(row.kind, row.props, row.episode_text)
         if text is not None:
             kept.append(row)
             given.append(text)
     return kept, given
 
 
-def vectors(rows: Sequence[dict[str, Any]], got: Any, dimensions: int) -> list[dict[str, Any]]:
+def vectors(rows: Sequence[PageRow], got: Any, dimensions: int) -> list[dict[str, Any]]:
     """The ``reembed_write`` rows for ``rows`` and the embedder's answer, each vector checked."""
     if not isinstance(got, (list, tuple)) or len(got) != len(rows):
         count = len(got) if isinstance(got, (list, tuple)) else type(got).__name__
         raise InvalidInputError("embedder", f"returned {count} vectors for {len(rows)} texts")
-    return [{"tenant": row["tenant"], "id": row["id"], "vector": check.embedding(vector, "embedder output", dimensions)}
+    return [{"tenant": row.tenant, "id": row.id, "vector": check.embedding(vector, "embedder output", dimensions)}
             for row, vector in zip(rows, got)]
 
 
@@ -154,19 +260,19 @@ def stale_embedder(active: dict[str, Any] | None, dimensions: int | None, own: S
     return None
 
 
-def claim_refused(holder: dict[str, Any] | None, host: str, alive: Callable[[int], bool]) -> str | None:
+def claim_refused(holder: ClaimRow | None, host: str, alive: Callable[[int], bool]) -> str | None:
     """Why a run may not claim the re-embedding: another run holds it (``holder``, the
     ``reembed_claim`` row) and is alive as far as this process can tell: it made progress in
     the last ``LEASE_SECONDS``, and when it ran on this ``host``, its process is ``alive``.
     None when the claim is free (or its holder is gone: the caller takes it over)."""
-    if not holder or not holder.get("run") or holder.get("stale"):
+    if not holder or not holder.run or holder.stale:
         return None
-    pid = holder.get("pid")
-    if holder.get("host") == host and isinstance(pid, int) and not alive(pid):
+    pid = holder.pid
+    if holder.host == host and isinstance(pid, int) and not alive(pid):
         return None
-    return (f"a re-embedding is under way (run {holder['run']}, process {pid} on {holder.get('host')}, last progress "
-            f"{holder.get('beatAt')}): only one runs at a time. Wait for it to finish; if that process is gone, run "
-            f"graphmem reembed again with its embedder to continue it (at once on {holder.get('host')}, elsewhere "
+    return (f"a re-embedding is under way (run {holder.run}, process {pid} on {holder.host}, last progress "
+            f"{holder.beat_at}): only one runs at a time. Wait for it to finish; if that process is gone, run "
+            f"graphmem reembed again with its embedder to continue it (at once on {holder.host}, elsewhere "
             f"{LEASE_SECONDS // 60} minutes after its last progress), or with restart=True (graphmem reembed "
             "--restart) to drop what it wrote")
 

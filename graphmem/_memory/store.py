@@ -37,6 +37,7 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Provenance
+from .._base.records import Row
 from .._base.validate import MAX_TEXT_LENGTH
 from . import facts
 
@@ -157,6 +158,68 @@ class ItemVersion:
     reason: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class ItemRow(Row):
+    """The current value of the item asked for by the ``i``-th key of a read (``created``:
+    the item's first put; ``updated``: this version's; ``value``: its JSON)."""
+
+    TEMPLATES = ("store_get",)
+    i: int
+    id: str
+    scope: str
+    key: str
+    value: str
+    ttl: float | None
+    created: datetime
+    updated: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class FoundRow(Row):
+    """An item a search found, with its similarity (None without a vector)."""
+
+    TEMPLATES = ("store_search",)
+    id: str
+    scope: str
+    key: str
+    value: str
+    ttl: float | None
+    created: datetime
+    updated: datetime
+    similarity: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ItemHistoryRow(Row):
+    """One value an item had (``value``: its JSON), oldest first."""
+
+    TEMPLATES = ("store_history",)
+    id: str
+    value: str
+    valid_from: datetime | None
+    valid_to: datetime | None
+    recorded_at: datetime
+    invalidated_at: datetime | None
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeRow(Row):
+    """A scope holding current items."""
+
+    TEMPLATES = ("store_namespaces",)
+    scope: str
+
+
+@dataclass(frozen=True, slots=True)
+class SweepRow(Row):
+    """One batch of a TTL sweep: the items deleted, and their versions (facts) with them."""
+
+    TEMPLATES = ("store_sweep",)
+    items: int
+    facts: int
+
+
 def item_subject(scope: str, key: str) -> str:
     """The stable subject id of the item ``key`` at ``scope`` (its history's ``subject``)."""
     _scopes.check_path(scope)
@@ -243,15 +306,15 @@ def item_row(put: ItemPut, encoded: str, *, tenant: str, now: datetime, dimensio
     return row
 
 
-def stored_item(row: Mapping[str, Any]) -> StoredItem:
+def stored_item(row: ItemRow | FoundRow) -> StoredItem:
     """A ``store_get``/``store_search`` row as a ``StoredItem``."""
-    return StoredItem(id=row["id"], scope=row["scope"], key=row["key"], value=json.loads(row["value"]),
-                      created=row["created"], updated=row["updated"], ttl=row["ttl"],
-                      similarity=row.get("similarity"))
+    return StoredItem(id=row.id, scope=row.scope, key=row.key, value=json.loads(row.value),
+                      created=row.created, updated=row.updated, ttl=row.ttl,
+                      similarity=row.similarity if isinstance(row, FoundRow) else None)
 
 
-def item_version(row: Mapping[str, Any]) -> ItemVersion:
+def item_version(row: ItemHistoryRow) -> ItemVersion:
     """A ``store_history`` row as an ``ItemVersion``."""
-    return ItemVersion(id=row["id"], value=json.loads(row["value"]), valid_from=row["validFrom"],
-                       valid_to=row["validTo"], recorded_at=row["recordedAt"],
-                       invalidated_at=row["invalidatedAt"], reason=row["reason"])
+    return ItemVersion(id=row.id, value=json.loads(row.value), valid_from=row.valid_from,
+                       valid_to=row.valid_to, recorded_at=row.recorded_at,
+                       invalidated_at=row.invalidated_at, reason=row.reason)

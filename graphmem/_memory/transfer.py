@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
@@ -26,6 +27,7 @@ from .._base import scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.kinds import KINDS
+from .._base.records import Row
 from . import import_rules
 from .graph import EDGE_TYPES
 
@@ -33,6 +35,42 @@ FORMAT = "graphmem-export"
 VERSION = 1
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 _PLAIN = frozenset({str, int, float, bool})  # lists of these (embeddings) pass through whole
+
+
+@dataclass(frozen=True, slots=True)
+class NodeExportRow(Row):
+    """One memory to export: its id and every property but the tenant (the active slot's
+    vectors under their slot-A names)."""
+
+    TEMPLATES = ("export_nodes",)
+    id: str
+    props: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class EdgesExportRow(Row):
+    """A memory's edges to exported memories: ``[{type, target, props}]``."""
+
+    TEMPLATES = ("export_edges",)
+    id: str
+    edges: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class HeldEdgeRow(Row):
+    """An edge the tenant already holds of the type and ends of the import's edge ``i``."""
+
+    TEMPLATES = ("import_edges_existing",)
+    i: int
+    props: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedRow(Row):
+    """How many nodes or edges an import batch created."""
+
+    TEMPLATES = ("import_nodes", "import_edges")
+    created: int
 
 
 def encode(value: Any) -> Any:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from .._base.errors import InvalidInputError
 from .._base.kinds import REGISTRY
 from .._base.models import Episode, Record
-from .._base.records import to_record
+from .._base.records import Row, to_record
 from . import lines
 from .fusion import ScoredMemory, ScoreParts
 
@@ -46,7 +47,18 @@ def line(result: ScoredMemory) -> str:
     return out
 
 
-def with_exchange(results: list[ScoredMemory], rows: list[dict[str, Any]], share: float) -> list[ScoredMemory]:
+@dataclass(frozen=True, slots=True)
+class ExchangeRow(Row):
+    """A turn near an episode recall returned: the episode (``hit``), how many turns before
+    (negative) or after it, and the turn's property map."""
+
+    TEMPLATES = ("context_exchange",)
+    hit: str
+    offset: int
+    node: dict[str, Any]
+
+
+def with_exchange(results: list[ScoredMemory], rows: list[ExchangeRow], share: float) -> list[ScoredMemory]:
     """``results`` with the exchange around each episode among them (``rows`` of the
     ``context_exchange`` template: hit id, offset, record), best first. A turn of the
     exchange counts as ``share`` of its hit's score (or its own score, if higher) and only
@@ -58,9 +70,9 @@ def with_exchange(results: list[ScoredMemory], rows: list[dict[str, Any]], share
         return results
     near: dict[str, dict[int, Episode]] = {}
     for row in rows:
-        record = to_record(row["node"])
+        record = to_record(row.node)
         if isinstance(record, Episode):
-            near.setdefault(row["hit"], {})[int(row["offset"])] = record
+            near.setdefault(row.hit, {})[int(row.offset)] = record
     present = {r.record.id for r in results}
     own = {r.record.id: r.score for r in results}  # what recall scored
     scores = dict(own)  # raised by the exchanges

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from .._base import dates, scopes
+from .._base.records import Row
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _LUCENE_WORDS = 64
@@ -20,6 +22,17 @@ COMMON_NAME_LEAST = 2
 COMMON_NAME_MOST = 1000
 COMMON_NAME_KEPT_SECONDS = 60.0  # how long a memory object trusts a name's count in some scopes
 COMMON_NAME_KEPT = 4096  # (scopes, name) counts a memory object keeps at most
+
+
+
+@dataclass(frozen=True, slots=True)
+class CommonRow(Row):
+    """Whether a name of a question is common among the memories of some scopes."""
+
+    TEMPLATES = ("name_frequency",)
+    word: str
+    common: bool
+
 
 # Words that carry no topic in a question (question words, auxiliaries, pronouns,
 # quantifiers): left out of the full-text query and, for bag-of-words embedders, of the

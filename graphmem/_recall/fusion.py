@@ -12,6 +12,7 @@ from .._base.models import Provenance, Record, Status
 from .._base.records import to_record
 from . import fulltext, seeds
 from . import relevance as _relevance
+from .candidates import Candidate
 from .settings import RecallSettings
 
 _INSIGHT_GAP = 1e-6
@@ -119,7 +120,7 @@ class _Side:
         return min(_HIGHEST, max(_LOWEST, (value - mean) / max(deviation, self.min_deviation)))
 
 
-def fused_evidence(rows: list[dict[str, Any]], settings: RecallSettings, *, lexical_side: bool = True) -> list[float]:
+def fused_evidence(rows: list[Candidate], settings: RecallSettings, *, lexical_side: bool = True) -> list[float]:
     """Query-adaptive fusion, 0..1 per row (1.0 = best): on each side, how many standard
     deviations a candidate stands above that side's other hits (the deviation floored at
     ``settings.*_spread``, so a side on which every candidate scores alike cannot amplify
@@ -129,8 +130,9 @@ def fused_evidence(rows: list[dict[str, Any]], settings: RecallSettings, *, lexi
     that is below ``lexical_spread / 0.3`` (docs/design-notes.md#recall-lexical-floor).
     Without ``lexical_side`` the semantic side decides alone (the full-text hits matched
     only a name: ``named_sessions``)."""
-    semantic_hits = [r["semantic"] for r in rows if r["semanticRank"]]
-    lexical_hits = [r["lexical"] for r in rows if r["lexicalRank"]] if lexical_side else []
+    # a ranked hit has its score (the statement gives one with each rank)
+    semantic_hits = [r.semantic for r in rows if r.semantic_rank and r.semantic is not None]
+    lexical_hits = [r.lexical for r in rows if r.lexical_rank and r.lexical is not None] if lexical_side else []
     if lexical_hits and max(lexical_hits) < lexical_gate(rows, settings):
         lexical_hits = []  # only common words matched: the full-text side sits this one out
     semantic = _Side(semantic_hits, settings.semantic_spread) if semantic_hits else None
@@ -138,37 +140,37 @@ def fused_evidence(rows: list[dict[str, Any]], settings: RecallSettings, *, lexi
                if lexical_hits else None)
     share = settings.semantic_share if semantic and lexical else (1.0 if semantic else 0.0)
     evidence = [
-        (share * semantic.standing(r["semantic"], bool(r["semanticRank"])) if semantic else 0.0)
-        + ((1 - share) * lexical.standing(r["lexical"], bool(r["lexicalRank"])) if lexical else 0.0)
+        (share * semantic.standing(r.semantic, bool(r.semantic_rank)) if semantic else 0.0)
+        + ((1 - share) * lexical.standing(r.lexical, bool(r.lexical_rank)) if lexical else 0.0)
         for r in rows
     ]
     low, high = min(evidence, default=0.0), max(evidence, default=0.0)
     return [(e - low) / (high - low) if high > low else 1.0 for e in evidence]
 
 
-def lexical_gate(rows: list[dict[str, Any]], settings: RecallSettings) -> float:
+def lexical_gate(rows: list[Candidate], settings: RecallSettings) -> float:
     """The BM25 score the full-text side's best hit must reach to count in the fusion:
     ``settings.lexical_gate`` of ln(1 + (N - 0.5) / 1.5), the IDF Lucene gives a word that
     one of the N memories in the database holds (the index's statistics span every tenant).
     A best hit below it matched only words that many memories hold ("tips", "life" in "any
     tips for my phone's battery life?"), and which of those a record holds ranked the
     answer below a dozen unrelated records on LongMemEval (docs/design-notes.md#recall-lexical-gate)."""
-    total = max((int(r.get("total") or 0) for r in rows), default=0)
+    total = max((int(r.total or 0) for r in rows), default=0)
     if not settings.lexical_gate or total <= 1:  # 0, or None (left to the embedder: _recall.decided_gate)
         return 0.0
     return settings.lexical_gate * math.log(1.0 + (total - 0.5) / 1.5)
 
 
-def relevance(row: dict[str, Any], stick: tuple[float, float] | None = None) -> float:
+def relevance(row: Candidate, stick: tuple[float, float] | None = None) -> float:
     """A candidate's relevance to the question: 1.0 when it matches a word of the question
     in the full-text index; otherwise, with a yardstick (the mean and deviation of the
     question's cosines to unrelated text), the normal probability of its standout over it;
     without one, its plain cosine similarity (-1..1; Neo4j's score is (1 + cos) / 2), or 0
     without an embedding. Unlike the fused score it is not rescaled per result list, so an
     unrelated question gets low values everywhere."""
-    if row["lexicalRank"] is not None:
+    if row.lexical_rank is not None:
         return 1.0
-    semantic = row["semantic"]
+    semantic = row.semantic
     if semantic is None:
         return 0.0
     cosine = 2.0 * float(semantic) - 1.0
@@ -189,20 +191,19 @@ def floor_of(settings: RecallSettings, min_relevance: float | None, stick: tuple
     return 0.5 * (1.0 + math.erf(settings.min_standout / math.sqrt(2.0)))
 
 
-def relevant(rows: list[dict[str, Any]], floor: float, stick: tuple[float, float] | None = None,
-             sessions: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+def relevant(rows: list[Candidate], floor: float, stick: tuple[float, float] | None = None,
+             sessions: frozenset[str] = frozenset()) -> list[Candidate]:
     """The candidates at or above ``floor``; records reached through the graph stay when a
     direct hit does (they were expanded from the best hits), and so do the candidates of
     ``sessions`` (``named_sessions``: the conversations a name-only question points to)."""
-    direct = [r for r in rows if r["semanticRank"] is not None or r["lexicalRank"] is not None]
+    direct = [r for r in rows if r.direct]
     if not any(relevance(r, stick) >= floor for r in direct):
         return []
-    return [r for r in rows if relevance(r, stick) >= floor or (r["graph"] or 0.0) > 0
-            or (r["semanticRank"] is None and r["lexicalRank"] is None)
-            or (sessions and r["node"].get("sessionId") in sessions)]
+    return [r for r in rows if relevance(r, stick) >= floor or (r.graph or 0.0) > 0 or not r.direct
+            or (sessions and r.memory.get("sessionId") in sessions)]
 
 
-def named_sessions(rows: list[dict[str, Any]], question: str | None) -> frozenset[str]:
+def named_sessions(rows: list[Candidate], question: str | None) -> frozenset[str]:
     """The conversations the question points to by a name alone: when every full-text hit
     matched only names of the question ("Welcome Priya!" for "where does Priya live?"), the
     name says whom the question is about and nothing else of it was found by its words; the
@@ -219,17 +220,17 @@ def named_sessions(rows: list[dict[str, Any]], question: str | None) -> frozense
         return frozenset()
     sessions = set()
     for r in rows:
-        if r["lexicalRank"] is None:
+        if r.lexical_rank is None:
             continue
-        held = fulltext.word_set(r["node"].get("text") or r["node"].get("name") or "")
+        held = fulltext.word_set(r.memory.get("text") or r.memory.get("name") or "")
         if any(fulltext.same_word(w, h) for w in topical for h in held):
             return frozenset()  # the question's own words found something: no name-only lead
-        if r["node"].get("sessionId") and names & held:
-            sessions.add(r["node"]["sessionId"])
+        if r.memory.get("sessionId") and names & held:
+            sessions.add(r.memory["sessionId"])
     return frozenset(sessions)
 
 
-def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings, k: int,
+def score(rows: list[Candidate], *, now: datetime, settings: RecallSettings, k: int,
           min_relevance: float | None = None, stick: tuple[float, float] | None = None,
           question: str | None = None) -> list[ScoredMemory]:
     """Turn the template's candidate rows into ranked ``ScoredMemory`` results, leaving out
@@ -237,13 +238,13 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
     calibrated by ``stick``, the question's cosines to unrelated text; without either, a
     cosine of 0.15; the conversations a ``question`` names by a name alone pass it,
     ``named_sessions``)."""
-    rows = [r for r in rows if r.get("node") is not None]
+    rows = [r for r in rows if r.node is not None]
     if not rows:
         return []
     plain = settings.min_relevance if min_relevance is None else min_relevance
     stick = None if plain is not None else stick
     floor = floor_of(settings, min_relevance, stick)
-    best_lexical = max((r["lexical"] or 0.0) for r in rows) or 1.0
+    best_lexical = max((r.lexical or 0.0) for r in rows) or 1.0
     rrf_top = 2.0 / (settings.rrf_k + 1)
     w = settings.weights
     half_life = settings.half_life.total_seconds()
@@ -252,22 +253,22 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
     # a question found by a name alone: the name says whom, the meaning orders that person's turns
     sessions = named_sessions(rows, question)
     fused_scores = fused_evidence(rows, settings, lexical_side=not sessions)
-    by_id = {row["node"]["id"]: f for row, f in zip(rows, fused_scores)}
+    by_id = {row.memory["id"]: f for row, f in zip(rows, fused_scores)}
     tied = {id(r): t for r, t in zip(rows, seeds.ties(rows))}
     # a record tied to an entity the question names passes the floor: the name says whom, the
     # meaning orders what that one said or is said of them
     keep = {id(r) for r in relevant(rows, floor, stick, sessions)} | {i for i, t in tied.items() if t > 0}
     if seeds.only_about_seeds(rows, question) and any(tied.values()):
         named = seeds.seed_ids(rows)  # what is tied to them, and the named entities themselves
-        keep = {id(r) for r in rows if id(r) in keep and (tied[id(r)] > 0 or r["node"]["id"] in named)}
+        keep = {id(r) for r in rows if id(r) in keep and (tied[id(r)] > 0 or r.memory["id"] in named)}
     for row, fused in zip(rows, fused_scores):
         if id(row) not in keep:
             continue
-        record = to_record(row["node"])
-        neighbour = max((by_id.get(n, 0.0) for n in row.get("neighbours") or ()), default=0.0)
-        semantic = float(row["semantic"] or 0.0)
-        lexical = float(row["lexical"] or 0.0) / best_lexical
-        graph = min(1.0, float(row["graph"] or 0.0) / rrf_top)
+        record = to_record(row.memory)
+        neighbour = max((by_id.get(n, 0.0) for n in row.neighbours or ()), default=0.0)
+        semantic = float(row.semantic or 0.0)
+        lexical = float(row.lexical or 0.0) / best_lexical
+        graph = min(1.0, float(row.graph or 0.0) / rrf_top)
         age = max(0.0, (now - _moment(record)).total_seconds())
         recency = math.pow(0.5, age / half_life) if half_life > 0 else 0.0
         trust = record.provenance.trust / Provenance.HUMAN_CORRECTION.trust
@@ -278,11 +279,11 @@ def score(rows: list[dict[str, Any]], *, now: datetime, settings: RecallSettings
         total = (w.fused * fused + w.semantic * semantic + w.lexical * lexical + w.graph * graph
                  + w.recency * recency + w.importance * record.importance + w.trust * trust
                  + w.neighbour * neighbour + w.entity * tied[id(row)])
-        citations = tuple(to_record(c) for c in row.get("cites") or ())
+        citations = tuple(to_record(c) for c in row.cites or ())
         results.append(ScoredMemory.model_construct(
             record=record, score=total, parts=parts, citations=citations,
             quarantined=record.status == Status.QUARANTINED,
-            via_graph=row["semanticRank"] is None and row["lexicalRank"] is None,
+            via_graph=not row.direct,
         ))
     return _insights_below_their_evidence(_spread_over_sessions(results, settings.session_penalty))[:k]
 

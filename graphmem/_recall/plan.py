@@ -15,6 +15,7 @@ from .._base.errors import InvalidInputError
 from .._base.kinds import KINDS
 from .._base.models import AUTOMATIC, Sensitivity, Status
 from . import fulltext, seeds
+from .candidates import Candidate
 from .settings import NEIGHBOUR_COST, RecallSettings, is_number
 
 PURPOSES = ("inform", "act")
@@ -208,15 +209,15 @@ docs/design-notes.md#vector-search-filtered)."""
 SPREADS_KEPT = 4096  # scope chains whose spread a memory object remembers
 
 
-def spread_of(rows: list[dict[str, Any]]) -> float | None:
+def spread_of(rows: list[Candidate]) -> float | None:
     """The index's pool (the tenant's memories on Neo4j 2026) per visible memory, from a
     recall's rows: how much a search within the tenant must over-fetch for these scopes."""
-    if not rows or not rows[0].get("inScope"):
+    if not rows or not rows[0].in_scope:
         return None
-    return max(1.0, float(rows[0].get("pool") or 0) / float(rows[0]["inScope"]))
+    return max(1.0, float(rows[0].pool or 0) / float(rows[0].in_scope))
 
 
-def underfilled(rows: list[dict[str, Any]], k: int, *, deepened: bool = False) -> dict[str, Any]:
+def underfilled(rows: list[Candidate], k: int, *, deepened: bool = False) -> dict[str, Any]:
     """What to ask again, if anything (keyword arguments for ``params``). When the vector
     index path kept fewer than ``k`` semantic hits although the scope holds more (filters
     ate the over-fetch: many invalidated or not-yet-valid memories near the query): a deeper
@@ -231,13 +232,13 @@ def underfilled(rows: list[dict[str, Any]], k: int, *, deepened: bool = False) -
     if not rows:
         return retry
     first = rows[0]
-    if not first["exact"] and first["semanticCount"] < min(k, first["inScope"]):
+    if not first.exact and first.semantic_count < min(k, first.in_scope):
         if deepened:
             retry["strategy"] = "exact"
         else:
-            shortfall = semantic_fetch(k) / max(first["semanticCount"], 1)
+            shortfall = semantic_fetch(k) / max(first.semantic_count, 1)
             retry["over_fetch_boost"] = min(_MAX_BOOST, 1.5 * shortfall)
-    if first["lexicalOpen"] and first["lexicalSaturated"] and first["lexicalForeign"] and first["lexicalCount"] < k:
+    if first.lexical_open and first.lexical_saturated and first.lexical_foreign and first.lexical_count < k:
         retry["scoped_lexical"] = True
     return retry
 

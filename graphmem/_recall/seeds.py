@@ -12,6 +12,7 @@ from typing import Any
 
 from .._base import keys as _keys
 from .._base import validate as check
+from .candidates import Candidate
 from .fulltext import FUNCTION_WORDS, is_stop_word, word_set
 
 MAX_WORDS = 4
@@ -62,48 +63,48 @@ ENTITY_SHARE = 0.8
 one user of a memory said every user turn): its ties count 0."""
 
 
-def focus(rows: list[dict[str, Any]]) -> dict[str, float]:
+def _seeds(rows: Sequence[Candidate]) -> list[dict[str, Any]]:
+    return rows[0].seeds or [] if rows else []
+
+
+def focus(rows: Sequence[Candidate]) -> dict[str, float]:
     """Per seed entity (those the question names or implies), whether being tied to it
     tells records apart: 1, or 0 when it is tied to more than ``ENTITY_SHARE`` of the
     visible memories."""
-    first = rows[0] if rows else {}
-    visible = max(1, int(first.get("inScope") or 0))
-    return {s["id"]: 1.0 if s["degree"] / visible <= ENTITY_SHARE else 0.0 for s in first.get("seeds") or ()}
+    visible = max(1, int(rows[0].in_scope or 0)) if rows else 1
+    return {s["id"]: 1.0 if s["degree"] / visible <= ENTITY_SHARE else 0.0 for s in _seeds(rows)}
 
 
-def seed_ids(rows: list[dict[str, Any]]) -> frozenset[str]:
+def seed_ids(rows: Sequence[Candidate]) -> frozenset[str]:
     """The ids of the seed entities."""
-    first = rows[0] if rows else {}
-    return frozenset(s["id"] for s in first.get("seeds") or ())
+    return frozenset(s["id"] for s in _seeds(rows))
 
 
-def speakers(rows: list[dict[str, Any]]) -> frozenset[str]:
+def speakers(rows: Sequence[Candidate]) -> frozenset[str]:
     """The seed entities that speak (have said something)."""
-    first = rows[0] if rows else {}
-    return frozenset(s["id"] for s in first.get("seeds") or () if s.get("speaks"))
+    return frozenset(s["id"] for s in _seeds(rows) if s.get("speaks"))
 
 
-def only_about_seeds(rows: list[dict[str, Any]], question: str | None) -> bool:
+def only_about_seeds(rows: Sequence[Candidate], question: str | None) -> bool:
     """Whether every topical word of ``question`` is a word of a seed entity's name or alias
     ("What does Samira like to do?", "Who is Tariq?"): the question is about them and
     nothing else, so what is tied to them is the answer, and the other candidates match
     only function words (which a bag-of-words embedder turns into noise)."""
-    first = rows[0] if rows else {}
-    named = {w for s in first.get("seeds") or () if s.get("type") not in ("user", "agent")
+    named = {w for s in _seeds(rows) if s.get("type") not in ("user", "agent")
              for key in s.get("keys") or () for w in key.split()}
     topical = {w for w in word_set(question or "") if w not in FUNCTION_WORDS
                and not is_stop_word(w) and len(w) > 1}
     return bool(named) and bool(topical) and topical <= named
 
 
-def entity_part(row: dict[str, Any], focused: dict[str, float], speaking: frozenset[str] = frozenset()) -> float:
+def entity_part(row: Candidate, focused: dict[str, float], speaking: frozenset[str] = frozenset()) -> float:
     """The ``entity`` part of one candidate: its strongest tie to a seed entity. A turn that
     only names a seed who speaks is no tie: it addresses them ("Hey Mel")."""
     return max((0.0 if t["link"] == "MENTIONS" and t["seed"] in speaking else LINKS.get(t["link"], 0.0))
-               * focused.get(t["seed"], 0.0) for t in row.get("entities") or ()) if row.get("entities") else 0.0
+               * focused.get(t["seed"], 0.0) for t in row.entities) if row.entities else 0.0
 
 
-def ties(rows: list[dict[str, Any]]) -> list[float]:
+def ties(rows: Sequence[Candidate]) -> list[float]:
     """The ``entity`` part of each candidate row."""
     found, speaking = focus(rows), speakers(rows)
     return [entity_part(r, found, speaking) for r in rows]

@@ -17,10 +17,10 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Fact
-from .._base.records import record_of
+from .._base.records import IdRow, NodeRow, record_of
 from .._base.traced import instrument
 from .._learning import curation
-from .._learning.curation import CurationReport, CurationStats, MergedMemory
+from .._learning.curation import CurationReport, CurationStats, DedupeRow, MergedMemory, NearRow, PurgedRow, StatsRow
 from .._memory.facts import AUTOMATIC
 from .backend import Store
 from .executor import Tx
@@ -44,7 +44,7 @@ class Curation:
         """What ``scope`` and the scopes below it hold: memories by kind, believed ones by
         provenance, invalidated ones by reason."""
         scope = _scopes.check_path(scope)
-        rows = self._store.run.read("curation_stats", tenant=self._store.core.tenant, **curation.subtree(scope))
+        rows = self._store.run.read_as(StatsRow, "curation_stats", tenant=self._store.core.tenant, **curation.subtree(scope))
         return curation.stats(rows)
 
     def dedupe(self, *, scope: str, batch: int = _BATCH) -> int:
@@ -61,8 +61,8 @@ class Curation:
             now = self._store.core.now()
 
             def work(tx: Tx, now: datetime = now) -> int:
-                ids = [r["id"] for r in tx.run(
-                    "curation_dedupe", tenant=tenant, kinds=curation.CURATED, automatic=AUTOMATIC, limit=limit,
+                ids = [r.id for r in tx.run_as(
+                    DedupeRow, "curation_dedupe", tenant=tenant, kinds=curation.CURATED, automatic=AUTOMATIC, limit=limit,
                     now=now, **curation.subtree(scope))]
                 after_invalidation(tx, self._store.core.tenant, ids, ids, now)
                 tx.emit("invalidated", ids, reason="duplicate", scope=scope)
@@ -102,13 +102,13 @@ class Curation:
         taken: set[str] = set()
         after = ""
         while len(out) < merges:
-            rows = self._store.run.read(
-                "curation_near", tenant=tenant, kinds=curation.MERGEABLE, automatic=AUTOMATIC, after=after,
+            rows = self._store.run.read_as(
+                NearRow, "curation_near", tenant=tenant, kinds=curation.MERGEABLE, automatic=AUTOMATIC, after=after,
                 scan=_SCAN, neighbours=_NEIGHBOURS, threshold=self._store.core.neo4j_similarity(cosine),
                 **curation.subtree(scope))
             if not rows:
                 return out, originals
-            after = rows[-1]["id"]
+            after = rows[-1].id
             for group in curation.clusters(rows, taken):
                 merged = self._merge(group, llm)
                 if merged is not None:
@@ -120,7 +120,7 @@ class Curation:
 
     def _merge(self, ids: list[str], llm: Any) -> tuple[Fact, int] | None:
         tenant = self._store.core.tenant
-        nodes = [r["node"] for r in self._store.run.read("memory_existing", tenant=tenant, ids=ids)]
+        nodes = [r.node for r in self._store.run.read_as(NodeRow, "memory_existing", tenant=tenant, ids=ids)]
         if len(nodes) < 2:
             return None
         draft = self._llm.ask(llm, MergedMemory, curation.merge_messages(nodes), purpose="consolidate",
@@ -132,17 +132,17 @@ class Curation:
         props = row["props"]
 
         def work(tx: Tx) -> tuple[Fact, int] | None:
-            live = tx.run("memory_existing", tenant=tenant, ids=ids)
-            if len(live) != len(ids) or any(n["node"].get("invalidatedAt") is not None or
-                                            n["node"]["provenance"] not in AUTOMATIC for n in live):
+            live = tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=ids)
+            if len(live) != len(ids) or any(n.node.get("invalidatedAt") is not None or
+                                            n.node["provenance"] not in AUTOMATIC for n in live):
                 return None  # changed since it was read: left for the next run
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
-            tx.run("fact_create", tenant=tenant, rows=[row], now=now)
-            merged = [r["id"] for r in tx.run("curation_merge", tenant=tenant, by=props["id"], ids=ids, now=now)]
+            tx.run_as(IdRow, "fact_create", tenant=tenant, rows=[row], now=now)
+            merged = [r.id for r in tx.run_as(IdRow, "curation_merge", tenant=tenant, by=props["id"], ids=ids, now=now)]
             after_invalidation(tx, self._store.core.tenant, merged, merged, now)
             tx.emit("invalidated", merged, reason="merged", scope=props["scope"])
-            fresh = tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
-            return record_of(Fact, fresh[0]["node"]), len(merged)
+            fresh = tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=[props["id"]])
+            return record_of(Fact, fresh[0].node), len(merged)
 
         return self._store.run.write(work)
 
@@ -174,8 +174,8 @@ class Curation:
             now = self._store.core.now()
 
             def work(tx: Tx, now: datetime = now) -> int:
-                ids = [r["id"] for r in tx.run(
-                    "curation_prune", tenant=tenant, kinds=curation.CURATED, provenances=sources, olderThan=cutoff,
+                ids = [r.id for r in tx.run_as(
+                    IdRow, "curation_prune", tenant=tenant, kinds=curation.CURATED, provenances=sources, olderThan=cutoff,
                     limit=limit, now=now, **curation.subtree(scope))]
                 after_invalidation(tx, self._store.core.tenant, ids, ids, now)
                 tx.emit("pruned", ids, reason="pruned", scope=scope)
@@ -186,10 +186,10 @@ class Curation:
             if done < limit:
                 break
         while purge:
-            rows = self._store.run.write_one("curation_purge", tenant=tenant, kinds=curation.CURATED,
-                                             provenances=sources, olderThan=cutoff, limit=limit,
-                                             **curation.subtree(scope))
-            done = int(rows[0]["purged"]) if rows else 0
+            purges = self._store.run.write_one_as(PurgedRow, "curation_purge", tenant=tenant,
+                                                        kinds=curation.CURATED, provenances=sources, olderThan=cutoff,
+                                                        limit=limit, **curation.subtree(scope))
+            done = purges[0].purged if purges else 0
             purged += done
             if done < limit:
                 break

@@ -13,7 +13,7 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
 from .._base.models import Decision
-from .._base.records import record_of
+from .._base.records import NodeRow, record_of
 from .._base.traced import instrument
 from .._learning import decisions as _decisions
 from .._learning.decisions import DecisionQuality
@@ -89,9 +89,9 @@ class Decisions:
 
         def work(tx: Tx) -> Decision:
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
-            rows = tx.run("decision_create", tenant=tenant, props=props, sessionId=props["sessionId"],
-                                chain=_scopes.chain(props["scope"]), now=now)
-            return record_of(Decision, rows[0]["node"])
+            rows = tx.run_as(NodeRow, "decision_create", tenant=tenant, props=props, sessionId=props["sessionId"],
+                                   chain=_scopes.chain(props["scope"]), now=now)
+            return record_of(Decision, rows[0].node)
 
         return self._store.run.write(work)
 
@@ -106,10 +106,10 @@ class Decisions:
         now = self._store.core.now()
 
         def work(tx: Tx) -> Decision:
-            found = tx.run("memory_existing", tenant=tenant, ids=[id])
+            found = tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=[id])
             if not found:
                 raise NotFoundError(f"id: no decision {id!r} in tenant {tenant!r}")
-            node = found[0]["node"]
+            node = found[0].node
             if node["kind"] != "decision":
                 raise InvalidInputError("id", f"{id!r} is a {node['kind']}, not a decision")
             if node.get("invalidatedAt") is not None:
@@ -117,9 +117,9 @@ class Decisions:
             previous = None
             if node.get("outcome") is not None:
                 previous = _decisions.outcome_entry(node["outcomeAt"], node["quality"], node["outcome"])
-            rows = tx.run("decision_outcome", tenant=tenant, id=id, outcome=text, quality=judged,
-                                previous=previous, now=now)
-            return record_of(Decision, rows[0]["node"])
+            rows = tx.run_as(NodeRow, "decision_outcome", tenant=tenant, id=id, outcome=text, quality=judged,
+                                   previous=previous, now=now)
+            return record_of(Decision, rows[0].node)
 
         return self._store.run.write(work)
 
@@ -133,11 +133,11 @@ class Decisions:
     ) -> list[Decision]:
         """The believed decisions visible in ``scope`` (of ``agent`` and ``session_id`` when
         given), newest first, at most ``limit``."""
-        rows = self._store.run.read(
-            "decision_list", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
+        rows = self._store.run.read_as(
+            NodeRow, "decision_list", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
             agent=check.identifier(agent, "agent", allow_none=True),
             sessionId=check.identifier(session_id, "session_id", allow_none=True), limit=_decisions.limit(limit))
-        return [record_of(Decision, r["node"]) for r in rows]
+        return [record_of(Decision, r.node) for r in rows]
 
     def search_decisions(
         self,
@@ -163,6 +163,6 @@ class Decisions:
         """How the decisions visible in ``scope`` turned out, per decision type (or per
         agent, ``by="agent"``): counts of good, bad and neutral outcomes and the share of
         bad ones among those with an outcome."""
-        rows = self._store.run.read("decision_quality", tenant=self._store.core.tenant,
-                                    chain=_scopes.chain(_scopes.check_path(scope)), by=_decisions.group(by))
+        rows = self._store.run.read_as(_decisions.QualityRow, "decision_quality", tenant=self._store.core.tenant,
+                                             chain=_scopes.chain(_scopes.check_path(scope)), by=_decisions.group(by))
         return _decisions.summary(rows)

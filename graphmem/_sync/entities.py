@@ -15,7 +15,7 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
 from .._base.models import Entity, Fact, Provenance
-from .._base.records import record_of
+from .._base.records import NodeRow, record_of
 from .._base.traced import instrument
 from .._memory import entities
 from .._memory.facts import FactInput
@@ -61,15 +61,15 @@ class Entities:
 
         def work(tx: Tx) -> Entity:
             if id is not None:
-                found = tx.run("memory_existing", tenant=tenant, ids=[props["id"]])
+                found = tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=[props["id"]])
                 if found:
-                    _props.expect_kind(found[0]["node"], "entity")
-                    return self.merge_entity(tx, found[0]["node"], props)
+                    _props.expect_kind(found[0].node, "entity")
+                    return self.merge_entity(tx, found[0].node, props)
             chain = _scopes.chain(props["scope"])
             keys = entities.lookup_keys(props)
-            match = tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
+            match = tx.run_as(NodeRow, "entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
             if match:
-                return self.merge_entity(tx, match[0]["node"], props)
+                return self.merge_entity(tx, match[0].node, props)
             entity, _ = self.create_entity(tx, props, chain, now)
             return entity
 
@@ -85,24 +85,24 @@ class Entities:
         tenant = self._store.core.tenant
         keys = entities.lookup_keys(props)
         tx.run("scope_lock", tenant=tenant, path=chain[0])
-        match = tx.run("entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
+        match = tx.run_as(NodeRow, "entity_find", tenant=tenant, chain=chain, type=props["type"], keys=keys)
         if match:
-            return self.merge_entity(tx, match[0]["node"], props), False
+            return self.merge_entity(tx, match[0].node, props), False
         tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
-        below = tx.run("entity_below", tenant=tenant, prefix=props["scope"] + "/", type=props["type"], keys=keys)
+        below = tx.run_as(NodeRow, "entity_below", tenant=tenant, prefix=props["scope"] + "/", type=props["type"], keys=keys)
         if below:
-            promoted = tx.run("entity_promote", tenant=tenant, id=below[0]["node"]["id"],
+            promoted = tx.run_as(NodeRow, "entity_promote", tenant=tenant, id=below[0].node["id"],
                                     scope=props["scope"], lexKey=props["lexKey"], now=now)
-            return self.merge_entity(tx, promoted[0]["node"], props), False
-        created = tx.run("entity_create", tenant=tenant, props=props, now=now)
-        return record_of(Entity, created[0]["node"]), True
+            return self.merge_entity(tx, promoted[0].node, props), False
+        created = tx.run_as(NodeRow, "entity_create", tenant=tenant, props=props, now=now)
+        return record_of(Entity, created[0].node), True
 
     def merge_entity(self, tx: Tx, node: dict[str, Any], props: dict[str, Any]) -> Entity:
         merged = entities.merged(node, props)
         if merged is None:
             return record_of(Entity, node)
-        updated = tx.run("entity_update", tenant=self._store.core.tenant, id=node["id"], **merged)
-        return record_of(Entity, updated[0]["node"])
+        updated = tx.run_as(NodeRow, "entity_update", tenant=self._store.core.tenant, id=node["id"], **merged)
+        return record_of(Entity, updated[0].node)
 
     def relate(
         self,
@@ -135,8 +135,8 @@ class Entities:
         normal = check.predicate(predicate)
         assert normal is not None
         chain = _scopes.chain(_scopes.check_path(scope))
-        seen = {r["node"]["id"]: r["node"] for r in self._store.run.read(
-            "entity_visible", tenant=self._store.core.tenant, ids=[sid, oid], chain=chain)}
+        seen = {r.node["id"]: r.node for r in self._store.run.read_as(
+            NodeRow, "entity_visible", tenant=self._store.core.tenant, ids=[sid, oid], chain=chain)}
         for field, eid in (("subject_entity", sid), ("object_entity", oid)):
             if eid not in seen:
                 raise NotFoundError(f"{field}: no entity {eid!r} visible in scope {scope!r}")

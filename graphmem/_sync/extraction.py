@@ -18,13 +18,14 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError, ModelError
 from .._base.models import Episode
-from .._base.records import record_of
+from .._base.records import NodeRow, record_of
 from .._base.traced import instrument
 from .._learning import batches
 from .._learning import ingest as _ingest
 from .._learning.prompts import EXTRACT_SYSTEM, Extraction, messages_block
 from .._learning.settings import LearningSettings
 from .._learning.usage import Tally
+from .._memory.entities import KnownRow
 from .._working.ahead import Ahead
 from .._working.lanes import Lanes, Ticket
 from .backend import Store
@@ -71,9 +72,9 @@ class Extractions:
         if not isinstance(timezone, str):
             raise InvalidInputError("timezone", "must be an IANA timezone name")
         tz = dates.zone(timezone)
-        rows = self._store.run.read("episode_stored", tenant=self._store.core.tenant, scope=scope, sessionId=session_id,
+        rows = self._store.run.read_as(NodeRow, "episode_stored", tenant=self._store.core.tenant, scope=scope, sessionId=session_id,
                                     since=check.instant(since, "since"), limit=limit)
-        stored = [record_of(Episode, r["node"]) for r in rows]
+        stored = [record_of(Episode, r.node) for r in rows]
         if not stored:
             return _ingest.IngestResult(notes=("no stored episodes matched",))
         msgs = [{"role": e.role, "content": e.text, "occurred_at": e.occurred_at, "id": e.id} for e in stored]
@@ -135,9 +136,9 @@ class Extractions:
 
     def _known_entities(self, scope: str) -> str:
         """The prompt's list of the entities already known in the scope."""
-        known = self._store.run.read("entity_known", tenant=self._store.core.tenant, chain=_scopes.chain(scope),
+        known = self._store.run.read_as(KnownRow, "entity_known", tenant=self._store.core.tenant, chain=_scopes.chain(scope),
                                      limit=_KNOWN_ENTITIES)
-        return "\n".join(f"- {k['name']} ({k['type']}{'; also ' + ', '.join(k['aliases']) if k['aliases'] else ''})"
+        return "\n".join(f"- {k.name} ({k.type}{'; also ' + ', '.join(k.aliases) if k.aliases else ''})"
                          for k in known) or "(none)"
 
     def _ask_extraction(self, llm: Any, msgs: list[dict[str, Any]], known: str, tally: Tally) -> Extraction:

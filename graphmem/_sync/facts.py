@@ -15,11 +15,11 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import ConflictError, InvalidInputError, NotFoundError
 from .._base.models import Fact, Provenance
-from .._base.records import record_of
+from .._base.records import HistoryRow, IdRow, NodeRow, record_of
 from .._base.traced import instrument
 from .._memory import entities
 from .._memory import facts as _facts
-from .._memory.facts import AUTOMATIC, FactInput, FactRow
+from .._memory.facts import AUTOMATIC, DuplicateRow, FactInput, FactRow, SupersedeRow
 from .backend import Store
 from .executor import Tx
 
@@ -32,7 +32,7 @@ def after_invalidation(tx: Tx, tenant: str, changed: list[str], invalidated: lis
     if changed:
         tx.run("fact_relates_sync", tenant=tenant, ids=sorted(set(changed)))
     if invalidated:
-        tx.run("insight_salience_drop", tenant=tenant, ids=sorted(set(invalidated)), now=now)
+        tx.run_as(IdRow, "insight_salience_drop", tenant=tenant, ids=sorted(set(invalidated)), now=now)
 
 
 @instrument("graphmem", names=("remember", "remember_many", "correct", "history", "facts"))
@@ -135,38 +135,38 @@ class Facts:
         tenant = self._store.core.tenant
         ids = [row["props"]["id"] for row in rows]
         existing: dict[str, Any] = {}
-        found = tx.run("memory_existing", tenant=tenant, ids=ids)
+        found = tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=ids)
         by_id = {row["props"]["id"]: row["props"] for row in rows}
         for r in found:  # idempotent rewrites return the stored records unchanged
-            props.expect_record(r["node"], "fact", by_id[r["node"]["id"]])
-            existing[r["node"]["id"]] = r["node"]
+            props.expect_record(r.node, "fact", by_id[r.node["id"]])
+            existing[r.node["id"]] = r.node
         new = [row for row in rows if row["props"]["id"] not in existing]
         duplicates, repeats = _facts.duplicate_probe(new)
         if duplicates:  # the same statement already current in the same scope: return it
-            for r in tx.run("fact_duplicates", tenant=tenant, rows=duplicates, now=now):
-                existing[r["id"]] = r["node"]
+            for d in tx.run_as(DuplicateRow, "fact_duplicates", tenant=tenant, rows=duplicates, now=now):
+                existing[d.id] = d.node
         new = [row for row in new if row["props"]["id"] not in existing and row["props"]["id"] not in repeats]
         probe = _facts.tombstone_probe(new)
         suppressed = set()
         if probe:
-            suppressed = {r["id"] for r in tx.run("fact_tombstones", tenant=tenant, rows=probe, automatic=AUTOMATIC)}
+            suppressed = {r.id for r in tx.run_as(IdRow, "fact_tombstones", tenant=tenant, rows=probe, automatic=AUTOMATIC)}
         fresh = [row for row in new if row["props"]["id"] not in suppressed]
         # every row's sources are checked, a restatement's too: bad input is bad even when nothing is written
         sources = sorted({eid for row in rows for eid in row["derivedFrom"]})
         if sources:
-            found = tx.run("memory_existing", tenant=tenant, ids=sources)
-            _facts.check_sources(rows, {r["node"]["id"]: r["node"] for r in found})
+            found = tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=sources)
+            _facts.check_sources(rows, {r.node["id"]: r.node for r in found})
         created: dict[str, Any] = {}
         superseded = _facts.Superseded()
         if fresh:
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([r["props"]["scope"] for r in fresh]))
-            tx.run("fact_create", tenant=tenant, rows=fresh, now=now)
+            tx.run_as(IdRow, "fact_create", tenant=tenant, rows=fresh, now=now)
             created = {row["props"]["id"]: props.stored(row["props"], tenant=tenant, kind="fact", now=now) for row in fresh}
             superseded = self._supersede(tx, fresh, now, exclude)
             shortened = sorted(superseded.changed & set(created))
             if shortened:  # supersession ended some of the new facts: read those back
-                for r in tx.run("memory_existing", tenant=tenant, ids=shortened):
-                    created[r["node"]["id"]] = r["node"]
+                for r in tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=shortened):
+                    created[r.node["id"]] = r.node
         out = [created.get(rid) or existing.get(rid) for rid in ids]
         for i, rid in enumerate(ids):  # a batch's repeat of its own statement: the first one's record
             if rid in repeats:
@@ -185,10 +185,10 @@ class Facts:
             # a wave sees the batch's rows of earlier waves, not those still to come
             pending = {w["id"] for later in waves[i:] for w in later}
             excluded = [b for b in batch_ids if b in pending] + list(exclude)
-            for r in tx.run("fact_supersede", tenant=self._store.core.tenant, rows=wave, batchIds=excluded,
-                                  automatic=AUTOMATIC, now=now):
-                changed += r["closed"]
-                invalidated += r["replaced"]
+            for r in tx.run_as(SupersedeRow, "fact_supersede", tenant=self._store.core.tenant, rows=wave,
+                                     batchIds=excluded, automatic=AUTOMATIC, now=now):
+                changed += r.closed
+                invalidated += r.replaced
         after_invalidation(tx, self._store.core.tenant, changed + invalidated, invalidated, now)
         tx.emit("superseded", changed, reason="changed")
         tx.emit("invalidated", invalidated, reason="corrected")
@@ -216,10 +216,10 @@ class Facts:
         check.identifier(fact_id, "fact_id")
         check.identifier(user_id, "user_id", allow_none=True)
         tenant = self._store.core.tenant
-        rows = self._store.run.read("memory_get", tenant=tenant, id=fact_id)
-        if not rows or rows[0]["node"]["kind"] != "fact":
+        rows = self._store.run.read_as(HistoryRow, "memory_get", tenant=tenant, id=fact_id)
+        if not rows or rows[0].node["kind"] != "fact":
             raise NotFoundError(f"fact_id: no fact {fact_id!r} in tenant {tenant!r}")
-        old = record_of(Fact, rows[0]["node"])
+        old = record_of(Fact, rows[0].node)
         if old.invalidated_at is not None:
             raise InvalidInputError("fact_id", f"{fact_id!r} is already invalidated ({old.invalidation_reason})")
         if reason is not None:
@@ -241,24 +241,24 @@ class Facts:
         new_id = row["props"]["id"]
 
         def work(tx: Tx) -> Fact:
-            if tx.run("memory_existing", tenant=tenant, ids=[new_id]):
+            if tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=[new_id]):
                 raise InvalidInputError("id", f"{new_id!r} is already used")
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([old.scope]))
-            tx.run("fact_create", tenant=tenant, rows=[row], now=now)
-            invalidated = [r["id"] for r in tx.run(
-                "memory_invalidate", tenant=tenant, ids=[fact_id], reason="corrected", by=new_id, note=reason, now=now)]
+            tx.run_as(IdRow, "fact_create", tenant=tenant, rows=[row], now=now)
+            invalidated = [r.id for r in tx.run_as(
+                IdRow, "memory_invalidate", tenant=tenant, ids=[fact_id], reason="corrected", by=new_id, note=reason, now=now)]
             if not invalidated:  # another writer got there first: a race lost, not bad input
                 raise ConflictError(f"fact_id: {fact_id!r} was invalidated concurrently by another write; "
                                     "read it again and correct the fact that replaced it")
             if row["props"]["embedding"] is not None:
-                invalidated += [r["id"] for r in tx.run(
-                    "fact_collisions", tenant=tenant, id=new_id, threshold=self._store.core.neo4j_similarity(), now=now)]
+                invalidated += [r.id for r in tx.run_as(
+                    IdRow, "fact_collisions", tenant=tenant, id=new_id, threshold=self._store.core.neo4j_similarity(), now=now)]
             after_invalidation(tx, self._store.core.tenant, invalidated, invalidated, now)
             tx.emit("invalidated", invalidated, reason="corrected", scope=old.scope)
             tx.emit("corrected", [new_id, fact_id], scope=old.scope, detail={"invalidated": len(invalidated)})
             self._supersede(tx, [row], now)
-            fresh = tx.run("memory_existing", tenant=tenant, ids=[new_id])
-            return record_of(Fact, fresh[0]["node"])
+            fresh = tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=[new_id])
+            return record_of(Fact, fresh[0].node)
 
         return self._store.run.write(work)
 
@@ -267,11 +267,11 @@ class Facts:
         not, oldest valid time first, each with who superseded it, why and when. ``subject``
         is an entity id, a literal subject, or an entity's name or alias (case and accents
         ignored)."""
-        rows = self._store.run.read(
-            "fact_history", tenant=self._store.core.tenant, predicate=check.predicate(predicate),
+        rows = self._store.run.read_as(
+            HistoryRow, "fact_history", tenant=self._store.core.tenant, predicate=check.predicate(predicate),
             chain=_scopes.chain(_scopes.check_path(scope)), **entities.subject_params(subject, required=True),
         )
-        return [record_of(Fact, r["node"], superseded_by=r["supersededBy"]) for r in rows]
+        return [record_of(Fact, r.node, superseded_by=r.superseded_by) for r in rows]
 
     def facts(
         self,
@@ -291,11 +291,11 @@ class Facts:
         the view ranks current is returned (contract §7.1); ``include_invalidated`` returns
         them all."""
         as_of_t, valid_t = self._store.core.as_of_valid_at(as_of, valid_at)
-        rows = self._store.run.read(
-            "fact_list", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
+        found = self._store.run.read_as(
+            NodeRow, "fact_list", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
             **entities.subject_params(subject, required=False),
             predicate=check.predicate(predicate), asOf=as_of_t, validAt=valid_t,
             includeInvalidated=bool(include_invalidated), automatic=AUTOMATIC,
         )
-        return [record_of(Fact, r["node"]) for r in rows]
+        return [record_of(Fact, r.node) for r in found]
 

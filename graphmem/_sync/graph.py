@@ -8,6 +8,7 @@ This file is generated from ``graphmem/_async/graph.py`` by ``tools/unasync.py``
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import asdict
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ from .._base import scopes
 from .._base.models import AUTOMATIC
 from .._base.traced import instrument
 from .._memory import graph as _graph
+from .._memory.graph import CountsRow, GraphRow, TenantCountsRow
 from .backend import Store
 
 if TYPE_CHECKING:  # networkx is imported when a graph is built (graphmem._memory.graph)
@@ -54,12 +56,12 @@ class Graph:
         chain = scopes.chain(scopes.check_path(scope))
         wanted = _graph.kinds(kinds)
         as_of_t, valid_t = self._store.core.as_of_valid_at(as_of, valid_at)
-        rows = self._store.run.read(
-            "memory_graph", tenant=self._store.core.tenant, chain=chain, kinds=wanted, asOf=as_of_t, validAt=valid_t,
-            includeInvalidated=bool(include_invalidated), anyTime=bool(history), automatic=AUTOMATIC,
+        rows = self._store.run.read_as(
+            GraphRow, "memory_graph", tenant=self._store.core.tenant, chain=chain, kinds=wanted, asOf=as_of_t,
+            validAt=valid_t, includeInvalidated=bool(include_invalidated), anyTime=bool(history), automatic=AUTOMATIC,
         )
-        found = rows[0] if rows else {"nodes": [], "edges": []}
-        return _graph.build(found["nodes"], found["edges"], tenant=self._store.core.tenant, scope=scope,
+        found = rows[0] if rows else GraphRow(nodes=[], edges=[])
+        return _graph.build(found.nodes, found.edges, tenant=self._store.core.tenant, scope=scope,
                             as_of=as_of_t, valid_at=valid_t)
 
     def counts(self, *, scope: str | None = None) -> list[dict[str, Any]]:
@@ -67,7 +69,8 @@ class Graph:
         scopes below it, or everywhere): ``total``, ``believed``, ``invalidated`` and
         ``quarantined``, ordered by scope then kind."""
         path = None if scope is None else scopes.check_path(scope)
-        return self._store.run.read("memory_stats", tenant=self._store.core.tenant, scope=path)
+        return [asdict(r) for r in self._store.run.read_as(CountsRow, "memory_stats", tenant=self._store.core.tenant,
+                                                                  scope=path)]
 
     def tenants(self) -> list[dict[str, Any]]:
         """Every tenant of the database, not only this one: ``tenant``, ``memories`` (how
@@ -75,4 +78,4 @@ class Graph:
         one read that crosses tenants, for operators (``graphmem tenants``): it returns
         names and counts, never a record. A tenant exists once something was written to
         it, and is gone once everything in it was erased."""
-        return self._store.run.read("tenant_list")
+        return [asdict(r) for r in self._store.run.read_as(TenantCountsRow, "tenant_list")]

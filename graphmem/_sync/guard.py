@@ -16,6 +16,8 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
+from .._base.layout import GuardRow
+
 if TYPE_CHECKING:
     from .executor import Tx
 
@@ -36,7 +38,7 @@ class SlotMoved(Exception):
 def guard(tx: Tx) -> None:
     """``write_guard`` in ``tx``: one writers' lock stripe taken until it ends, and
     ``SlotMoved`` when the store's vectors are no longer in the slot ``tx`` writes to."""
-    rows = tx.run("write_guard", stripe=random.randrange(WRITER_STRIPES))
-    found = rows[0]["slot"] if rows else None
+    rows = tx.run_as(GuardRow, "write_guard", stripe=random.randrange(WRITER_STRIPES))
+    found = rows[0].slot if rows else None
     if found is not None and found != tx.slot:
         raise SlotMoved(found)

@@ -14,11 +14,12 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError, NotFoundError
 from .._base.models import AUTOMATIC, Insight, MemoryRecord, Record, Status
-from .._base.records import record_of, to_record
+from .._base.records import HistoryRow, NodeRow, record_of, to_record
 from .._base.traced import instrument
 from .._learning import insights as _insights
 from .._learning.prompts import REFLECT_SYSTEM, Reflection, evidence_block
 from .._learning.settings import LearningSettings
+from .._memory.graph import GraphRow
 from .backend import Store
 from .executor import Tx
 from .llm import LlmCaller, check_llm
@@ -76,34 +77,34 @@ class Insights:
         """Write (or corroborate) one insight inside ``tx``; say which it was."""
         tenant = self._store.core.tenant
         props = row["props"]
-        found = {r["node"]["id"]: r["node"] for r in tx.run("memory_existing", tenant=tenant, ids=[props["id"], *wanted])}
+        found = {r.node["id"]: r.node
+                 for r in tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=[props["id"], *wanted])}
         if props["id"] in found:
             _props.expect_record(found.pop(props["id"]), "insight", props)
             return record_of(Insight, self._node(tx, props["id"])), "existing"
         evidence = _insights.check_evidence(wanted, list(found.values()), props["scope"])
         _insights.at_least_as_sensitive(props, evidence)
-        twins = tx.run(
-            "insight_twin", tenant=tenant, cites=wanted, scope=props["scope"],
+        twins = tx.run_as(
+            _insights.TwinRow, "insight_twin", tenant=tenant, cites=wanted, scope=props["scope"],
             textKey=props["textKey"], embedding=props["embedding"],
             threshold=self._store.core.neo4j_similarity(self._learning.corroboration_threshold),
             **{owner: props[owner] for owner in _props.OWNERS},
         )
-        if twins and twins[0]["status"] == Status.REJECTED.value and not allow_rejected_twin:
+        if twins and twins[0].status == Status.REJECTED.value and not allow_rejected_twin:
             return None, "rejected"
-        if twins and twins[0]["status"] != Status.REJECTED.value:
-            if not set(wanted) - set(twins[0]["cites"]):  # nothing new: restating is not corroborating
-                return record_of(Insight, self._node(tx, twins[0]["id"])), "known"
-            rows = tx.run("insight_corroborate", tenant=tenant, id=twins[0]["id"], cites=wanted, now=now)
+        if twins and twins[0].status != Status.REJECTED.value:
+            if not set(wanted) - set(twins[0].cites):  # nothing new: restating is not corroborating
+                return record_of(Insight, self._node(tx, twins[0].id)), "known"
+            rows = tx.run_as(NodeRow, "insight_corroborate", tenant=tenant, id=twins[0].id, cites=wanted, now=now)
             if rows:
-                return record_of(Insight, rows[0]["node"]), "corroborated"
+                return record_of(Insight, rows[0].node), "corroborated"
         tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([props["scope"]]))
-        rows = tx.run("insight_create", tenant=tenant, props=props, cites=wanted, now=now)
-        return record_of(Insight, rows[0]["node"]), "created"
+        rows = tx.run_as(NodeRow, "insight_create", tenant=tenant, props=props, cites=wanted, now=now)
+        return record_of(Insight, rows[0].node), "created"
 
     def _node(self, tx: Tx, id: str) -> dict[str, Any]:
-        rows = tx.run("memory_get", tenant=self._store.core.tenant, id=id)
-        node: dict[str, Any] = rows[0]["node"]
-        return node
+        rows = tx.run_as(HistoryRow, "memory_get", tenant=self._store.core.tenant, id=id)
+        return rows[0].node
 
     def reflect(
         self,
@@ -126,8 +127,8 @@ class Insights:
         check_llm(llm)
         now = self._store.core.now()
         since_t = _insights.since_instant(since, now)
-        evidence = self._store.run.read(
-            "reflect_evidence", tenant=self._store.core.tenant, chain=_scopes.chain(scope), since=since_t,
+        evidence = self._store.run.read_as(
+            _insights.EvidenceRow, "reflect_evidence", tenant=self._store.core.tenant, chain=_scopes.chain(scope), since=since_t,
             limit=self._learning.reflect_evidence, asOf=now, validAt=now, automatic=AUTOMATIC,
         )
         if not evidence:
@@ -137,7 +138,7 @@ class Insights:
             ("human", "Memories (newest first):\n" + evidence_block(evidence)),
         ]
         answer = self._llm.ask(llm, Reflection, messages, purpose="reflect")
-        kept, dropped = _insights.usable_drafts(answer.insights, {r["id"] for r in evidence}, max_insights)
+        kept, dropped = _insights.usable_drafts(answer.insights, {r.id for r in evidence}, max_insights)
         rows, usable = [], []
         for draft, cites in kept:
             try:
@@ -181,14 +182,15 @@ class Insights:
         threshold = self._store.core.neo4j_similarity(self._learning.corroboration_threshold)
 
         def work(tx: Tx) -> _insights.MaintenanceReport:
-            raised = tx.run("insight_fact_corroboration", threshold=threshold, **args)
-            pruned = tx.run("insight_prune", **args)
-            tx.emit("pruned", [r["id"] for r in pruned if not r["unsupported"]], reason="pruned", scope=scope)
-            tx.emit("pruned", [r["id"] for r in pruned if r["unsupported"]], reason="unsupported", scope=scope)
+            raised = tx.run_as(_insights.CorroboratedRow, "insight_fact_corroboration",
+                                     threshold=threshold, **args)
+            pruned = tx.run_as(_insights.PrunedRow, "insight_prune", **args)
+            tx.emit("pruned", [r.id for r in pruned if not r.unsupported], reason="pruned", scope=scope)
+            tx.emit("pruned", [r.id for r in pruned if r.unsupported], reason="unsupported", scope=scope)
             return _insights.MaintenanceReport(
-                corroborated={r["id"]: r["points"] for r in raised},
-                pruned=tuple(r["id"] for r in pruned if not r["unsupported"]),
-                unsupported=tuple(r["id"] for r in pruned if r["unsupported"]),
+                corroborated={r.id: r.points for r in raised},
+                pruned=tuple(r.id for r in pruned if not r.unsupported),
+                unsupported=tuple(r.id for r in pruned if r.unsupported),
             )
 
         return self._store.run.write(work)
@@ -200,10 +202,10 @@ class Insights:
         (``CORROBORATES``) and from the records that superseded anything on the trail
         (``SUPERSEDES``, with ``reason``); every edge has ``type`` and, where known, ``at``."""
         check.identifier(id, "id")
-        rows = self._store.run.read("memory_evidence", tenant=self._store.core.tenant, id=id)
+        rows = self._store.run.read_as(GraphRow, "memory_evidence", tenant=self._store.core.tenant, id=id)
         if not rows:
             raise NotFoundError(f"id: no memory {id!r} in tenant {self._store.core.tenant!r}")
-        return _insights.trail_graph(rows[0]["nodes"], rows[0]["edges"])
+        return _insights.trail_graph(rows[0].nodes, rows[0].edges)
 
     # -- status -----------------------------------------------------------------------
     def validate(self, id: str, *, note: str | None = None) -> Record:
@@ -224,19 +226,19 @@ class Insights:
         now = self._store.core.now()
 
         def work(tx: Tx) -> Record:
-            rows = tx.run("memory_get", tenant=tenant, id=id)
+            rows = tx.run_as(HistoryRow, "memory_get", tenant=tenant, id=id)
             if not rows:
                 raise NotFoundError(f"id: no memory {id!r} in tenant {tenant!r}")
-            node = rows[0]["node"]
+            node = rows[0].node
             if node.get("invalidatedAt") is not None:
                 raise InvalidInputError("id", f"{id!r} is no longer believed ({node.get('invalidationReason')}); it cannot be {verb}")
             if node["status"] == to.value:
                 return to_record(node)
             entry = _insights.status_entry(now, node["status"], to.value, verb, note)
-            changed = tx.run("memory_status", tenant=tenant, id=id, to=to.value, now=now, entry=entry,
-                                   fromStatuses=[node["status"]])
+            changed = tx.run_as(NodeRow, "memory_status", tenant=tenant, id=id, to=to.value, now=now, entry=entry,
+                                          fromStatuses=[node["status"]])
             if not changed:
                 raise InvalidInputError("id", f"{id!r} changed concurrently; try again")
-            return to_record(changed[0]["node"])
+            return to_record(changed[0].node)
 
         return self._store.run.write(work)

@@ -11,11 +11,13 @@ This file is generated from ``graphmem/_async/memory.py`` by ``tools/unasync.py`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
 from neo4j import Driver, GraphDatabase
 
+from .._base.dialect import ServerRow
 from .._base.errors import ConfigurationError
 from .._base.events import Emitter, Hook, check_hook
 from .._base.ner import DEFAULT_EXTRACTOR
@@ -283,5 +285,5 @@ class Memory:
     def verify_connectivity(self) -> dict[str, str]:
         """Check Neo4j answers; return its name, version and edition."""
         self._store.run.verify()
-        rows = self._store.run.read("server_components")
-        return rows[0]
+        rows = self._store.run.read_as(ServerRow, "server_components")
+        return asdict(rows[0])

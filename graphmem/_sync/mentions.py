@@ -20,6 +20,7 @@ from .._base import validate as check
 from .._base.models import Entity, Provenance
 from .._memory import entities as _entities
 from .._memory import mentions as _mentions
+from .._memory.mentions import ForgottenRow, MatchRow, MentionsRow
 from .backend import Store
 from .entities import Entities
 from .executor import Tx
@@ -78,15 +79,15 @@ class Mentions:
                       | {i for i, episode in plan.spoke if episode in fresh})
         if not used:
             return landed
-        found = {r["i"]: r["node"] for r in tx.run("entity_match", tenant=tenant, chain=chain, limit=MATCH_LIMIT, rows=[
+        found = {r.i: r.node for r in tx.run_as(MatchRow, "entity_match", tenant=tenant, chain=chain, limit=MATCH_LIMIT, rows=[
             {"i": i, "keys": plan.entities[i].keys, "type": plan.entities[i].type, "types": plan.entities[i].types,
              "query": _keys.query(plan.entities[i].keys, tenant, chain)} for i in used])}
         short = [{"i": i, "key": key, "query": query} for i in used if i not in found and plan.entities[i].short
                  for key in [check.text_key(plan.entities[i].name)]
                  if (query := _keys.prefix_query(key, tenant, chain)) is not None]
         if short:
-            found.update({r["i"]: r["node"] for r in tx.run(
-                "entity_nickname", tenant=tenant, chain=chain, limit=MATCH_LIMIT, rows=short)})
+            found.update({r.i: r.node for r in tx.run_as(
+                MatchRow, "entity_nickname", tenant=tenant, chain=chain, limit=MATCH_LIMIT, rows=short)})
         ids: dict[int, str] = {}
         for together in _by_node(found).values():  # names of one stored entity: its aliases merged at once
             entity = self._entities.merge_entity(tx, found[together[0]], _pooled([graph.rows[i]["props"] for i in together]))
@@ -96,7 +97,7 @@ class Mentions:
             props = graph.rows[i]["props"]
             if i in found:
                 continue
-            if tx.run("entity_forgotten", tenant=tenant, scope=scope, chain=chain, prefix=scope + "/",
+            if tx.run_as(ForgottenRow, "entity_forgotten", tenant=tenant, scope=scope, chain=chain, prefix=scope + "/",
                             type=props["type"], keys=_entities.lookup_keys(props)):
                 continue
             entity, new = self._entities.create_entity(tx, props, chain, now)
@@ -105,7 +106,7 @@ class Mentions:
         mentions = [{"episode": m.episode, "entity": ids[m.entity], "starts": list(m.starts), "ends": list(m.ends),
                      "labels": list(m.labels)} for m in plan.mentions if m.episode in fresh and m.entity in ids]
         spoke = [{"episode": episode, "entity": ids[i]} for i, episode in plan.spoke if episode in fresh and i in ids]
-        tx.run("episode_mentions", tenant=tenant, mentions=mentions, spoke=spoke,
+        tx.run_as(MentionsRow, "episode_mentions", tenant=tenant, mentions=mentions, spoke=spoke,
                      created=[e.id for e in landed.created])
         return landed
 

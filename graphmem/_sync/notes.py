@@ -14,7 +14,7 @@ from .._base import props as _props
 from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.models import Note, Provenance
-from .._base.records import record_of
+from .._base.records import HistoryRow, IdRow, NodeRow, record_of
 from .._base.traced import instrument
 from .._working import notes as _notes
 from .._working.notes import DEFAULT_CAP, NoteEdit, Plan
@@ -64,17 +64,18 @@ class Notes:
         """The current entries of ``owner`` in ``scope`` (of ``label`` when given; as the
         memory held them at ``as_of``), by label, oldest first."""
         as_of_t, _ = self._store.core.as_of_valid_at(as_of, None)
-        rows = self._store.run.read("note_list", tenant=self._store.core.tenant, scope=_scopes.check_path(scope),
-                                    owner=_notes.owner(owner),
-                                    label=None if label is None else _notes.label(label), asOf=as_of_t)
-        return [record_of(Note, r["node"]) for r in rows]
+        rows = self._store.run.read_as(NodeRow, "note_list", tenant=self._store.core.tenant,
+                                             scope=_scopes.check_path(scope), owner=_notes.owner(owner),
+                                             label=None if label is None else _notes.label(label), asOf=as_of_t)
+        return [record_of(Note, r.node) for r in rows]
 
     def note_history(self, *, scope: str, owner: str, label: str | None = None) -> list[Note]:
         """Every version of the entries, current or not, oldest first, each with the
         version that superseded it."""
-        rows = self._store.run.read("note_history", tenant=self._store.core.tenant, scope=_scopes.check_path(scope),
-                                    owner=_notes.owner(owner), label=None if label is None else _notes.label(label))
-        return [record_of(Note, r["node"], superseded_by=r["supersededBy"]) for r in rows]
+        rows = self._store.run.read_as(HistoryRow, "note_history", tenant=self._store.core.tenant,
+                                             scope=_scopes.check_path(scope), owner=_notes.owner(owner),
+                                             label=None if label is None else _notes.label(label))
+        return [record_of(Note, r.node, superseded_by=r.superseded_by) for r in rows]
 
     def _note_edit(self, scope: str, owner: str, label: str, cap: int, provenance: Any,
                          plan_of: Callable[[list[Note], int], Plan]) -> NoteEdit:
@@ -100,8 +101,8 @@ class Notes:
 
         def work(tx: Tx) -> NoteEdit:
             tx.run("scope_ensure", tenant=tenant, scopes=[{**s, "n": 0} for s in _scopes.parents([path])])
-            entries = [record_of(Note, r["node"]) for r in tx.run(
-                "note_current", tenant=tenant, scope=path, owner=who, label=block)]
+            entries = [record_of(Note, r.node) for r in tx.run_as(
+                NodeRow, "note_current", tenant=tenant, scope=path, owner=who, label=block)]
             plan = plan_of(entries, limit)
             if plan.error is not None:
                 return _notes.result(entries, limit, error=plan.error)
@@ -110,16 +111,16 @@ class Notes:
             kept = [n for n in entries if plan.target is None or n.id != plan.target.id]
             if row is None:  # a removal
                 assert plan.target is not None
-                tx.run("memory_invalidate", tenant=tenant, ids=[plan.target.id], reason="removed",
-                             by=None, note=None, now=now)
+                tx.run_as(IdRow, "memory_invalidate", tenant=tenant, ids=[plan.target.id], reason="removed",
+                                by=None, note=None, now=now)
                 tx.emit("invalidated", [plan.target.id], reason="removed", scope=path)
                 return _notes.result(kept, limit)
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([path]))
-            created = record_of(Note, (tx.run("note_create", tenant=tenant, props=row["props"],
-                                                    now=now))[0]["node"])
+            created = record_of(Note, (tx.run_as(NodeRow, "note_create", tenant=tenant, props=row["props"],
+                                                       now=now))[0].node)
             if plan.target is not None:
-                tx.run("memory_invalidate", tenant=tenant, ids=[plan.target.id], reason="edited",
-                             by=created.id, note=None, now=now)
+                tx.run_as(IdRow, "memory_invalidate", tenant=tenant, ids=[plan.target.id], reason="edited",
+                                by=created.id, note=None, now=now)
                 tx.emit("invalidated", [plan.target.id], reason="edited", scope=path)
             return _notes.result([*kept, created], limit, note=created)
 

@@ -21,6 +21,9 @@ from .._base.vectors import Vector
 from .._memory.known import put_bounded
 from .._recall import context as _context
 from .._recall import fulltext, fusion, plan, relevance, report
+from .._recall.candidates import Candidate
+from .._recall.context import ExchangeRow
+from .._recall.fulltext import CommonRow
 from .._recall.settings import RecallSettings
 from .backend import Store
 from .upgrade import refused_vector, repair_vectors
@@ -112,7 +115,7 @@ class Recall:
                               detail={"k": k, "returned": len(results), "candidates": report.candidates(rows)})
         return results
 
-    def _recall_rows(self, args: dict[str, Any]) -> list[dict[str, Any]]:
+    def _recall_rows(self, args: dict[str, Any]) -> list[Candidate]:
         """Run the recall template (its Cypher 25 version with ``cypher25``) with the
         parameters of ``args``. A vector index that is missing or not online (``setup()``
         remaking it after a server upgrade, or dropped by hand) does not fail recall: it scans
@@ -124,7 +127,7 @@ class Recall:
         params = plan.params(**args)
         slot = (self._store.run.layout()).slot
         try:
-            return self._store.run.read(name, **params)
+            return self._store.run.read_as(Candidate, name, **params)
         except GraphMemError as exc:
             if dialect.index_unusable(exc):
                 self._store.forget_index()
@@ -137,13 +140,13 @@ class Recall:
                             f"this store was re-embedded (graphmem reembed) to vectors of {dimension} dimensions "
                             f"while this memory object's embedder gives {len(vector)}: make the memory object "
                             "with the new embedder") from exc
-                    return self._store.run.read(name, **params)
+                    return self._store.run.read_as(Candidate, name, **params)
                 self._store.known_dimension()  # read again: a missing index is said once (a rebuilt one is not)
-                return self._store.run.read("recall", **plan.params(**{**args, "cypher25": False, "strategy": "exact"}))
+                return self._store.run.read_as(Candidate, "recall", **plan.params(**{**args, "cypher25": False, "strategy": "exact"}))
             if not refused_vector(exc) or not repair_vectors(
                     self._store.run, self._store.core.tenant, self._store.known_dimension(), self._store.core.now()):
                 raise
-        return self._store.run.read(name, **params)
+        return self._store.run.read_as(Candidate, name, **params)
 
     def context(
         self,
@@ -191,7 +194,7 @@ class Recall:
         turns = [r.record.id for r in results if r.record.kind == "episode"]
         if "episodes" in order and share > 0 and turns:
             as_of_t, valid_t = self._store.core.as_of_valid_at(as_of, valid_at)
-            rows = self._store.run.read("context_exchange", **plan.exchange_params(
+            rows = self._store.run.read_as(ExchangeRow, "context_exchange", **plan.exchange_params(
                 turns, tenant=self._store.core.tenant, scope=scope, as_of=as_of_t, valid_at=valid_t, purpose=purpose,
                 max_sensitivity=max_sensitivity, user_id=user_id, agent_id=agent_id, session_id=session_id))
             results = _context.with_exchange(results, rows, share)
@@ -225,12 +228,12 @@ class Recall:
         answer = {p["word"]: hit[0] for p in probes
                   if (hit := known.get((key, p["word"]))) is not None and hit[1] >= now}
         if ask := [p for p in probes if p["word"] not in answer]:
-            rows = self._store.run.read("name_frequency", tenant=self._store.core.tenant, chain=chain, names=ask,
+            rows = self._store.run.read_as(CommonRow, "name_frequency", tenant=self._store.core.tenant, chain=chain, names=ask,
                                         share=fulltext.COMMON_NAME_SHARE, least=fulltext.COMMON_NAME_LEAST,
                                         most=fulltext.COMMON_NAME_MOST)
             for row in rows:
-                answer[row["word"]] = bool(row["common"])
-                put_bounded(known, (key, row["word"]), (answer[row["word"]], now + fulltext.COMMON_NAME_KEPT_SECONDS),
+                answer[row.word] = bool(row.common)
+                put_bounded(known, (key, row.word), (answer[row.word], now + fulltext.COMMON_NAME_KEPT_SECONDS),
                             fulltext.COMMON_NAME_KEPT)
         return [p["word"] for p in probes if answer.get(p["word"])]
 

@@ -12,11 +12,20 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Record
-from .._base.records import to_record
+from .._base.records import HistoryRow, IdRow, to_record
+from .._base.scopes import PrunedRow, ScopeRow
 from .._base.traced import instrument
 from .._memory import entities
 from .._memory import erase as _erase
-from .._memory.erase import EraseReport
+from .._memory.erase import (
+    DeletedRow,
+    DerivedRow,
+    EntitiesRow,
+    EraseReport,
+    RestoredRow,
+    ScrubbedRow,
+    SelectedRow,
+)
 from .backend import Store
 from .executor import Tx
 from .facts import after_invalidation
@@ -35,14 +44,15 @@ class Records:
         """The memory of any kind with this id in this tenant, with ``superseded_by`` filled
         in, or None."""
         check.identifier(id, "id")
-        rows = self._store.run.read("memory_get", tenant=self._store.core.tenant, id=id)
+        rows = self._store.run.read_as(HistoryRow, "memory_get", tenant=self._store.core.tenant, id=id)
         if not rows:
             return None
-        return to_record(rows[0]["node"], superseded_by=rows[0]["supersededBy"])
+        return to_record(rows[0].node, superseded_by=rows[0].superseded_by)
 
     def scopes(self) -> list[dict[str, Any]]:
         """The tenant's scope tree: each path, its parent and its number of memories."""
-        return self._store.run.read("scope_tree", tenant=self._store.core.tenant)
+        rows = self._store.run.read_as(ScopeRow, "scope_tree", tenant=self._store.core.tenant)
+        return [{"path": r.path, "parent": r.parent, "memories": r.memories} for r in rows]
 
     def forget(
         self,
@@ -70,7 +80,7 @@ class Records:
         tenant = self._store.core.tenant
 
         def work(tx: Tx) -> int:
-            ids = [r["id"] for r in tx.run("memory_forget", tenant=tenant, chain=chain, now=now, **params)]
+            ids = [r.id for r in tx.run_as(IdRow, "memory_forget", tenant=tenant, chain=chain, now=now, **params)]
             after_invalidation(tx, self._store.core.tenant, ids, ids, now)
             tx.emit("invalidated", ids, reason="forgotten", scope=chain[-1])
             tx.emit("forgotten", ids, scope=chain[-1])
@@ -105,16 +115,16 @@ class Records:
         limit = _ERASE_BATCH
 
         def batch(tx: Tx) -> tuple[bool, EraseReport]:
-            marked = tx.run("erase_mark_selected", tenant=tenant, limit=limit, **params)
-            tx.run("erase_mark_derived", tenant=tenant, **params)
-            tx.run("erase_mark_entities", tenant=tenant, personal=_erase.PERSONAL)
+            marked = (tx.run_as(SelectedRow, "erase_mark_selected", tenant=tenant, limit=limit, **params))[0]
+            tx.run_as(DerivedRow, "erase_mark_derived", tenant=tenant, **params)
+            tx.run_as(EntitiesRow, "erase_mark_entities", tenant=tenant, personal=_erase.PERSONAL)
             # what an erased fact superseded is current again (or ends where a survivor says)
-            restored = (tx.run("erase_restore", tenant=tenant))[0]["restored"]
+            restored = (tx.run_as(RestoredRow, "erase_restore", tenant=tenant))[0].restored
             if restored:
                 tx.run("fact_relates_sync", tenant=tenant, ids=restored)
-            tx.run("erase_scrub", tenant=tenant)
-            rows = tx.run("erase_delete", tenant=tenant)
-            more = marked[0]["selected"] >= limit or marked[0]["orphans"] >= limit
+            tx.run_as(ScrubbedRow, "erase_scrub", tenant=tenant)
+            rows = tx.run_as(DeletedRow, "erase_delete", tenant=tenant)
+            more = marked.selected >= limit or marked.orphans >= limit
             return more, _erase.batch_report(rows[0] if rows else None) + EraseReport(restored=len(restored))
 
         report = EraseReport()
@@ -123,8 +133,8 @@ class Records:
             more, done = self._store.run.write(batch)
             report += done
         # scopes left empty go too: a path can carry a person's name
-        pruned = self._store.run.write_one("scope_prune", tenant=tenant)
-        report += EraseReport(scope=int(pruned[0]["pruned"]) if pruned else 0)
+        pruned = self._store.run.write_one_as(PrunedRow, "scope_prune", tenant=tenant)
+        report += EraseReport(scope=pruned[0].pruned if pruned else 0)
         self._store.events.emit("erased", scope=params["scope"], detail={
             "total": report.total, **{kind: n for kind, n in report.model_dump().items() if n}})
         return report

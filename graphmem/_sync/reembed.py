@@ -26,13 +26,29 @@ from typing import Any
 
 from .._base import dialect, layout
 from .._base import validate as check
+from .._base.dialect import ServerRow
 from .._base.embeddings import check_embedder
 from .._base.errors import ConfigurationError, InvalidInputError, SchemaError
+from .._base.layout import SlotRow, VectorIndexRow
 from .._base.observe import model_name
 from .._base.retry import pause
 from .._base.traced import instrument
 from .._memory import reembed
-from .._memory.reembed import PROBE, ReembedProgress, ReembedReport
+from .._memory.reembed import (
+    PROBE,
+    ClaimRow,
+    ClearedRow,
+    FilledRow,
+    OwnedRow,
+    PageRow,
+    ProbeRow,
+    ReembedProgress,
+    ReembedReport,
+    RemainingRow,
+    StrandedRow,
+    StripesRow,
+    WrittenRow,
+)
 from .backend import Store
 from .executor import Tx
 from .guard import WRITER_STRIPES
@@ -115,7 +131,7 @@ class Reembed:
             # an error or Ctrl-C: the claim is given back (what the run wrote stays, for the next
             # run with this embedder to continue); a kill -9 leaves it to be taken over
             with contextlib.suppress(Exception):
-                self._store.run.write_one("reembed_release", run=run.id)
+                self._store.run.write_one_as(SlotRow, "reembed_release", run=run.id)
             raise
 
     def _reembed_claimed(self, run: _Run, probe: list[float], label: str, restart: bool,
@@ -137,23 +153,24 @@ class Reembed:
                 # a fresh run starts from an empty slot: a memory whose only vector is there (a writer
                 # on the old slot after an earlier switch) is marked to be embedded from its text, then
                 # what an abandoned run left there goes, and its index
-                self._pages(old, "reembed_strand", "marked")
+                self._pages(old, StrandedRow, "reembed_strand")
                 self._clear(to, every=True)
                 self._store.run.auto_in(to, "schema_vector_drop")
             else:
-                resumed = (self._store.run.read_in(old, "reembed_filled", tenants=run.names))[0]["filled"]
-            if not self._store.run.write_one("reembed_start", to=to, dimensions=run.dimensions, embedder=label,
-                                             probe=probe, tenants=run.names, now=self._store.core.now()):
+                resumed = (self._store.run.read_in_as(FilledRow, old, "reembed_filled", tenants=run.names))[0].filled
+            if not self._store.run.write_one_as(SlotRow, "reembed_start", to=to, dimensions=run.dimensions,
+                                                      embedder=label, probe=probe, tenants=run.names,
+                                                      now=self._store.core.now()):
                 raise SchemaError("the store's node is missing or already in the slot to fill: run setup() first")
-            can_filter = dialect.filters_vectors((self._store.run.read("server_components"))[0]["version"])
+            can_filter = dialect.filters_vectors((self._store.run.read_as(ServerRow, "server_components"))[0].version)
             self._store.run.auto_in(to, dialect.template("schema_vector", can_filter), dimensions=run.dimensions)
             embedded = self._fill(old, run, run.names)
-            remaining = (self._store.run.read_in(old, "reembed_remaining", tenants=None))[0]["remaining"]
+            remaining = self._remaining(old, None)
             for _ in range(_CATCH_UP_PASSES if run.names is None else 0):
                 if not remaining:
                     break
                 embedded += self._fill(old, run, None)
-                remaining = (self._store.run.read_in(old, "reembed_remaining", tenants=None))[0]["remaining"]
+                remaining = self._remaining(old, None)
             if run.names is None or not remaining:
                 self._switch(old, to, run, timeout)
                 switched = True
@@ -165,10 +182,10 @@ class Reembed:
             # vectors go
             embedded += self._fill(old, run, None)
             cleaned = self._clear(old, every=False)
-            self._store.run.write_one("reembed_done")
+            self._store.run.write_one_as(SlotRow, "reembed_done")
             remaining = 0
         else:
-            self._store.run.write_one("reembed_release", run=run.id)  # the switch waits for another run
+            self._store.run.write_one_as(SlotRow, "reembed_release", run=run.id)  # the switch waits for another run
         seconds = time.monotonic() - run.started
         return ReembedReport(dry_run=False, embedder=label, dimensions=run.dimensions, tenants=run.names,
                              embedded=embedded, resumed=resumed, remaining=remaining, switched=switched,
@@ -183,20 +200,20 @@ class Reembed:
         stale_before = self._store.core.now() - timedelta(seconds=reembed.LEASE_SECONDS)
 
         def work(tx: Tx) -> None:
-            rows = tx.run("reembed_claim", staleBefore=stale_before)
+            rows = tx.run_as(ClaimRow, "reembed_claim", staleBefore=stale_before)
             if not rows:
                 raise SchemaError("the store's node is missing: run setup() first")
             if why := reembed.claim_refused(rows[0], host, reembed.process_alive):
                 raise SchemaError(why)
-            tx.run("reembed_claimed", run=run.id, host=host, pid=os.getpid(), now=self._store.core.now(),
-                         stripes=WRITER_STRIPES)
+            tx.run_as(StripesRow, "reembed_claimed", run=run.id, host=host, pid=os.getpid(),
+                            now=self._store.core.now(), stripes=WRITER_STRIPES)
 
         self._store.run.write(work)
 
     def _same_embedder(self, state: dict[str, Any], probe: list[float], *, restart: bool) -> bool:
         """Whether this run's embedder is the one the re-embedding under way started with;
         another one is refused unless ``restart``."""
-        stored = (self._store.run.read("reembed_probe"))[0]["probe"]
+        stored = (self._store.run.read_as(ProbeRow, "reembed_probe"))[0].probe
         if reembed.same_embedder(stored, probe):
             return True
         if restart and not state.get("switchedAt"):
@@ -212,19 +229,20 @@ class Reembed:
         """Give every memory (of ``names``) that has a vector in slot ``old`` (or is marked to
         be embedded from its text) and none in the other its new one, a batch per transaction
         that also notes the run's progress; return how many were written."""
-        total = (self._store.run.read_in(old, "reembed_remaining", tenants=names))[0]["remaining"]
+        total = self._remaining(old, names)
         done = 0
         for tenant in tenants(self._store.run, names):
             after = ""
-            while rows := self._store.run.read_in(old, "reembed_page", tenant=tenant, afterId=after, limit=run.batch):
+            while rows := self._store.run.read_in_as(PageRow, old, "reembed_page", tenant=tenant, afterId=after,
+                                                           limit=run.batch):
                 kept, texts = reembed.texts(rows)
                 written = reembed.vectors(kept, run.embedder.embed_documents(texts), run.dimensions) if kept else []
-                row = (self._store.run.write_one("reembed_write", slot=old, rows=written, run=run.id,
-                                                 now=self._store.core.now()))[0]
-                if not row["owned"]:
+                row = (self._store.run.write_one_as(WrittenRow, "reembed_write", slot=old, rows=written,
+                                                          run=run.id, now=self._store.core.now()))[0]
+                if not row.owned:
                     raise SchemaError(_TAKEN_OVER)
-                done += row["written"] or 0
-                after = rows[-1]["id"]
+                done += row.written or 0
+                after = rows[-1].id
                 if run.progress is not None:
                     seconds = time.monotonic() - run.started
                     run.progress(ReembedProgress(phase="embed", done=done, total=max(total, done), seconds=seconds,
@@ -237,16 +255,19 @@ class Reembed:
         old index."""
         deadline = time.monotonic() + timeout
         while True:
-            state = [r["state"] for r in self._store.run.read_in(to, "schema_vector_info") if r["name"] == layout.INDEXES[to]]
+            state = [r.state for r in self._store.run.read_in_as(VectorIndexRow, to, "schema_vector_info")
+                     if r.name == layout.INDEXES[to]]
             if state == ["ONLINE"]:
                 break
             if state == ["FAILED"] or time.monotonic() > deadline:
                 raise SchemaError(f"the new vector index {layout.INDEXES[to]} is {state[0] if state else 'missing'} "
                                   f"after {timeout} s: run graphmem reembed again with this embedder to continue")
-            if not (self._store.run.write_one("reembed_beat", run=run.id, now=self._store.core.now()))[0]["owned"]:
+            if not (self._store.run.write_one_as(OwnedRow, "reembed_beat", run=run.id,
+                                                       now=self._store.core.now()))[0].owned:
                 raise SchemaError(_TAKEN_OVER)
             pause(_INDEX_POLL)
-        if not self._store.run.write_one("reembed_switch", current=old, to=to, run=run.id, now=self._store.core.now()):
+        if not self._store.run.write_one_as(SlotRow, "reembed_switch", current=old, to=to, run=run.id,
+                                                  now=self._store.core.now()):
             raise SchemaError(_TAKEN_OVER)
         self._store.forget_index()
         self._store.run.auto_in(old, "schema_vector_drop")
@@ -254,26 +275,30 @@ class Reembed:
             seconds = time.monotonic() - run.started
             run.progress(ReembedProgress(phase="switch", done=1, total=1, seconds=seconds, rate=0.0))
 
-    def _pages(self, slot: str, name: str, counted: str, **params: Any) -> int:
+    def _pages(self, slot: str, row_type: type[ClearedRow] | type[StrandedRow], name: str, **params: Any) -> int:
         """Run the paged template ``name`` (``reembed_clear``'s shape: $tenant, $afterId, $limit
-        and ``params``; returns ``counted`` and ``last``) in ``slot``'s version over every
-        tenant, a page per transaction; the total."""
+        and ``params``; its ``row_type`` counts what it did and names the last id) in
+        ``slot``'s version over every tenant, a page per transaction; the total."""
         total = 0
         for tenant in tenants(self._store.run):
-            after = ""
+            after: str | None = ""
             while True:
-                row = (self._store.run.write_one(name, slot=slot, tenant=tenant, afterId=after, limit=_CLEAR_BATCH,
-                                                 **params))[0]
-                total += row[counted]
-                if row[counted] < _CLEAR_BATCH:
+                row = (self._store.run.write_one_as(row_type, name, slot=slot, tenant=tenant, afterId=after,
+                                                          limit=_CLEAR_BATCH, **params))[0]
+                total += row.count
+                if row.count < _CLEAR_BATCH:
                     break
-                after = row["last"]
+                after = row.last
         return total
+
+    def _remaining(self, slot: str, names: list[str] | None) -> int:
+        """How many memories (of ``names``) a re-embedding replacing ``slot`` has still to embed."""
+        return (self._store.run.read_in_as(RemainingRow, slot, "reembed_remaining", tenants=names))[0].remaining
 
     def _clear(self, slot: str, *, every: bool) -> int:
         """Remove the vectors of ``slot`` (``every``: all of them; else those of memories that
         have their vector in the other slot), a batch per transaction; return how many."""
-        return self._pages(slot, "reembed_clear", "cleared", all=every)
+        return self._pages(slot, ClearedRow, "reembed_clear", all=every)
 
     def _reembed_plan(self, new: Any, names: list[str] | None, probe: list[float], label: str, batch: int,
                             started: float) -> ReembedReport:
@@ -282,17 +307,17 @@ class Reembed:
         found = self._store.run.layout(fresh=True)
         state = found.reembed or {}
         old = layout.other(found.slot) if state.get("switchedAt") else found.slot
-        todo = (self._store.run.read_in(old, "reembed_remaining", tenants=names))[0]["remaining"]
+        todo = self._remaining(old, names)
         resumed = 0
         if state and not state.get("switchedAt"):
-            filled = (self._store.run.read_in(old, "reembed_filled", tenants=names))[0]["filled"]
-            if reembed.same_embedder((self._store.run.read("reembed_probe"))[0]["probe"], probe):
+            filled = (self._store.run.read_in_as(FilledRow, old, "reembed_filled", tenants=names))[0].filled
+            if reembed.same_embedder((self._store.run.read_as(ProbeRow, "reembed_probe"))[0].probe, probe):
                 resumed = filled
             else:
                 todo += filled
         texts: list[str] = []
         for tenant in (tenants(self._store.run, names))[:_SAMPLE_TENANTS]:
-            rows = self._store.run.read_in(old, "reembed_page", tenant=tenant, afterId="", limit=_SAMPLE)
+            rows = self._store.run.read_in_as(PageRow, old, "reembed_page", tenant=tenant, afterId="", limit=_SAMPLE)
             texts += reembed.texts(rows)[1]
             if len(texts) >= _SAMPLE:
                 break

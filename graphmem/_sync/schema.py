@@ -10,12 +10,21 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
 
 from .._base import dialect, layout, templates
 from .._base import validate as check
+from .._base.dialect import ServerRow
 from .._base.errors import SchemaError
-from .._base.layout import SchemaPlan, SchemaStep
+from .._base.layout import (
+    IndexSizeRow,
+    SchemaNameRow,
+    SchemaPlan,
+    SchemaStep,
+    StoreLayoutRow,
+    StoreVersionRow,
+    VectorCheckRow,
+    VectorIndexRow,
+)
 from .._base.traced import instrument
 from .backend import Store
 from .recall import Recall
@@ -73,7 +82,7 @@ class Schema:
                     f"the vector index {found.index} has {existing} dimensions but the embedder returns "
                     f"{wanted}: re-embed the store with this embedder (graphmem reembed, docs/operations.md) "
                     f"or use the embedder it was written with{under_way}")
-            can_filter = dialect.filters_vectors((self._store.run.read("server_components"))[0]["version"])
+            can_filter = dialect.filters_vectors((self._store.run.read_as(ServerRow, "server_components"))[0].version)
             if existing is not None and can_filter and not self._store.known.filtered_index:
                 rebuilt = self._drop_unfiltered_index()
             if existing is None or rebuilt is not None:
@@ -95,7 +104,7 @@ class Schema:
     def _drop_unfiltered_index(self) -> float:
         """Drop a vector index that cannot filter by tenant (setup() makes it again); the
         monotonic time it was dropped at."""
-        size = (self._store.run.read("vector_index_size"))[0]["memories"]
+        size = (self._store.run.read_as(IndexSizeRow, "vector_index_size"))[0].memories
         _log.warning("rebuilding vector index %s with the tenant as its filter (this server "
                      "can filter inside the index): %d memories to index, recall scans exactly until then",
                      (self._store.run.layout()).index, size)
@@ -113,42 +122,42 @@ class Schema:
         the memories of every tenant without a vector in the active slot (``graphmem
         reembed`` embeds them). A store written by a newer graphmem is reported (``newer``),
         not refused, and none of its data is read. ``graphmem setup --check`` prints it."""
-        rows = self._store.run.read_in(layout.SLOT_A, "store_layout")
-        vectors = {r["name"]: r for r in self._store.run.read_in(layout.SLOT_A, "schema_vector_info")}
+        rows = self._store.run.read_in_as(StoreLayoutRow, layout.SLOT_A, "store_layout")
+        vectors = {r.name: r for r in self._store.run.read_in_as(VectorIndexRow, layout.SLOT_A, "schema_vector_info")}
         found = layout.from_row(rows[0] if rows else None, list(vectors))
         newer = found.version > layout.VERSION
         steps = [] if newer else [
             SchemaStep(version=step.version, name=step.name, does=step.does,
                        changes=run_step(self._store.run, step, apply=False, progress=None))
             for step in layout.pending(found.version)]
-        have = {r["name"] for r in self._store.run.read_in(layout.SLOT_A, "store_indexes")}
-        have |= {r["name"] for r in self._store.run.read_in(layout.SLOT_A, "store_constraints")}
+        have = {r.name for r in self._store.run.read_in_as(SchemaNameRow, layout.SLOT_A, "store_indexes")}
+        have |= {r.name for r in self._store.run.read_in_as(SchemaNameRow, layout.SLOT_A, "store_constraints")}
         embedder = None
         if self._store.core.embedder is not None:
             embedder = len(self._store.probe())
         slot_found: str | None = None
         stray: list[str] = []
-        counts: dict[str, Any] | None = None
+        counts: VectorCheckRow | None = None
         if not newer and found.version != layout.EMPTY:
-            counts = (self._store.run.read_in(found.slot, "store_vector_check"))[0]
+            counts = (self._store.run.read_in_as(VectorCheckRow, found.slot, "store_vector_check"))[0]
             slot_found, stray = checked_layout(self._store.run, found, set(vectors), counts)
             if slot_found is not None:  # counted in the slot the vectors are in
-                counts = (self._store.run.read_in(slot_found, "store_vector_check"))[0]
+                counts = (self._store.run.read_in_as(VectorCheckRow, slot_found, "store_vector_check"))[0]
         slot = slot_found or found.slot
         index = vectors.get(layout.INDEXES[slot])
         missing = [name for name in templates.schema_objects() if name not in have]
         if index is None and embedder is not None:
             missing.append(layout.INDEXES[slot])
         without = None
-        if counts is not None and (index is not None or embedder is not None or counts["active"] or counts["other"]):
-            without = int(counts["missing"])
+        if counts is not None and (index is not None or embedder is not None or counts.active or counts.other):
+            without = int(counts.missing)
         return SchemaPlan(store_version=found.version, graphmem_version=layout.VERSION, steps=steps, missing=missing,
                           vector_slot=found.slot, vector_index=found.index,
-                          vector_dimensions=None if index is None else index["dimensions"],
+                          vector_dimensions=None if index is None else index.dimensions,
                           embedder_dimensions=embedder, reembed=found.reembed, vector_indexes=sorted(vectors),
                           stray_indexes=stray, recorded=found.recorded or found.version == layout.EMPTY,
                           slot_found=slot_found, without_vector=without,
-                          stranded=0 if counts is None or found.under_way else int(counts["stranded"]))
+                          stranded=0 if counts is None or found.under_way else int(counts.stranded))
 
     def upgrade_store(self) -> list[SchemaStep]:
         """Bring the store's data to this graphmem's schema version, step by step, each
@@ -158,13 +167,15 @@ class Schema:
         found = self._store.run.layout(fresh=True)  # a newer store is refused here
         done: list[SchemaStep] = []
         if found.version == layout.EMPTY:
-            self._store.run.write_one("store_version", version=layout.VERSION, vectorSlot=found.slot, now=self._store.core.now())
+            self._store.run.write_one_as(StoreVersionRow, "store_version", version=layout.VERSION,
+                                               vectorSlot=found.slot, now=self._store.core.now())
         for step in layout.pending(found.version):
             _log.warning("upgrading the store from schema version %d: step %d (%s): %s",
                          step.version - 1, step.version, step.name, step.does)
             started = time.monotonic()
             changes = run_step(self._store.run, step, apply=True, progress=None)
-            self._store.run.write_one("store_version", version=step.version, vectorSlot=found.slot, now=self._store.core.now())
+            self._store.run.write_one_as(StoreVersionRow, "store_version", version=step.version,
+                                               vectorSlot=found.slot, now=self._store.core.now())
             _log.warning("store at schema version %d: %s changed %d records in %.1f s", step.version, step.name,
                          changes, time.monotonic() - started)
             done.append(SchemaStep(version=step.version, name=step.name, does=step.does, changes=changes))

@@ -12,7 +12,7 @@ from .._base import scopes as _scopes
 from .._base import validate as check
 from .._base.errors import ConflictError
 from .._base.models import Summary
-from .._base.records import record_of
+from .._base.records import HistoryRow, IdRow, NodeRow, record_of
 from .._base.traced import instrument
 from .._working import summaries as _summaries
 from .._working.summaries import DEFAULT_MAX_COUNT, DEFAULT_WINDOW, SummaryDraft
@@ -69,18 +69,18 @@ class Summaries:
 
         def work(tx: Tx) -> Summary:
             tx.run("scope_ensure", tenant=tenant, scopes=[{**s, "n": 0} for s in _scopes.parents([path])])
-            locked = [r["node"]["id"] for r in tx.run("summary_current", tenant=tenant, scope=path,
+            locked = [r.node["id"] for r in tx.run_as(NodeRow, "summary_current", tenant=tenant, scope=path,
                                                              sessionId=session_id)]
             if locked != planned:
                 raise ConflictError(f"session_id: the summaries of {session_id!r} changed during summarize; "
                                     "call it again")
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([path] * len(rows)))
-            created = [record_of(Summary, (tx.run("summary_create", tenant=tenant, props=row["props"],
-                                                        cites=row["cites"], now=now))[0]["node"])
+            created = [record_of(Summary, (tx.run_as(NodeRow, "summary_create", tenant=tenant, props=row["props"],
+                                                           cites=row["cites"], now=now))[0].node)
                        for row in rows]
             if fold:
-                tx.run("memory_invalidate", tenant=tenant, ids=[s.id for s in fold], reason="folded",
-                             by=created[0].id, note=None, now=now)
+                tx.run_as(IdRow, "memory_invalidate", tenant=tenant, ids=[s.id for s in fold], reason="folded",
+                                by=created[0].id, note=None, now=now)
                 tx.emit("invalidated", [s.id for s in fold], reason="folded", scope=path)
             tx.emit("summary_created", [c.id for c in reversed(created)], scope=path,
                     detail={"session_id": session_id, "covers": len(created[-1].cites)})
@@ -93,6 +93,7 @@ class Summaries:
         with the episode ids it cites (with ``include_folded``, also those folded into a
         later one, with what superseded them)."""
         check.identifier(session_id, "session_id")
-        rows = self._store.run.read("summary_list", tenant=self._store.core.tenant, scope=_scopes.check_path(scope),
-                                    sessionId=session_id, includeFolded=bool(include_folded))
-        return [record_of(Summary, r["node"], superseded_by=r["supersededBy"]) for r in rows]
+        rows = self._store.run.read_as(HistoryRow, "summary_list", tenant=self._store.core.tenant,
+                                             scope=_scopes.check_path(scope), sessionId=session_id,
+                                             includeFolded=bool(include_folded))
+        return [record_of(Summary, r.node, superseded_by=r.superseded_by) for r in rows]

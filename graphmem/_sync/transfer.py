@@ -13,8 +13,11 @@ from typing import Any
 from .._base import scopes as _scopes
 from .._base.errors import ConflictError, InvalidInputError
 from .._base.kinds import LABELS
+from .._base.records import NodeRow
+from .._base.scopes import ScopeRow
 from .._base.traced import instrument
 from .._memory import import_rules, transfer
+from .._memory.transfer import CreatedRow, EdgesExportRow, HeldEdgeRow, NodeExportRow
 from .backend import Store
 from .executor import Tx
 
@@ -38,28 +41,30 @@ class Transfer:
             raise InvalidInputError("page", "must be a positive integer")
         tenant = self._store.core.tenant
         yield transfer.header(tenant, path)
-        for row in self._store.run.read("scope_tree", tenant=tenant):
-            if transfer.in_subtree(row["path"], path):
-                yield {"record": "scope", "path": row["path"]}
+        for scope_row in self._store.run.read_as(ScopeRow, "scope_tree", tenant=tenant):
+            if transfer.in_subtree(scope_row.path, path):
+                yield {"record": "scope", "path": scope_row.path}
         after = ""
         while True:
-            rows = self._store.run.read("export_nodes", tenant=tenant, scope=path, after=after, limit=page)
-            for row in rows:
-                props = row["props"]
-                yield {"record": "node", "id": row["id"], "kind": props["kind"], "props": transfer.encode_props(props)}
-            if len(rows) < page:
+            nodes = self._store.run.read_as(NodeExportRow, "export_nodes", tenant=tenant, scope=path,
+                                                  after=after, limit=page)
+            for node in nodes:
+                props = node.props
+                yield {"record": "node", "id": node.id, "kind": props["kind"], "props": transfer.encode_props(props)}
+            if len(nodes) < page:
                 break
-            after = rows[-1]["id"]
+            after = nodes[-1].id
         after = ""
         while True:
-            rows = self._store.run.read("export_edges", tenant=tenant, scope=path, after=after, limit=page)
-            for row in rows:
-                for edge in row["edges"]:
-                    yield {"record": "edge", "type": edge["type"], "source": row["id"], "target": edge["target"],
+            sources = self._store.run.read_as(EdgesExportRow, "export_edges", tenant=tenant, scope=path,
+                                                    after=after, limit=page)
+            for source in sources:
+                for edge in source.edges:
+                    yield {"record": "edge", "type": edge["type"], "source": source.id, "target": edge["target"],
                            "props": transfer.encode_props(edge["props"] or {})}
-            if len(rows) < page:
+            if len(sources) < page:
                 break
-            after = rows[-1]["id"]
+            after = sources[-1].id
 
     def import_records(self, records: Iterable[Mapping[str, Any]], *, batch_size: int = 500) -> dict[str, int]:
         """Write exported records into this tenant, keeping ids, timestamps and every
@@ -153,8 +158,8 @@ class Transfer:
         if not read:
             raise InvalidInputError("records", "is empty: " + transfer.HEADER_HINT)
         tenant = self._store.core.tenant
-        held = {r["node"]["id"] for chunk in _chunks(sorted({*nodes, *ends}))
-                for r in self._store.run.read("memory_existing", tenant=tenant, ids=chunk)}
+        held = {r.node["id"] for chunk in _chunks(sorted({*nodes, *ends}))
+                for r in self._store.run.read_as(NodeRow, "memory_existing", tenant=tenant, ids=chunk)}
         taken = sorted(held & nodes.keys(), key=lambda rid: _position(nodes[rid]))
         if taken:
             raise ConflictError(f"{nodes[taken[0]]}: tenant {tenant!r} already holds memory {taken[0]!r}; "
@@ -170,10 +175,11 @@ class Transfer:
             page = outside[start:start + _PAGE]
             rows = [{"i": i, "type": row["type"], "source": row["source"], "target": row["target"]}
                     for i, (_, row) in enumerate(page)]
-            held = self._store.run.read("import_edges_existing", tenant=self._store.core.tenant, rows=rows)
-            for found in sorted(held, key=lambda r: r["i"]):
-                field, row = page[found["i"]]
-                if import_rules.edge_key(row["type"], row["source"], row["target"], found["props"]) == \
+            held = self._store.run.read_as(HeldEdgeRow, "import_edges_existing", tenant=self._store.core.tenant,
+                                                 rows=rows)
+            for found in sorted(held, key=lambda r: r.i):
+                field, row = page[found.i]
+                if import_rules.edge_key(row["type"], row["source"], row["target"], found.props) == \
                         import_rules.edge_key(row["type"], row["source"], row["target"], row["props"]):
                     raise InvalidInputError(field, f"the tenant already holds this {row['type']} edge from "
                                                    f"{row['source']!r} to {row['target']!r}")
@@ -183,14 +189,14 @@ class Transfer:
         ids = [row["props"]["id"] for row in rows]
 
         def work(tx: Tx) -> int:
-            taken = tx.run("memory_existing", tenant=tenant, ids=ids)
+            taken = tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=ids)
             if taken:  # written meanwhile by someone else
-                raise ConflictError(f"tenant {tenant!r} already holds memory {taken[0]['node']['id']!r}; "
+                raise ConflictError(f"tenant {tenant!r} already holds memory {taken[0].node['id']!r}; "
                                     "import into an empty tenant or erase it first")
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([row["props"]["scope"] for row in rows
                                                         if row["kind"] != "chunk"]))
-            created = tx.run("import_nodes", tenant=tenant, rows=rows, labels=LABELS)
-            return int(created[0]["created"]) if created else 0
+            created = tx.run_as(CreatedRow, "import_nodes", tenant=tenant, rows=rows, labels=LABELS)
+            return created[0].created if created else 0
 
         return self._store.run.write(work)
 
@@ -198,8 +204,8 @@ class Transfer:
         tenant = self._store.core.tenant
 
         def work(tx: Tx) -> int:
-            created = tx.run("import_edges", tenant=tenant, rows=rows)
-            n = int(created[0]["created"]) if created else 0
+            created = tx.run_as(CreatedRow, "import_edges", tenant=tenant, rows=rows)
+            n = created[0].created if created else 0
             if n != len(rows):  # an end erased meanwhile
                 raise InvalidInputError(field, f"{len(rows) - n} of {len(rows)} edges in this batch name a memory "
                                                "that is neither in the file nor in the tenant")

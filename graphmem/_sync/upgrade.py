@@ -16,8 +16,10 @@ from typing import Any
 from .._base import layout
 from .._base import validate as check
 from .._base.errors import ConflictError, GraphMemError
-from .._base.layout import Layout, Step
+from .._base.layout import Layout, SlotRow, Step, VectorCheckRow, VectorIndexRow
+from .._base.records import IdRow
 from .._memory import upgrade
+from .._memory.upgrade import AnchorPageRow, KeyPageRow, TenantRow, UnembeddedRow, UpdatedRow
 from .executor import Executor, Tx
 
 _PAGE = 1_000
@@ -31,8 +33,8 @@ def tenants(run: Executor, names: list[str] | None = None) -> list[str]:
     if names is not None:
         return list(names)
     found: list[str] = []
-    while rows := run.read_in(layout.SLOT_A, "tenant_after", after=found[-1] if found else ""):
-        found.append(rows[0]["tenant"])
+    while rows := run.read_in_as(TenantRow, layout.SLOT_A, "tenant_after", after=found[-1] if found else ""):
+        found.append(rows[0].tenant)
     return found
 
 
@@ -50,14 +52,14 @@ def rekey(run: Executor, *, tenant: str | None = None, page: int = _PAGE,
 def _rekey_tenant(run: Executor, tenant: str, page: int, progress: Progress | None, apply: bool) -> int:
     after, changed = "", 0
     while True:
-        rows = run.read_in(layout.SLOT_A, "memory_key_page", tenant=tenant, afterId=after, limit=page)
+        rows = run.read_in_as(KeyPageRow, layout.SLOT_A, "memory_key_page", tenant=tenant, afterId=after,
+                                    limit=page)
         if not rows:
             return changed
         stale = [keys for row in rows if (keys := upgrade.fresh_keys(row)) is not None]
         if stale and apply:
             def work(tx: Tx, stale: list[dict[str, Any]] = stale) -> int:
-                updated: int = (tx.run("memory_key_update", rows=stale))[0]["updated"]
-                return updated
+                return (tx.run_as(UpdatedRow, "memory_key_update", rows=stale))[0].updated
 
             try:
                 changed += run.write(work)
@@ -67,7 +69,7 @@ def _rekey_tenant(run: Executor, tenant: str, page: int, progress: Progress | No
                     "store's keys were brought up to date): erase or merge one of them, then run it again") from exc
         else:
             changed += len(stale)
-        after = rows[-1]["id"]
+        after = rows[-1].id
         if progress is not None:
             progress(f"keys: {changed} {'updated' if apply else 'stale'} in tenant {tenant!r}")
 
@@ -79,14 +81,15 @@ def anchor_episodes(run: Executor, *, page: int = _PAGE, progress: Progress | No
     changed = 0
     for tenant in tenants(run):
         after = ""
-        while rows := run.read_in(layout.SLOT_A, "episode_anchor_page", tenant=tenant, afterId=after,
-                                        limit=page):
+        while rows := run.read_in_as(AnchorPageRow, layout.SLOT_A, "episode_anchor_page", tenant=tenant,
+                                           afterId=after, limit=page):
             anchored = [a for row in rows if (a := upgrade.time_anchors(row)) is not None]
             if anchored and apply:
-                changed += (run.write_one("episode_anchor_update", slot=layout.SLOT_A, rows=anchored))[0]["updated"]
+                changed += (run.write_one_as(UpdatedRow, "episode_anchor_update", slot=layout.SLOT_A,
+                                                   rows=anchored))[0].updated
             else:
                 changed += len(anchored)
-            after = rows[-1]["id"]
+            after = rows[-1].id
             if progress is not None:
                 progress(f"time anchors: {changed} episodes in tenant {tenant!r}")
     return changed
@@ -107,10 +110,10 @@ def repair_layout(run: Executor) -> None:
     one, left by a re-embedding killed right after its switch: dropped). Each said on the ``graphmem``
     logger. ``schema_plan()`` reports the same (``checked_layout``)."""
     found = run.layout(fresh=True)
-    have = {r["name"] for r in run.read_in(layout.SLOT_A, "schema_vector_info")}
+    have = {r.name for r in run.read_in_as(VectorIndexRow, layout.SLOT_A, "schema_vector_info")}
     slot_found, stray = checked_layout(run, found, have)
     if slot_found is not None:
-        if run.write_one("store_slot", slot=layout.SLOT_A, current=found.slot, to=slot_found):
+        if run.write_one_as(SlotRow, "store_slot", slot=layout.SLOT_A, current=found.slot, to=slot_found):
             _log.warning("the store's node said its vectors are in slot %s, but every vector is in slot %s "
                          "(index %s): recorded slot %s", found.slot, slot_found, layout.INDEXES[slot_found],
                          slot_found)
@@ -122,7 +125,7 @@ def repair_layout(run: Executor) -> None:
 
 
 def checked_layout(run: Executor, found: Layout, have: set[str],
-                         counts: dict[str, Any] | None = None) -> tuple[str | None, list[str]]:
+                         counts: VectorCheckRow | None = None) -> tuple[str | None, list[str]]:
     """The slot the store's vectors are really in when the store's node (``found``) names the
     other one (while no re-embedding is recorded or claimed), and the stray vector indexes
     (of ``have``, graphmem's that exist: the other slot's while no re-embedding fills it).
@@ -134,8 +137,8 @@ def checked_layout(run: Executor, found: Layout, have: set[str],
         return None, []
     if found.index not in have and not found.under_way:
         if counts is None:
-            counts = (run.read_in(found.slot, "store_vector_check"))[0]
-        if not counts["active"] and counts["other"]:
+            counts = (run.read_in_as(VectorCheckRow, found.slot, "store_vector_check"))[0]
+        if not counts.active and counts.other:
             return other, []
     return None, [layout.INDEXES[other]]
 
@@ -143,13 +146,13 @@ def checked_layout(run: Executor, found: Layout, have: set[str],
 def tell_unembedded(run: Executor, tenant: str) -> int:
     """Say on the ``graphmem`` logger how many memories of ``tenant`` have no vector in the
     active slot though they are owed one (``memory_vector_check``); return how many."""
-    row = (run.read("memory_vector_check", tenant=tenant))[0]
-    if row["missing"]:
+    row = (run.read_as(UnembeddedRow, "memory_vector_check", tenant=tenant))[0]
+    if row.missing:
         _log.warning("%d memories of tenant %r have no vector in the store's active slot (%d of them stranded by a "
                      "re-embedding): recall finds them by text and through the graph only; run graphmem reembed "
                      "--to <the store's embedder> to embed them (graphmem setup --check counts every tenant's)",
-                     row["missing"], tenant, row["stranded"])
-    return int(row["missing"])
+                     row.missing, tenant, row.stranded)
+    return int(row.missing)
 
 
 def refused_vector(error: GraphMemError) -> bool:
@@ -166,7 +169,7 @@ def repair_vectors(run: Executor, tenant: str, dimensions: int | None, now: date
     params: dict[str, Any] = dict(tenant=tenant, minSquares=check.MIN_VECTOR_NORM ** 2, maxSquares=check.MAX_VECTOR_NORM ** 2,
                   dimensions=dimensions, limit=_REPAIR_BATCH, now=now)
     while True:
-        batch = [r["id"] for r in run.write_one("memory_vector_repair", **params)]
+        batch = [r.id for r in run.write_one_as(IdRow, "memory_vector_repair", **params)]
         repaired += batch
         if len(batch) < _REPAIR_BATCH:
             break

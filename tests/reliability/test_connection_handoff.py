@@ -24,6 +24,7 @@ from neo4j._sync.io._bolt._base import Bolt
 from neo4j._sync.io._pool import BoltPool
 
 from graphmem import AsyncMemory, GraphMemError
+from graphmem._base.records import NodeRow
 
 pytestmark = [pytest.mark.integration, pytest.mark.reliability]
 
@@ -99,7 +100,7 @@ def test_a_write_that_loses_a_uniqueness_race_leaves_its_connection_alone(memory
 
 def test_a_read_the_server_fails_keeps_the_servers_error_and_leaves_its_connection_alone(memory, after_release):
     with pytest.raises(GraphMemError) as info:  # LIMIT of a string: the server refuses it
-        memory._store.run.read("decision_list", tenant=memory.tenant, chain=["x"], agent=None, sessionId=None,
+        memory._store.run.read_as(NodeRow, "decision_list", tenant=memory.tenant, chain=["x"], agent=None, sessionId=None,
                          limit="many")
     assert "Neo.ClientError" in str(info.value)  # the server's own error, not the driver's "transaction failed"
     assert after_release == []
@@ -109,7 +110,7 @@ async def test_the_async_memory_leaves_a_failed_reads_connection_alone(neo4j, sc
     seen = watch_released(monkeypatch, AsyncBoltPool, AsyncBolt)  # send_all/fetch_all are coroutines there
     async with AsyncMemory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder) as memory:
         with pytest.raises(GraphMemError, match=r"Neo\.ClientError"):
-            await memory._store.run.read("decision_list", tenant=tenant, chain=["x"], agent=None, sessionId=None,
+            await memory._store.run.read_as(NodeRow, "decision_list", tenant=tenant, chain=["x"], agent=None, sessionId=None,
                                    limit="many")
         assert (await memory.remember("Ada likes tea", scope="handoff")).text == "Ada likes tea"
     assert seen == []

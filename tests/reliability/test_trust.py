@@ -267,22 +267,22 @@ def test_tenants_and_ids_padded_with_spaces_are_refused(neo4j, schema, tenant):
 def test_a_correction_that_loses_a_race_is_a_conflict(neo4j, schema, memory):
     fact = memory.remember("Ann lives in Leeds", scope="u", subject="ann", predicate="lives_in", object="Leeds")
     rival = open_memory(neo4j, memory.tenant)
-    read = memory._store.run.read
+    read = memory._store.run.read_as
     raced = threading.Event()
 
-    def read_then_lose(name, **params):  # the fact is read, then corrected by another writer
-        rows = read(name, **params)
+    def read_then_lose(row_type, name, **params):  # the fact is read, then corrected by another writer
+        rows = read(row_type, name, **params)
         if name == "memory_get" and not raced.is_set():
             raced.set()
             rival.correct(fact.id, "Ann lives in York", object="York")
         return rows
 
-    memory._store.run.read = read_then_lose
+    memory._store.run.read_as = read_then_lose
     try:
         with pytest.raises(ConflictError, match="concurrently"):
             memory.correct(fact.id, "Ann lives in Glasgow", object="Glasgow")
     finally:
-        memory._store.run.read = read
+        memory._store.run.read_as = read
         rival.close()
     assert raced.is_set()
     assert [f.object for f in memory.facts(scope="u", subject="ann")] == ["York"]

@@ -10,10 +10,10 @@ from graphmem._learning import curation, decisions
 
 def test_clusters_join_neighbours_once_and_cap_their_size():
     rows = [
-        {"id": "a", "near": ["b", "c"]},
-        {"id": "b", "near": ["a"]},  # already taken with a
-        {"id": "d", "near": []},
-        {"id": "e", "near": [f"x{i}" for i in range(20)]},
+        curation.NearRow(id="a", near=["b", "c"]),
+        curation.NearRow(id="b", near=["a"]),  # already taken with a
+        curation.NearRow(id="d", near=[]),
+        curation.NearRow(id="e", near=[f"x{i}" for i in range(20)]),
     ]
     taken: set[str] = set()
     groups = curation.clusters(rows, taken)
@@ -33,14 +33,14 @@ def test_prune_refuses_a_persons_provenance():
 
 def test_stats_and_quality_summaries():
     stats = curation.stats([
-        {"kind": "fact", "provenance": "user", "believed": True, "reason": None, "n": 2},
-        {"kind": "fact", "provenance": "extraction", "believed": False, "reason": "duplicate", "n": 3},
-        {"kind": "insight", "provenance": "reflection", "believed": True, "reason": None, "n": 1},
+        curation.StatsRow(kind="fact", provenance="user", believed=True, reason=None, n=2),
+        curation.StatsRow(kind="fact", provenance="extraction", believed=False, reason="duplicate", n=3),
+        curation.StatsRow(kind="insight", provenance="reflection", believed=True, reason=None, n=1),
     ])
     assert (stats.total, stats.believed, stats.invalidated) == (6, 3, 3)
     assert stats.by_kind == {"fact": 5, "insight": 1} and stats.by_reason == {"duplicate": 3}
-    quality = decisions.summary([{"key": "refund", "decisions": 4, "good": 1, "bad": 2, "neutral": 1},
-                                  {"key": "ship", "decisions": 1, "good": 0, "bad": 0, "neutral": 0}])
+    quality = decisions.summary([decisions.QualityRow(key="refund", decisions=4, good=1, bad=2, neutral=1),
+                                  decisions.QualityRow(key="ship", decisions=1, good=0, bad=0, neutral=0)])
     assert quality[0].bad_share == 0.5 and quality[1].bad_share is None
 
 

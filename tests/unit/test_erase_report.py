@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from graphmem import EraseReport
-from graphmem._memory.erase import batch_report
+from graphmem._memory.erase import DeletedRow, batch_report
 
 
 def test_total_counts_memories_and_leaves_windows_and_scopes_apart():
@@ -28,6 +28,6 @@ def test_reports_add_up_and_are_true_when_anything_went():
 
 
 def test_a_batch_row_maps_unknown_kinds_to_other():
-    row = {"windows": 4, "kinds": [{"kind": "fact", "n": 3}, {"kind": "hologram", "n": 1}]}
+    row = DeletedRow(windows=4, kinds=[{"kind": "fact", "n": 3}, {"kind": "hologram", "n": 1}])
     assert batch_report(row) == EraseReport(fact=3, other=1, chunk=4)
     assert batch_report(None) == EraseReport()

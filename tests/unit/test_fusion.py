@@ -9,10 +9,34 @@ from datetime import datetime, timezone
 import pytest
 
 from graphmem import InvalidInputError, RecallSettings
-from graphmem._recall.fusion import fused_evidence, score
+from graphmem._recall import fusion
+from graphmem._recall.candidates import candidate
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 FUSION_ONLY = RecallSettings(min_relevance=-1.0)  # fusion on its own: no relevance floor
+
+
+def typed(rows: list[dict]) -> list:
+    """Rows written as the statement returns them (camelCase columns), typed as the executor
+    types them (``Candidate``), each field the test does not give left empty."""
+    snake = {"semanticRank": "semantic_rank", "lexicalRank": "lexical_rank", "inScope": "in_scope"}
+    return [candidate(**{snake.get(key, key): value for key, value in r.items()}) for r in rows]
+
+
+def score(rows, **kwargs):
+    return fusion.score(typed(rows), **kwargs)
+
+
+def fused_evidence(rows, settings, **kwargs):
+    return fusion.fused_evidence(typed(rows), settings, **kwargs)
+
+
+def lexical_gate(rows, settings):
+    return fusion.lexical_gate(typed(rows), settings)
+
+
+def named_sessions(rows, question):
+    return fusion.named_sessions(typed(rows), question)
 
 
 def row(rid: str, semantic: float | None, lexical: float | None, semantic_rank: int | None,
@@ -125,8 +149,8 @@ def test_a_lexical_outlier_cannot_outweigh_clear_semantic_evidence_without_bound
 
 
 def _first(exact=True, semantic=10, in_scope=500, open_=False, saturated=False, foreign=0, lexical=10):
-    return {"exact": exact, "semanticCount": semantic, "inScope": in_scope, "lexicalOpen": open_,
-            "lexicalSaturated": saturated, "lexicalForeign": foreign, "lexicalCount": lexical}
+    return candidate(exact=exact, semantic_count=semantic, in_scope=in_scope, lexical_open=open_,
+                     lexical_saturated=saturated, lexical_foreign=foreign, lexical_count=lexical)
 
 
 @pytest.mark.parametrize("first, wanted", [
@@ -276,7 +300,6 @@ def test_the_full_text_side_sits_out_when_its_best_hit_matched_only_common_words
     """In a database of 1,000 memories a word one memory holds has an IDF of 6.5: the gate
     is half of it (3.25). Hits of at most 2.0 matched only common words: the semantic
     side decides. A hit of 6.0 holds a distinctive word: the full-text side counts."""
-    from graphmem._recall.fusion import lexical_gate
 
     assert lexical_gate([{"total": 1000}], RecallSettings(lexical_gate=0.5)) == pytest.approx(0.5 * math.log(1 + 999.5 / 1.5))
     assert lexical_gate([{"total": 1000}], RecallSettings(lexical_gate=0)) == 0.0
@@ -379,7 +402,6 @@ def test_a_question_found_only_by_a_name_keeps_that_person_s_conversation():
 
 
 def test_a_name_only_lead_needs_a_name_and_ignores_stop_words():
-    from graphmem._recall.fusion import named_sessions
     greeting = _said("greeting", "Welcome to the shop, Priya", 0.5, 2.0)
     assert named_sessions([greeting], "what did Priya say to the shop?") == frozenset()  # "shop" matched too
     assert named_sessions([greeting], "what is the colour of Priya's car?") == frozenset({"s1"})
@@ -396,6 +418,5 @@ def test_words_are_the_same_up_to_an_ending(a, b, same):
 
 
 def test_a_question_of_names_only_opens_nothing():
-    from graphmem._recall.fusion import named_sessions
     hit = _said("paris", "Jon flew to Paris", 0.5, 2.0)
     assert named_sessions([hit], "When was Jon in Paris?") == frozenset()

@@ -3,12 +3,14 @@ planned fact does to the stored facts about its subject, and the facts kept for 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 
 from graphmem._base import validate as check
 from graphmem._learning.ingest import PendingEntity, Skipped, resolved
 from graphmem._learning.ingest_write import (
     Batch,
+    CandidateRow,
     Doubt,
     Retire,
     Retirement,
@@ -37,8 +39,9 @@ def planned(text="Ana lives in Porto", predicate="lives_in", object="Porto", sin
 def stored(i=0, id="f1", text="Ana lives in Lisbon", predicate="lives_in", object="Lisbon", single_valued=True,
            cosine=0.5, provenance="extraction", scope=SCOPE):
     """A fact_candidates row: ``similarity`` is Neo4j's, (1 + cosine) / 2."""
-    return {"i": i, "id": id, "text": text, "predicate": predicate, "object": object, "singleValued": single_valued,
-            "provenance": provenance, "textKey": check.text_key(text), "scope": scope, "similarity": (1 + cosine) / 2}
+    return CandidateRow(i=i, id=id, predicate=predicate, object=object, single_valued=single_valued,
+                        provenance=provenance, text_key=check.text_key(text), text=text, scope=scope,
+                        similarity=(1 + cosine) / 2)
 
 
 def test_a_restatement_is_skipped_and_its_other_candidates_no_longer_matter():
@@ -75,7 +78,7 @@ def test_a_fact_of_another_scope_is_restated_but_never_retired():
     # the same candidates in the write's own scope are retired or put to the model
     assert decide([stored()], [planned(corrects=True)], LEARNING, scope=SCOPE)[0] == {
         0: Retire((Retirement("f1", "corrected"),))}
-    assert len(decide([{**near, "scope": SCOPE}], [works], LEARNING, scope=SCOPE)[1]) == 1
+    assert len(decide([replace(near, scope=SCOPE)], [works], LEARNING, scope=SCOPE)[1]) == 1
 
 
 def test_doubtful_pairs_go_to_the_model_with_the_retirement_they_would_make():
@@ -86,8 +89,8 @@ def test_doubtful_pairs_go_to_the_model_with_the_retirement_they_would_make():
     works = planned("Ana works at Acme", "works_at", "Acme", single_valued=False)
     near = stored(text="Ana is unemployed", predicate="status", object=None, cosine=0.7)
     assert decide([near], [works], LEARNING, scope=SCOPE)[1][0].retirement == Retirement("f1", "contradicted")
-    assert decide([{**near, "similarity": (1 + 0.5) / 2}], [works], LEARNING, scope=SCOPE) == ({}, [])  # below judge_threshold
-    assert decide([{**near, "provenance": "manual"}], [works], LEARNING, scope=SCOPE) == ({}, [])
+    assert decide([replace(near, similarity=(1 + 0.5) / 2)], [works], LEARNING, scope=SCOPE) == ({}, [])  # below judge_threshold
+    assert decide([replace(near, provenance="manual")], [works], LEARNING, scope=SCOPE) == ({}, [])
 
 
 def test_an_entity_the_write_will_create_is_never_the_value_of_a_stored_fact():

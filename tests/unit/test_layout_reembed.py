@@ -15,9 +15,15 @@ from graphmem._base.errors import TemplateError
 from graphmem._base.layout import SchemaPlan, SchemaStep
 from graphmem._base.validate import text_key
 from graphmem._memory import embedded, episodes, reembed, upgrade
-from graphmem._memory.reembed import ReembedProgress
+from graphmem._memory.reembed import PageRow, ReembedProgress
 
 AT = datetime(2024, 5, 15, 12, tzinfo=timezone.utc)  # a Wednesday
+
+
+def store_row(version=None, slot=None, *, recorded=None, active=None, reembed=None, claimed=False, used=True):
+    """A ``store_layout`` row (``recorded``: by default whether it holds a version, as a node has)."""
+    return layout.StoreLayoutRow(version=version, slot=slot, recorded=version is not None if recorded is None else recorded,
+                                 active=active, reembed=reembed, claimed=claimed, used=used)
 
 
 # -- layout -------------------------------------------------------------------------------
@@ -39,39 +45,38 @@ def test_the_steps_run_in_version_order_up_to_the_current_version():
 
 def test_no_row_or_an_unused_database_without_a_version_is_empty():
     assert layout.from_row(None).version == layout.EMPTY == 0
-    empty = layout.from_row({"version": None, "slot": None, "reembed": None, "used": False})
-    assert empty.version == layout.EMPTY and empty.slot == "a" and empty.reembed is None
-    assert layout.from_row({}).version == layout.EMPTY
+    empty = layout.from_row(store_row(used=False))
+    assert empty.version == layout.EMPTY and empty.slot == "a" and empty.reembed is None and not empty.recorded
 
 
 def test_memories_without_a_store_node_are_version_1_in_slot_a():
-    found = layout.from_row({"version": None, "slot": None, "reembed": None, "used": True})
+    found = layout.from_row(store_row())
     assert found.version == layout.UNVERSIONED == 1
     assert (found.slot, found.vector_property, found.index, found.staging) == ("a", "embedding", "memory_embedding", "b")
 
 
 def test_a_versioned_row_gives_its_version_slot_and_re_embedding():
     state = {"slot": "a", "dimensions": 384, "embedder": "m", "startedAt": "2024-05-01T00:00:00Z"}
-    found = layout.from_row({"version": 4, "slot": "b", "reembed": state, "used": True})
+    found = layout.from_row(store_row(4, "b", reembed=state))
     assert found.version == 4 and found.slot == "b"
     assert (found.vector_property, found.index, found.staging) == ("embeddingB", "memory_embedding_b", "a")
     assert found.reembed == state and found.reembed is not state  # a copy
     # a store node with a version and no memories yet keeps its version
-    assert layout.from_row({"version": 4, "slot": "a", "reembed": None, "used": False}).version == 4
+    assert layout.from_row(store_row(4, "a", used=False)).version == 4
 
 
 def test_a_node_changed_by_hand_is_refused_clearly_and_one_without_a_slot_is_in_slot_a():
     # issue 49: a slot or a version that is not graphmem's was read as slot a / a ValueError
     with pytest.raises(SchemaError, match="vectorSlot 'c'"):
-        layout.from_row({"version": 4, "slot": "c", "used": True})
+        layout.from_row(store_row(4, "c"))
     for version in ("4", "four", 4.0, True):
         with pytest.raises(SchemaError, match=r"schemaVersion .*not a version number.*setup\(\)"):
-            layout.from_row({"version": version, "slot": "a", "used": True, "recorded": True})
-    assert layout.from_row({"version": 3, "slot": None, "used": True}).slot == "a"  # written before the slots
+            layout.from_row(store_row(version, "a", recorded=True))
+    assert layout.from_row(store_row(3)).slot == "a"  # written before the slots
 
 
 def test_without_the_store_s_node_the_vector_index_says_the_slot():
-    row = {"version": None, "slot": None, "reembed": None, "used": True, "recorded": False}
+    row = store_row(recorded=False)
     assert layout.from_row(row, ["memory_embedding_b"]).slot == "b"
     assert layout.from_row(row, ["memory_embedding"]).slot == "a"
     assert layout.from_row(row, ["memory_embedding", "memory_embedding_b"]).slot == "a"
@@ -79,10 +84,10 @@ def test_without_the_store_s_node_the_vector_index_says_the_slot():
 
 
 def test_a_claimed_or_recorded_re_embedding_is_under_way():
-    row = {"version": 4, "slot": "a", "reembed": None, "used": True, "recorded": True}
+    row = store_row(4, "a")
     assert not layout.from_row(row).under_way and not layout.from_row(row).claimed
-    assert layout.from_row({**row, "claimed": True}).under_way  # claimed before it records its start
-    assert layout.from_row({**row, "reembed": {"slot": "b", "startedAt": "2024-05-01T00:00:00Z"}}).under_way
+    assert layout.from_row(store_row(4, "a", claimed=True)).under_way  # claimed before it records its start
+    assert layout.from_row(store_row(4, "a", reembed={"slot": "b", "startedAt": "2024-05-01T00:00:00Z"})).under_way
 
 
 def test_a_layout_is_fresh_for_a_minute():
@@ -261,19 +266,19 @@ def test_a_window_needs_its_episodes_text_and_its_position():
 
 def test_texts_keeps_the_rows_with_something_to_embed():
     rows = [
-        {"tenant": "t", "id": "f1", "kind": "fact", "props": {"text": "Ana lives in Porto", "predicate": "lives_in"}},
-        {"tenant": "t", "id": "c1", "kind": "chunk", "props": {"position": 0}, "episodeText": None},
-        {"tenant": "t", "id": "c2", "kind": "chunk", "props": {"position": 1}, "episodeText": "e" * 3000},
-        {"tenant": "t", "id": "n1", "kind": "note", "props": {"text": None}},
+        PageRow("t", "f1", "fact", {"text": "Ana lives in Porto", "predicate": "lives_in"}, None),
+        PageRow("t", "c1", "chunk", {"position": 0}, None),
+        PageRow("t", "c2", "chunk", {"position": 1}, "e" * 3000),
+        PageRow("t", "n1", "note", {"text": None}, None),
     ]
     kept, given = reembed.texts(rows)
-    assert [row["id"] for row in kept] == ["f1", "c2"]
+    assert [row.id for row in kept] == ["f1", "c2"]
     assert given == ["Ana lives in Porto (lives in)", "e" * 1500]
     assert reembed.texts([]) == ([], [])
 
 
 def rows(n=2):
-    return [{"tenant": "t", "id": f"m{i}"} for i in range(n)]
+    return [PageRow("t", f"m{i}", "note", {"text": "x"}, None) for i in range(n)]
 
 
 def test_vectors_pairs_each_row_with_its_checked_vector():
@@ -300,6 +305,20 @@ def test_vectors_refuses_a_wrong_dimension_or_a_bad_vector():
     with pytest.raises(InvalidInputError) as info:
         reembed.vectors(rows(), [[1.0, 0.0], [0.0, 0.0]], 2)
     assert info.value.field == "embedder output" and "all zeros" in info.value.message
+
+
+def test_a_claim_is_refused_while_its_holder_is_alive():
+    def holder(run="r1", host="h", pid=42, stale=False):
+        return reembed.ClaimRow(run=run, host=host, pid=pid, beat_at="2024-05-01T00:00:00Z", stale=stale, slot="a",
+                                recorded=True)
+
+    alive, dead = (lambda pid: True), (lambda pid: False)
+    assert reembed.claim_refused(None, "h", alive) is None
+    assert reembed.claim_refused(holder(run=None), "h", alive) is None  # nobody holds it
+    assert reembed.claim_refused(holder(stale=True), "h", alive) is None  # no progress for LEASE_SECONDS
+    assert reembed.claim_refused(holder(), "h", dead) is None  # its process on this host is gone
+    why = reembed.claim_refused(holder(), "other", dead)  # another host's process: not known to be gone
+    assert why is not None and "run r1, process 42 on h, last progress 2024-05-01T00:00:00Z" in why
 
 
 def test_the_same_embedder_gives_the_same_direction():
@@ -367,23 +386,23 @@ def test_progress_without_a_rate_or_outside_embedding_says_no_time_left():
 
 
 def key_row(**changes):
-    row = {"tenant": "t", "id": "m1", "text": "Bob codes in C++.", "textKey": text_key("Bob codes in C++."),
-           "name": None, "nameKey": None, "aliases": None, "aliasKeys": None}
-    return {**row, **changes}
+    row = {"tenant": "t", "id": "m1", "text": "Bob codes in C++.", "text_key": text_key("Bob codes in C++."),
+           "name": None, "name_key": None, "aliases": None, "alias_keys": None}
+    return upgrade.KeyPageRow(**{**row, **changes})
 
 
 def test_current_keys_need_no_change():
     assert text_key("Bob codes in C++.") == "bob codes in c++"
     assert upgrade.fresh_keys(key_row()) is None
-    entity = key_row(name="C#", nameKey=text_key("C#"), aliases=["F#", "C Sharp"],
-                     aliasKeys=sorted({text_key("F#"), text_key("C Sharp")}))
+    entity = key_row(name="C#", name_key=text_key("C#"), aliases=["F#", "C Sharp"],
+                     alias_keys=sorted({text_key("F#"), text_key("C Sharp")}))
     assert upgrade.fresh_keys(entity) is None
 
 
 def test_a_stale_key_is_recomputed_with_the_others():
-    fresh = upgrade.fresh_keys(key_row(textKey="bob codes in c"))  # the old rule dropped the symbols
+    fresh = upgrade.fresh_keys(key_row(text_key="bob codes in c"))  # the old rule dropped the symbols
     assert fresh == {"tenant": "t", "id": "m1", "textKey": "bob codes in c++", "nameKey": None, "aliasKeys": None}
-    entity = key_row(name="C#", nameKey="c", aliases=["F#", "C Sharp", "c sharp"], aliasKeys=["c sharp", "f"])
+    entity = key_row(name="C#", name_key="c", aliases=["F#", "C Sharp", "c sharp"], alias_keys=["c sharp", "f"])
     fresh = upgrade.fresh_keys(entity)
     assert fresh is not None
     assert fresh["nameKey"] == text_key("C#") == "c#"
@@ -392,11 +411,11 @@ def test_a_stale_key_is_recomputed_with_the_others():
 
 
 def test_a_record_without_text_keeps_its_text_key():
-    assert upgrade.fresh_keys(key_row(text=None, textKey="kept")) is None
+    assert upgrade.fresh_keys(key_row(text=None, text_key="kept")) is None
 
 
 def anchor_row(text, at=AT):
-    return {"tenant": "t", "id": "ep-1", "text": text, "occurredAt": at}
+    return upgrade.AnchorPageRow("t", "ep-1", text, at)
 
 
 def test_an_episode_naming_last_week_gets_its_anchor():

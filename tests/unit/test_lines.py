@@ -53,8 +53,8 @@ def node(e: Episode) -> dict:
             "role": e.role, "sessionId": e.session_id}
 
 
-def rows(hit: str, near: dict[int, Episode]) -> list[dict]:
-    return [{"hit": hit, "offset": o, "node": node(e)} for o, e in near.items()]
+def rows(hit: str, near: dict[int, Episode]) -> list[context.ExchangeRow]:
+    return [context.ExchangeRow(hit=hit, offset=o, node=node(e)) for o, e in near.items()]
 
 
 def test_the_exchange_around_a_hit_counts_as_a_share_of_its_score():

@@ -6,6 +6,7 @@ from __future__ import annotations
 from graphmem import Memory
 from graphmem._base import layout
 from graphmem._memory.known import DriverKnown
+from graphmem._recall.candidates import Candidate, candidate
 
 
 class ScriptedRun:
@@ -28,17 +29,22 @@ class ScriptedRun:
     def read(self, name: str, **params):
         if name == "schema_vector_info":  # the query vector is checked against the index
             return []
-        assert name == "recall"
+        raise AssertionError(f"{name} is read as typed rows")
+
+    def read_as(self, row_type, name: str, **params):
+        if name == "schema_vector_info":
+            return []
+        assert name == "recall" and row_type is Candidate
         self.calls.append(params)
-        return [dict(self.firsts.pop(0), node=None)]
+        return [candidate(**self.firsts.pop(0))]
 
     def close(self) -> None:
         pass
 
 
 def first(exact=False, semantic=10, in_scope=5000, open_=False, saturated=False, foreign=0, lexical=20):
-    return {"exact": exact, "semanticCount": semantic, "inScope": in_scope, "lexicalOpen": open_,
-            "lexicalSaturated": saturated, "lexicalForeign": foreign, "lexicalCount": lexical}
+    return dict(exact=exact, semantic_count=semantic, in_scope=in_scope, lexical_open=open_,
+                lexical_saturated=saturated, lexical_foreign=foreign, lexical_count=lexical)
 
 
 def recall_with(*answers: dict) -> list[dict]:
@@ -78,12 +84,13 @@ def test_a_deeper_search_that_suffices_ends_the_retries():
 class FilteredRun(ScriptedRun):
     """A Neo4j 2026 index (it carries the tenant): recall runs its Cypher 25 version."""
 
-    def read(self, name: str, **params):
+    def read_as(self, row_type, name: str, **params):
         if name == "schema_vector_info":
-            return [{"name": "memory_embedding", "dimensions": 8, "properties": ["embedding", "tenant"]}]
-        assert name == "recall:cypher25"
+            assert row_type is layout.VectorIndexRow
+            return [layout.VectorIndexRow("memory_embedding", "ONLINE", 100.0, 8, ["embedding", "tenant"])]
+        assert name == "recall:cypher25" and row_type is Candidate
         self.calls.append(params)
-        return [dict(self.firsts.pop(0), node=None)]
+        return [candidate(**self.firsts.pop(0))]
 
 
 def test_on_neo4j_2026_the_search_over_fetches_by_what_the_last_recall_of_the_scopes_found():
@@ -113,11 +120,11 @@ class NamesRun(ScriptedRun):
         super().__init__(*[first()] * 4)
         self.names: list[list[str]] = []
 
-    def read(self, name: str, **params):
+    def read_as(self, row_type, name: str, **params):
         if name == "name_frequency":
             self.names.append([p["word"] for p in params["names"]])
-            return [{"word": p["word"], "common": True} for p in params["names"]]
-        return super().read(name, **params)
+            return [row_type(word=p["word"], common=True) for p in params["names"]]
+        return super().read_as(row_type, name, **params)
 
 
 def test_a_name_is_counted_once_per_scopes_until_its_count_is_old():

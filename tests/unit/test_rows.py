@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +47,31 @@ def test_each_row_type_is_a_frozen_dataclass_with_the_columns_of_its_templates()
             for variant in templates.variant_names():
                 if variant.split(":")[0] == name:
                     assert templates.get(variant).columns == columns_of(cls), (cls.__name__, variant)
+
+
+def test_every_template_that_returns_rows_has_exactly_one_row_type():
+    owners: dict[str, list[str]] = {}
+    for cls in row_types():
+        for name in cls.TEMPLATES:
+            owners.setdefault(name, []).append(f"{cls.__module__}.{cls.__name__}")
+    assert {n: o for n, o in owners.items() if len(o) > 1} == {}
+    returning = {name for name in templates.names() if templates.get(name).columns}
+    assert returning - set(owners) == set()
+    assert set(owners) - returning == set()
+
+
+_CALL = re.compile(r"\.(run|read|read_in|write_one)\(\s*(?:[a-z_.]+,\s*)?\"([a-z0-9_]+)\"")
+
+
+def test_no_call_site_reads_a_returning_template_as_untyped_dicts():
+    # a literal template name handed to run/read/read_in/write_one must return nothing;
+    # templates that return rows go through run_as/read_as/read_in_as/write_one_as
+    untyped = []
+    for path in sorted(ROOT.rglob("*.py")):
+        for method, name in _CALL.findall(path.read_text(encoding="utf-8")):
+            if name in templates.names() and templates.get(name).columns:
+                untyped.append(f"{path.relative_to(ROOT)}: {method}({name!r})")
+    assert untyped == []
 
 
 def test_a_row_type_that_does_not_fit_its_template_is_refused_naming_both():

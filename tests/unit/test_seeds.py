@@ -4,6 +4,7 @@ and how the candidates are tied to the seeds."""
 from __future__ import annotations
 
 from graphmem._recall import seeds
+from graphmem._recall.candidates import candidate
 
 
 def test_keys_are_runs_of_words_that_begin_and_end_with_a_topical_word():
@@ -30,25 +31,25 @@ def test_a_quote_in_a_key_cannot_end_it():
     assert keys.prefix_query("o'neil", "t", ["a"]) is None  # only letters and digits go unquoted
 
 
-def row(*ties):
-    return {"entities": [{"seed": s, "link": link} for s, link in ties]}
+def row(*ties, **counts):
+    return candidate(entities=[{"seed": s, "link": link} for s, link in ties], **counts)
 
 
 def test_ties_weigh_the_edge_and_ignore_an_address_and_a_seed_everyone_is_tied_to():
-    first = {"inScope": 100, "seeds": [
+    first = dict(in_scope=100, seeds=[
         {"id": "mel", "degree": 50, "speaks": True, "type": "person", "keys": ["melanie", "mel"]},
         {"id": "tariq", "degree": 3, "speaks": False, "type": "person", "keys": ["tariq"]},
-        {"id": "user", "degree": 95, "speaks": True, "type": "user", "keys": ["user"]}]}
-    rows = [{**first, **row(("mel", "SPOKE"))}, row(("mel", "MENTIONS")), row(("tariq", "MENTIONS")),
+        {"id": "user", "degree": 95, "speaks": True, "type": "user", "keys": ["user"]}])
+    rows = [row(("mel", "SPOKE"), **first), row(("mel", "MENTIONS")), row(("tariq", "MENTIONS")),
             row(("user", "SPOKE")), row(("tariq", "FACT"), ("mel", "MENTIONS")), row()]
     assert seeds.ties(rows) == [1.0, 0.0, 0.6, 0.0, 0.8, 0.0]
 
 
 def test_a_question_about_its_named_entities_and_nothing_else():
-    first = {"seeds": [{"id": "s", "type": "person", "keys": ["samira", "sam"]},
-                       {"id": "u", "type": "user", "keys": ["user"]}]}
+    first = candidate(seeds=[{"id": "s", "type": "person", "keys": ["samira", "sam"]},
+                             {"id": "u", "type": "user", "keys": ["user"]}])
     assert seeds.only_about_seeds([first], "What does Samira like to do?")
     assert seeds.only_about_seeds([first], "Who is Sam?")
     assert not seeds.only_about_seeds([first], "What does Samira paint?")
     assert not seeds.only_about_seeds([first], "What do I like?")  # the user's entity is no name
-    assert not seeds.only_about_seeds([{"seeds": []}], "Who is Sam?")
+    assert not seeds.only_about_seeds([candidate(seeds=[])], "Who is Sam?")
