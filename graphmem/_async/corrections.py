@@ -142,6 +142,6 @@ class AsyncCorrections:
         """How many believed corrections visible in ``scope`` (of ``agent``, since ``since``)
         there are, by entity key and by field."""
         rows = await self._store.run.read_as(
-            _corrections.StatsRow, "correction_stats", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
+            _corrections.CorrectionStatsRow, "correction_stats", tenant=self._store.core.tenant, chain=_scopes.chain(_scopes.check_path(scope)),
             agent=check.identifier(agent, "agent", allow_none=True), since=_corrections.since(since))
         return _corrections.stats(rows)

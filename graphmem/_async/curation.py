@@ -18,7 +18,15 @@ from .._base.models import Fact
 from .._base.records import IdRow, NodeRow, record_of
 from .._base.traced import instrument
 from .._learning import curation
-from .._learning.curation import CurationReport, CurationStats, DedupeRow, MergedMemory, NearRow, PurgedRow, StatsRow
+from .._learning.curation import (
+    CurationReport,
+    CurationStats,
+    CurationStatsRow,
+    DedupeRow,
+    MergedMemory,
+    NearRow,
+    PurgedRow,
+)
 from .._memory.facts import AUTOMATIC
 from .backend import AsyncStore
 from .executor import AsyncTx
@@ -42,7 +50,7 @@ class AsyncCuration:
         """What ``scope`` and the scopes below it hold: memories by kind, believed ones by
         provenance, invalidated ones by reason."""
         scope = _scopes.check_path(scope)
-        rows = await self._store.run.read_as(StatsRow, "curation_stats", tenant=self._store.core.tenant, **curation.subtree(scope))
+        rows = await self._store.run.read_as(CurationStatsRow, "curation_stats", tenant=self._store.core.tenant, **curation.subtree(scope))
         return curation.stats(rows)
 
     async def dedupe(self, *, scope: str, batch: int = _BATCH) -> int:

@@ -182,7 +182,7 @@ class AsyncInsights:
         async def work(tx: AsyncTx) -> _insights.MaintenanceReport:
             raised = await tx.run_as(_insights.CorroboratedRow, "insight_fact_corroboration",
                                      threshold=threshold, **args)
-            pruned = await tx.run_as(_insights.PrunedRow, "insight_prune", **args)
+            pruned = await tx.run_as(_insights.InsightPrunedRow, "insight_prune", **args)
             tx.emit("pruned", [r.id for r in pruned if not r.unsupported], reason="pruned", scope=scope)
             tx.emit("pruned", [r.id for r in pruned if r.unsupported], reason="unsupported", scope=scope)
             return _insights.MaintenanceReport(

@@ -42,10 +42,10 @@ from .._memory.reembed import (
     ProbeRow,
     ReembedProgress,
     ReembedReport,
+    ReembedWriteRow,
     RemainingRow,
     StrandedRow,
     StripesRow,
-    WrittenRow,
 )
 from .backend import AsyncStore
 from .executor import AsyncTx
@@ -235,7 +235,7 @@ class AsyncReembed:
                                                            limit=run.batch):
                 kept, texts = reembed.texts(rows)
                 written = reembed.vectors(kept, await run.embedder.aembed_documents(texts), run.dimensions) if kept else []
-                row = (await self._store.run.write_one_as(WrittenRow, "reembed_write", slot=old, rows=written,
+                row = (await self._store.run.write_one_as(ReembedWriteRow, "reembed_write", slot=old, rows=written,
                                                           run=run.id, now=self._store.core.now()))[0]
                 if not row.owned:
                     raise SchemaError(_TAKEN_OVER)

@@ -27,7 +27,7 @@ from .._memory.store import (
     ItemSearch,
     ItemVersion,
     ItemWrite,
-    ScopeRow,
+    NamespaceRow,
     SweepRow,
 )
 from .backend import AsyncStore
@@ -100,7 +100,7 @@ class AsyncItems:
                     results.got[r.i] = store.stored_item(r)
             for query, name, params in queries:
                 if isinstance(query, ItemScopes):
-                    results.scopes.append([r.scope for r in await run(ScopeRow, name, **params)])
+                    results.scopes.append([r.scope for r in await run(NamespaceRow, name, **params)])
                 else:
                     results.found.append([store.stored_item(r) for r in await run(FoundRow, name, **params)])
             return results, _to_refresh(gets, searches, results)

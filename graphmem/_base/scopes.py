@@ -76,7 +76,7 @@ class ScopeRow(Row):
 
 
 @dataclass(frozen=True, slots=True)
-class PrunedRow(Row):
+class ScopePrunedRow(Row):
     """How many scopes left empty were deleted."""
 
     TEMPLATES = ("scope_prune",)

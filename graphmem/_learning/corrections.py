@@ -26,7 +26,7 @@ name things, corrections and decisions are a person's or an agent's own record."
 
 
 @dataclass(frozen=True, slots=True)
-class StatsRow(Row):
+class CorrectionStatsRow(Row):
     """How many believed corrections one (entity key, field) pair received (None: recorded
     without one)."""
 
@@ -121,7 +121,7 @@ def eval_cases(corrections: Iterable[Correction]) -> list[dict[str, Any]]:
     ]
 
 
-def stats(rows: Iterable[StatsRow]) -> CorrectionStats:
+def stats(rows: Iterable[CorrectionStatsRow]) -> CorrectionStats:
     by_key: dict[str | None, int] = {}
     by_field: dict[str | None, int] = {}
     total = 0

@@ -33,7 +33,7 @@ MAX_CLUSTER = 8
 
 
 @dataclass(frozen=True, slots=True)
-class StatsRow(Row):
+class CurationStatsRow(Row):
     """How many memories of a subtree share a kind, a provenance, whether they are believed
     and the reason they were invalidated (null where a node has none)."""
 
@@ -217,7 +217,7 @@ def merged_fact(nodes: Sequence[Mapping[str, Any]], text: str, *, tenant: str, n
     return row
 
 
-def stats(rows: Iterable[StatsRow]) -> CurationStats:
+def stats(rows: Iterable[CurationStatsRow]) -> CurationStats:
     total = believed = 0
     by_kind: dict[str, int] = {}
     by_provenance: dict[str, int] = {}

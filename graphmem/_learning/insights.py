@@ -55,7 +55,7 @@ class CorroboratedRow(Row):
 
 
 @dataclass(frozen=True, slots=True)
-class PrunedRow(Row):
+class InsightPrunedRow(Row):
     """An insight ``maintain`` invalidated, and whether none of its evidence is believed."""
 
     TEMPLATES = ("insight_prune",)

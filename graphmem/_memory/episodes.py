@@ -23,7 +23,7 @@ ROLES = ("user", "assistant", "tool", "system", "event")
 
 
 @dataclass(frozen=True, slots=True)
-class WrittenRow(Row):
+class WindowsRow(Row):
     """How many windows of long episodes ``episode_chunks_create`` wrote."""
 
     TEMPLATES = ("episode_chunks_create",)

@@ -123,7 +123,7 @@ class OwnedRow(Row):
 
 
 @dataclass(frozen=True, slots=True)
-class WrittenRow(Row):
+class ReembedWriteRow(Row):
     """Whether the run still holds the claim, and how many new vectors it wrote."""
 
     TEMPLATES = ("reembed_write",)

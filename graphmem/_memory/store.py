@@ -204,7 +204,7 @@ class ItemHistoryRow(Row):
 
 
 @dataclass(frozen=True, slots=True)
-class ScopeRow(Row):
+class NamespaceRow(Row):
     """A scope holding current items."""
 
     TEMPLATES = ("store_namespaces",)

@@ -22,7 +22,7 @@ from .._base.traced import instrument
 from .._learning import ingest as _ingest
 from .._learning.ingest import speaker_name
 from .._memory import episodes as _episodes
-from .._memory.episodes import LinkedRow, WrittenRow
+from .._memory.episodes import LinkedRow, WindowsRow
 from .backend import Store
 from .executor import Tx
 from .mentions import Mentions, Landed
@@ -84,7 +84,7 @@ class Episodes:
             tx.run("scope_ensure", tenant=tenant, scopes=_scopes.parents([row["props"]["scope"]]))
             created = tx.run_as(NodeRow, "episode_create", tenant=tenant, rows=[row], now=now)
             if windows:
-                tx.run_as(WrittenRow, "episode_chunks_create", tenant=tenant, rows=windows, now=now)
+                tx.run_as(WindowsRow, "episode_chunks_create", tenant=tenant, rows=windows, now=now)
             if row["props"]["sessionId"] is not None:
                 tx.run_as(LinkedRow, "episode_link_next", tenant=tenant, ids=[row["props"]["id"]])
             self._mentions.land_mentions(tx, graph, {props["id"]}, props["scope"], _scopes.chain(props["scope"]), now)
@@ -138,7 +138,7 @@ class Episodes:
                     seen[r.node["id"]] = r.node
                 new = {e["props"]["id"] for e in fresh}
                 if any(w["episodeId"] in new for w in windows):
-                    tx.run_as(WrittenRow, "episode_chunks_create", tenant=tenant, now=now,
+                    tx.run_as(WindowsRow, "episode_chunks_create", tenant=tenant, now=now,
                                  rows=[w for w in windows if w["episodeId"] in new])
                 if session_id is not None:
                     in_order = sorted(fresh, key=lambda e: (e["props"]["occurredAt"], ids.index(e["props"]["id"])))

@@ -13,7 +13,7 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.models import Record
 from .._base.records import HistoryRow, IdRow, to_record
-from .._base.scopes import PrunedRow, ScopeRow
+from .._base.scopes import ScopePrunedRow, ScopeRow
 from .._base.traced import instrument
 from .._memory import entities
 from .._memory import erase as _erase
@@ -133,7 +133,7 @@ class Records:
             more, done = self._store.run.write(batch)
             report += done
         # scopes left empty go too: a path can carry a person's name
-        pruned = self._store.run.write_one_as(PrunedRow, "scope_prune", tenant=tenant)
+        pruned = self._store.run.write_one_as(ScopePrunedRow, "scope_prune", tenant=tenant)
         report += EraseReport(scope=pruned[0].pruned if pruned else 0)
         self._store.events.emit("erased", scope=params["scope"], detail={
             "total": report.total, **{kind: n for kind, n in report.model_dump().items() if n}})

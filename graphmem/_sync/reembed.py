@@ -44,10 +44,10 @@ from .._memory.reembed import (
     ProbeRow,
     ReembedProgress,
     ReembedReport,
+    ReembedWriteRow,
     RemainingRow,
     StrandedRow,
     StripesRow,
-    WrittenRow,
 )
 from .backend import Store
 from .executor import Tx
@@ -237,7 +237,7 @@ class Reembed:
                                                            limit=run.batch):
                 kept, texts = reembed.texts(rows)
                 written = reembed.vectors(kept, run.embedder.embed_documents(texts), run.dimensions) if kept else []
-                row = (self._store.run.write_one_as(WrittenRow, "reembed_write", slot=old, rows=written,
+                row = (self._store.run.write_one_as(ReembedWriteRow, "reembed_write", slot=old, rows=written,
                                                           run=run.id, now=self._store.core.now()))[0]
                 if not row.owned:
                     raise SchemaError(_TAKEN_OVER)

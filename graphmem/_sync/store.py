@@ -29,7 +29,7 @@ from .._memory.store import (
     ItemSearch,
     ItemVersion,
     ItemWrite,
-    ScopeRow,
+    NamespaceRow,
     SweepRow,
 )
 from .backend import Store
@@ -102,7 +102,7 @@ class Items:
                     results.got[r.i] = store.stored_item(r)
             for query, name, params in queries:
                 if isinstance(query, ItemScopes):
-                    results.scopes.append([r.scope for r in run(ScopeRow, name, **params)])
+                    results.scopes.append([r.scope for r in run(NamespaceRow, name, **params)])
                 else:
                     results.found.append([store.stored_item(r) for r in run(FoundRow, name, **params)])
             return results, _to_refresh(gets, searches, results)

@@ -33,9 +33,9 @@ def test_prune_refuses_a_persons_provenance():
 
 def test_stats_and_quality_summaries():
     stats = curation.stats([
-        curation.StatsRow(kind="fact", provenance="user", believed=True, reason=None, n=2),
-        curation.StatsRow(kind="fact", provenance="extraction", believed=False, reason="duplicate", n=3),
-        curation.StatsRow(kind="insight", provenance="reflection", believed=True, reason=None, n=1),
+        curation.CurationStatsRow(kind="fact", provenance="user", believed=True, reason=None, n=2),
+        curation.CurationStatsRow(kind="fact", provenance="extraction", believed=False, reason="duplicate", n=3),
+        curation.CurationStatsRow(kind="insight", provenance="reflection", believed=True, reason=None, n=1),
     ])
     assert (stats.total, stats.believed, stats.invalidated) == (6, 3, 3)
     assert stats.by_kind == {"fact": 5, "insight": 1} and stats.by_reason == {"duplicate": 3}

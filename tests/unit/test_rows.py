@@ -49,6 +49,14 @@ def test_each_row_type_is_a_frozen_dataclass_with_the_columns_of_its_templates()
                     assert templates.get(variant).columns == columns_of(cls), (cls.__name__, variant)
 
 
+def test_no_two_row_types_share_a_name():
+    # a name says which rows it is in every module that imports it (issue 50: names that clash)
+    names: dict[str, list[str]] = {}
+    for cls in row_types():
+        names.setdefault(cls.__name__, []).append(cls.__module__)
+    assert {name: modules for name, modules in names.items() if len(modules) > 1} == {}
+
+
 def test_every_template_that_returns_rows_has_exactly_one_row_type():
     owners: dict[str, list[str]] = {}
     for cls in row_types():
