@@ -140,10 +140,13 @@ def params(*, tenant: str, query: str, scope: str, k: int, vector: list[float] |
 
 
 def _whose(user_id: str | None, agent_id: str | None, session_id: str | None) -> dict[str, Any]:
-    """The user, agent and session filters, checked."""
-    return {"userId": check.identifier(user_id, "user_id", allow_none=True),
-            "agentId": check.identifier(agent_id, "agent_id", allow_none=True),
-            "sessionId": check.identifier(session_id, "session_id", allow_none=True)}
+    """The user, agent and session filters, checked: always a list of three strings, blank for
+    none (no id is blank), so that every filter keeps the plan of an unfiltered recall (a null,
+    or an id of another length bucket, would be planned apart: seconds on a recall's first
+    call with a user id; docs/design-notes.md#recall-parameter-buckets)."""
+    return {"whose": [check.identifier(user_id, "user_id", allow_none=True) or "",
+                      check.identifier(agent_id, "agent_id", allow_none=True) or "",
+                      check.identifier(session_id, "session_id", allow_none=True) or ""]}
 
 
 def exchange_params(ids: list[str], *, tenant: str, scope: str, as_of: datetime, valid_at: datetime, purpose: str,

@@ -257,11 +257,11 @@ def test_recall_parameters_keep_one_plan_signature():
     now = datetime.now(timezone.utc)
 
     def signature(scope="a", query="green tea", kind_list=None, purpose="inform", sensitivity=None, strategy=None,
-                  boost=1.0, settings=plan.RecallSettings()):
+                  boost=1.0, settings=plan.RecallSettings(), **whose):
         params = plan.params(tenant="t", query=query, scope=scope, k=10, vector=[0.1] * 4, as_of=now,
                                 valid_at=now, kind_list=kind_list, purpose=purpose, max_sensitivity=sensitivity,
                                 include_invalidated=False, settings=settings, strategy=strategy,
-                                over_fetch_boost=boost)
+                                over_fetch_boost=boost, **whose)
         bucket = lambda n: 0 if n == 0 else math.ceil(math.log10(n))  # noqa: E731
         return {key: (type(value).__name__, bucket(len(value)) if isinstance(value, (str, list)) else None)
                 for key, value in params.items()}
@@ -273,7 +273,10 @@ def test_recall_parameters_keep_one_plan_signature():
                   signature(kind_list=[]), signature(kind_list=list(kinds.KINDS)), signature(purpose="act"),
                   signature(sensitivity="public"), signature(strategy="exact"), signature(boost=15.0),
                   # an integer over-fetch would be another parameter type: another plan
-                  signature(settings=plan.RecallSettings(over_fetch=2))):
+                  signature(settings=plan.RecallSettings(over_fetch=2)),
+                  # a user, agent or session filter, of any id's length (a null would be another type)
+                  signature(user_id="alice"), signature(agent_id="x" * 256, session_id="s1"),
+                  signature(user_id="u-" + "0" * 40, agent_id="bot", session_id="a" * 120)):
         assert other == base
     params = plan.params(tenant="t", query="green tea", scope="a/b", k=10, vector=None, as_of=now, valid_at=now,
                             kind_list=["episode"], purpose="act", max_sensitivity=None, include_invalidated=False,
