@@ -1,4 +1,8 @@
-"""A tiny run of each benchmark: the harness works end to end (no timing asserts)."""
+"""A tiny run of each benchmark: the harness works end to end (no timing asserts).
+
+Each runs a bench script in a process of its own (graphmem and its models loaded again: 8 to
+37 s each, three minutes together), so the smokes are marked long and run in
+``make test-reliability``, which CI runs beside ``make test`` (docs/development.md)."""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,6 +27,7 @@ def run_bench(neo4j, results: Path | None, script: str, *args: str) -> subproces
                           capture_output=True, text=True, env=env, timeout=600)
 
 
+@pytest.mark.long
 def test_recall_benchmark_smoke(neo4j, schema, tmp_path):
     # 1,200 memories: the whole tenant (1,000) takes the index path with the open Lucene query
     done = run_bench(neo4j, tmp_path, "recall.py", "--sizes", "1200", "--queries", "3", "--warmup", "5")
@@ -40,6 +47,7 @@ def test_recall_benchmark_smoke(neo4j, schema, tmp_path):
     assert neo4j.password not in table + done.stdout + done.stderr
 
 
+@pytest.mark.long
 def test_write_benchmark_smoke(neo4j, schema, tmp_path, driver):
     done = run_bench(neo4j, tmp_path, "write.py", "--sizes", "120", "--batch", "50", "--warmup", "30")
     assert done.returncode == 0, done.stderr[-2000:]
@@ -80,6 +88,7 @@ def lme_questions() -> list[dict]:
     return [*questions, abstention]
 
 
+@pytest.mark.long
 def test_longmemeval_benchmark_smoke(neo4j, schema, tmp_path):
     """Three made-up questions in LongMemEval's format: the harness ingests, recalls, scores
     and writes its table (the real data set lives outside the repository); the abstention
@@ -99,6 +108,7 @@ def test_longmemeval_benchmark_smoke(neo4j, schema, tmp_path):
     assert "| all questions, abstention included | graphmem | 3 |" in table
 
 
+@pytest.mark.long
 def test_graphiti_comparison_smoke(neo4j, schema, tmp_path, driver):
     """Both systems on a few facts: Graphiti's adapters (embedder, cross-encoder, oracle LLM,
     bulk writer) still fit the pinned graphiti-core, the temporal scenario is scored for all
@@ -153,6 +163,7 @@ def locomo_sample() -> dict:
     return {"sample_id": "made-up-1", "conversation": conversation, "qa": qa}
 
 
+@pytest.mark.long
 def test_locomo_benchmark_smoke(neo4j, schema, tmp_path):
     """A made-up conversation in LoCoMo's format: every turn stored, each question recalled
     and scored for graphmem and both baselines, the table written. The real data runs in the
@@ -190,6 +201,7 @@ def test_locomo_turn_text_appends_the_image_caption():
     assert locomo.when("1:56 pm on 8 May, 2023").isoformat() == "2023-05-08T13:56:00+00:00"
 
 
+@pytest.mark.long
 def test_curation_benchmark_smoke(neo4j, schema, tmp_path):
     """400 facts: the planted restatements are deduplicated (the machine-made ones only),
     the stale ones pruned, the near-duplicates merged, and a second pass changes nothing."""
@@ -211,6 +223,7 @@ def test_curation_benchmark_smoke(neo4j, schema, tmp_path):
     assert neo4j.password not in table + done.stdout + done.stderr
 
 
+@pytest.mark.long
 def test_scale_benchmark_smoke(neo4j, schema, tmp_path, driver):
     """1,000 memories in one tenant, a 250-memory tenant erased, 1,000 across 10 tenants:
     every table is written, the erased tenant leaves no node, the server's memory is read
@@ -245,6 +258,7 @@ def test_scale_benchmark_smoke(neo4j, schema, tmp_path, driver):
     assert neo4j.password not in table + done.stdout + done.stderr
 
 
+@pytest.mark.long
 def test_small_tenants_benchmark_smoke(neo4j, schema, tmp_path, driver):
     """Two groups of small tenants: a row per group and round, p50 <= p95, and --cleanup
     leaves none of the run's data."""
@@ -262,6 +276,7 @@ def test_small_tenants_benchmark_smoke(neo4j, schema, tmp_path, driver):
     assert neo4j.password not in table + done.stdout + done.stderr
 
 
+@pytest.mark.long
 def test_offline_ingest_benchmark_smoke(neo4j, schema, tmp_path, driver):
     done = run_bench(neo4j, tmp_path, "ingest_offline.py", "--data", str(tmp_path / "none"), "--rounds", "1")
     assert done.returncode == 0, done.stderr[-2000:]
@@ -275,6 +290,7 @@ def test_offline_ingest_benchmark_smoke(neo4j, schema, tmp_path, driver):
     assert records[0]["n"] == 0  # every run erased what it wrote
 
 
+@pytest.mark.long
 def test_ingest_llm_benchmark_smoke(neo4j, schema, tmp_path, driver):
     """A made-up two-session conversation in LoCoMo's format with observations: each way in
     lands the observations as facts, one extraction request per batch, tokens counted."""
@@ -315,6 +331,7 @@ def _rows(table: str, first: str) -> dict[str, list[str]]:
     return {row[0]: row[1:] for row in rows}
 
 
+@pytest.mark.long
 def test_graph_walk_benchmark_smoke(neo4j, schema, tmp_path, driver):
     """The made-up LoCoMo conversation, recall as shipped beside one PageRank weight: a row
     per weight, a recall per category in [0, 1], the walk's cost in the notes, the table
@@ -355,6 +372,7 @@ def test_graph_walk_benchmark_smoke(neo4j, schema, tmp_path, driver):
     assert neo4j.password not in table + done.stdout + done.stderr
 
 
+@pytest.mark.long
 def test_observability_benchmark_smoke(neo4j, schema, tmp_path, driver):
     """60 memories, 8 queries: a row per way of running OpenTelemetry, 'bare' the baseline
     (+0.0%), every measured recall of the SDK row in the histogram (the warm-up read away),
@@ -386,6 +404,7 @@ def test_observability_benchmark_smoke(neo4j, schema, tmp_path, driver):
     assert neo4j.password not in table + done.stdout + done.stderr
 
 
+@pytest.mark.long
 def test_span_tree_smoke(neo4j, schema, driver):
     """The span trees docs/observability.md shows: after_turn with its writes and, one level
     down, its background extraction holding the model's span and its tokens; recall with its
@@ -435,6 +454,7 @@ def test_span_tree_smoke(neo4j, schema, driver):
     assert neo4j.password not in done.stdout + done.stderr
 
 
+@pytest.mark.long
 def test_context_benchmark_smoke(neo4j, tmp_path):
     """bench/context.py on the made-up LoCoMo conversation and LongMemEval questions: every
     system's block measured at each budget (evidence, answer words, speakers, tokens), the
