@@ -1,12 +1,14 @@
 """Conversion between what templates return and graphmem's types: node maps (camelCase
 properties) to models, result rows (camelCase columns) to typed rows.
 
-A template that returns rows has a row type: a frozen dataclass deriving from ``Row``,
-whose fields are its columns in snake_case and in order (``supersededBy`` ->
+A template that returns rows is read as a row type: a frozen dataclass deriving from
+``Row``, whose fields are its columns in snake_case and in order (``supersededBy`` ->
 ``superseded_by``), and whose ``TEMPLATES`` names the templates that return it. It lives
-with the concept that reads it (rows every concept shares, a node or an id, live here).
-``row_type_for`` checks a row type against a template's columns before a row is built,
-and fails naming both when they differ."""
+with the concept that reads it. The shapes many templates share (a node, an id, a node and
+its supersessions) live here and name no template: any template whose columns are theirs
+returns them (every kind's create template returns its node, so a new kind needs no row
+type). ``checked`` holds a row type to a template's columns before a row is built, and
+fails naming both when they differ."""
 
 from __future__ import annotations
 
@@ -70,7 +72,9 @@ def row(record: Any) -> dict[str, Any]:
 
 
 class Row:
-    """A result row of the templates named in ``TEMPLATES`` (see the module docstring)."""
+    """A result row of the templates named in ``TEMPLATES`` (see the module docstring); a row
+    type without them is a shape any template may return whose columns are its fields (a
+    node, an id: ``NodeRow``, ``IdRow``, ``HistoryRow``)."""
 
     __slots__ = ()
     TEMPLATES: ClassVar[tuple[str, ...]] = ()
@@ -87,7 +91,7 @@ def columns_of(row_type: type[Row]) -> tuple[str, ...]:
 def checked(row_type: type[W], template: str, columns: tuple[str, ...]) -> type[W]:
     """``row_type``, once sure it is the row of ``template`` (or of a version of it:
     ``recall:cypher25``), whose rows have ``columns``; ``TemplateError`` naming both otherwise."""
-    if template.split(":", 1)[0] not in row_type.TEMPLATES:
+    if row_type.TEMPLATES and template.split(":", 1)[0] not in row_type.TEMPLATES:
         raise TemplateError(f"template {template!r} is not among {row_type.__name__}.TEMPLATES")
     if (own := columns_of(row_type)) != columns:
         raise TemplateError(f"template {template!r} returns columns {', '.join(columns) or 'none'}; "
@@ -106,36 +110,23 @@ def typed(row_type: type[W], record: Any) -> W:
 
 
 @dataclass(frozen=True, slots=True)
-class NodeRow(Row):
-    """One node's property map (its vectors left out), as ``to_record`` takes it."""
-
-    TEMPLATES = (
-        "correction_create", "correction_list", "decision_create", "decision_list", "decision_outcome",
-        "entity_below", "entity_create", "entity_find", "entity_promote", "entity_update", "entity_visible",
-        "episode_create", "episode_stored", "fact_list", "insight_corroborate", "insight_create",
-        "memory_existing", "memory_status", "note_create", "note_current", "note_list", "procedure_create",
-        "procedure_twin", "session_messages", "summary_create", "summary_current",
-    )
-    node: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
 class IdRow(Row):
     """The id of one node a statement touched (closed, created, forgotten...)."""
 
-    TEMPLATES = (
-        "correction_collisions", "curation_merge", "curation_prune", "fact_close", "fact_collisions",
-        "fact_create", "fact_tombstones", "insight_salience_drop", "memory_forget", "memory_invalidate",
-        "memory_vector_repair", "session_clear", "store_forget",
-    )
     id: str
+
+
+@dataclass(frozen=True, slots=True)
+class NodeRow(Row):
+    """One node's property map (its vectors left out), as ``to_record`` takes it."""
+
+    node: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
 class HistoryRow(Row):
     """One node and the supersessions that replaced it (``by``, ``reason``, ``at``, ``note``)."""
 
-    TEMPLATES = ("fact_history", "memory_get", "note_history", "summary_list")
     node: dict[str, Any]
     superseded_by: list[dict[str, Any]]
 
