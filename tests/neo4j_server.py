@@ -74,25 +74,32 @@ def neo4j_server():
     command = [sys.executable, "-m", "graphmem._cli", "neo4j"]
     env = _launcher_env()
     source = LAUNCHER_SOURCE
+    started = True
     try:
-        server = _start_embedded(command, env, source)
+        server, started = _start_embedded(command, env, source)
         lost = _lost(server, env)
         if lost:  # seen once in this project's fresh-clone runs: the server answered the launcher's
             # own query, then refused the suite's; start once more, and say so in the header
             subprocess.run(command + ["stop"], capture_output=True, env=env)
-            server = _start_embedded(command, env, f"{source}; started twice, the first stopped answering: {lost}")
+            server, started = _start_embedded(command, env, f"{source}; started twice, the first stopped answering: {lost}")
         yield server
     finally:
-        subprocess.run(command + ["stop"], capture_output=True, env=env)
+        # a server another session started (a make test-reliability run in the same checkout)
+        # is that session's to stop: stopping it here failed the rest of that run
+        if started:
+            subprocess.run(command + ["stop"], capture_output=True, env=env)
 
 
-def _start_embedded(command: list[str], env: dict[str, str], source: str) -> Server:
+def _start_embedded(command: list[str], env: dict[str, str], source: str) -> tuple[Server, bool]:
+    """The server of the launcher's state dir, and whether this call started it (``start``
+    says "already running, nothing started" when another session did)."""
     # Browser on: tests/launcher/test_browser.py runs make demo and Chromium against this server
     started = subprocess.run(command + ["start", "--ephemeral"], capture_output=True, text=True, env=env)
     if started.returncode != 0:
         raise RuntimeError(f"graphmem neo4j start failed:\n{started.stderr}")
     values = env_lines(started)
-    return Server(values["NEO4J_URI"], values["NEO4J_USER"], values["NEO4J_PASSWORD"], source)
+    server = Server(values["NEO4J_URI"], values["NEO4J_USER"], values["NEO4J_PASSWORD"], source)
+    return server, "nothing started" not in started.stderr
 
 
 def _lost(server: Server, env: dict[str, str], patience: float = 10.0) -> str:
