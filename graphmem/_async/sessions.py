@@ -4,6 +4,7 @@ of a scope, and forgetting one session. Chat-history integrations build on these
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from .._base import scopes
@@ -64,7 +65,7 @@ class AsyncSessions:
         chain = scopes.chain(scopes.check_path(scope))
         rows = await self._store.run.read_as(_sessions.SessionRow, "session_list", tenant=self._store.core.tenant,
                                              chain=chain, userId=check.identifier(user_id, "user_id", allow_none=True))
-        return [_sessions.entry(r) for r in rows]
+        return [asdict(r) for r in rows]  # {session_id, first, last, count}
 
     async def clear_session(self, session_id: str, *, scope: str) -> int:
         """Forget the session's believed episodes visible in ``scope``: like ``forget``,

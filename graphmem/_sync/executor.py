@@ -334,15 +334,18 @@ class Executor:
     def write_one(self, name: str, *, slot: str | None = None, **params: Any) -> list[dict[str, Any]]:
         """Run one template in a write transaction of its own (not one that creates memories:
         its ``remembered`` event is published by ``write`` only), as ``write`` runs it."""
-        if name in CREATES:
-            raise ValueError(f"{name} creates memories: run it through write()")
-        return self.write(lambda tx: tx.run(name, **params), slot=slot)
+        return self._write_one(name, None, slot, params)
 
     def write_one_as(self, row_type: type[W], name: str, *, slot: str | None = None, **params: Any) -> list[W]:
         """``write_one``, each row a ``row_type``."""
+        return self._write_one(name, row_type, slot, params)
+
+    def _write_one(self, name: str, row_type: type[Row] | None, slot: str | None,
+                         params: dict[str, Any]) -> list[Any]:
         if name in CREATES:
             raise ValueError(f"{name} creates memories: run it through write()")
-        return self.write(lambda tx: tx.run_as(row_type, name, **params), slot=slot)
+        return self.write(lambda tx: tx.run(name, **params) if row_type is None
+                                else tx.run_as(row_type, name, **params), slot=slot)
 
     def _moved(self, moved: SlotMoved) -> _layout.Layout:
         """The store's layout read again after a write found its slot moved, once this memory

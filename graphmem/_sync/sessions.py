@@ -6,6 +6,7 @@ This file is generated from ``graphmem/_async/sessions.py`` by ``tools/unasync.p
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from .._base import scopes
@@ -66,7 +67,7 @@ class Sessions:
         chain = scopes.chain(scopes.check_path(scope))
         rows = self._store.run.read_as(_sessions.SessionRow, "session_list", tenant=self._store.core.tenant,
                                              chain=chain, userId=check.identifier(user_id, "user_id", allow_none=True))
-        return [_sessions.entry(r) for r in rows]
+        return [asdict(r) for r in rows]  # {session_id, first, last, count}
 
     def clear_session(self, session_id: str, *, scope: str) -> int:
         """Forget the session's believed episodes visible in ``scope``: like ``forget``,

@@ -1,10 +1,9 @@
-"""Conversations (sessions) without I/O: the sessions of a scope as ``sessions`` returns them."""
+"""Conversations (sessions) without I/O: the row of the sessions of a scope."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from .._base.records import Row
 
@@ -20,7 +19,3 @@ class SessionRow(Row):
     last: datetime
     count: int
 
-
-def entry(row: SessionRow) -> dict[str, Any]:
-    """One session as ``sessions`` returns it: ``{session_id, first, last, count}``."""
-    return {"session_id": row.session_id, "first": row.first, "last": row.last, "count": row.count}
