@@ -3,6 +3,7 @@
 #               its last lines say how to use graphmem and Python on them from a new shell
 #   make test   venv + install, the checks, then the suite against a real Neo4j (tests in parallel, see TEST_WORKERS)
 #   make test-reliability   the tests marked long (faults, races, fuzzing, volume, whole-store operations, the launcher for real) make test leaves out
+#   make test-frameworks    the adapters of five agent frameworks (ADK, Agent Framework, OpenAI Agents, PydanticAI, LlamaIndex), in .venv-frameworks
 #   make notebooks          every notebook executed into a fresh build/notebooks (Neo4j as for make demo)
 #   make docs   the API reference, generated from the docstrings by pdoc, into site/ (git-ignored)
 #   make bench  every benchmark, each on a fresh Neo4j of its own unless NEO4J_URI is set; tables in bench/results
@@ -27,7 +28,7 @@ CONNECT = if [ -z "$$NEO4J_URI" ]; then \
 	  started=1; \
 	fi
 
-.PHONY: venv demo test test-reliability test-neo4j5 unit docs bench notebooks neo4j-start neo4j-stop neo4j-reset clean
+.PHONY: venv demo test test-reliability test-neo4j5 test-frameworks unit docs bench notebooks neo4j-start neo4j-stop neo4j-reset clean
 
 # installs go through uv (from PyPI, into the venv): the same packages pip resolves, in
 # seconds instead of about a minute of pip's CPU on two cores (docs/development.md#make-test)
@@ -113,6 +114,22 @@ NEO4J5_TESTS := tests/unit/test_dialect.py tests/integration/test_schema.py test
 test-neo4j5: $(VENV)/.bench-installed
 	GRAPHMEM_NEO4J_VERSION=5.26.19 $(PY) -m pytest -m "not long or vector_migration" $(NEO4J5_TESTS) $(TEST_ARGS)
 
+# the five agent frameworks' adapters (google-adk, agent-framework-core, openai-agents,
+# pydantic-ai-slim, llama-index-core), in a venv of their own: graphmem installed with their
+# extras as a user would (google-adk caps opentelemetry, tenacity and websockets below the
+# dev venv's versions), their tests (tests/frameworks, ignored elsewhere) on a real Neo4j
+FW_VENV ?= .venv-frameworks
+FW_PY := $(FW_VENV)/bin/python
+FRAMEWORKS := adk,agent-framework,openai-agents,pydantic-ai,llamaindex
+$(FW_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(FW_VENV)
+	$(FW_PY) -m pip install --quiet uv
+	$(FW_PY) -m uv pip install --quiet --python $(FW_PY) -e '.[test,$(FRAMEWORKS)]'
+	touch $@
+
+test-frameworks: $(FW_VENV)/.installed
+	GRAPHMEM_FRAMEWORKS=1 $(FW_PY) -m pytest tests/frameworks $(TEST_ARGS)
+
 # each notebook executed top to bottom into a fresh folder (the committed ones are not rewritten)
 notebooks: venv
 	@$(CONNECT); \
@@ -151,4 +168,4 @@ neo4j-reset: venv
 	$(GRAPHMEM) neo4j reset
 
 clean:
-	rm -rf $(VENV) dist build site .pytest_cache
+	rm -rf $(VENV) $(FW_VENV) dist build site .pytest_cache
