@@ -91,7 +91,7 @@ def pytest_collection_modifyitems(config, items):
     # in that order, stable otherwise; every worker collects the same order
     items.sort(key=lambda item: _order(item.nodeid))
     for item in items:
-        if "tests/integration/" in item.nodeid.replace("\\", "/"):
+        if item.nodeid.replace("\\", "/").startswith(("tests/integration/", "tests/frameworks/")):
             item.add_marker(pytest.mark.integration)
         if item.get_closest_marker("reliability") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(RELIABILITY_TIMEOUT))
