@@ -13,7 +13,7 @@ is escaped as LangGraph's namespace labels are, reversibly."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,11 @@ from ._lg_namespaces import to_segment
 
 DEFAULT_MAX_TOKENS = 2_000
 """The prompt block's budget when an adapter is given none (``context_for_turn``'s default)."""
+
+FRAMEWORK_KEEPS_HISTORY = {"messages": 0}
+"""The block's section weights by default: every framework here sends the conversation's own
+messages to the model itself, so the block leaves out its ``messages`` section (the
+conversation's newest messages) rather than show them twice; its share goes to the memories."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +50,8 @@ class TurnMemory:
     through the same checks as every other door (``InvalidInputError`` naming the field)."""
 
     def __init__(self, memory: Any, *, scope: str | None, agent_id: str | None = None, llm: Any = None,
-                 max_tokens: int = DEFAULT_MAX_TOKENS, timezone: str = "UTC") -> None:
+                 max_tokens: int = DEFAULT_MAX_TOKENS, timezone: str = "UTC",
+                 priorities: Mapping[str, int] | None = None) -> None:
         self.memory = check_memory(memory)
         self.scope = None if scope is None else scopes.check_path(scope)
         self.agent_id = check.identifier(agent_id, "agent_id", allow_none=True)
@@ -54,6 +60,7 @@ class TurnMemory:
         if not isinstance(timezone, str):
             raise InvalidInputError("timezone", "must be an IANA timezone name")
         self.timezone = timezone
+        self.priorities = dict(FRAMEWORK_KEEPS_HISTORY if priorities is None else priorities)
 
     def place(self, user_id: Any, session_id: Any = None, *, app: Any = None, user_field: str = "user_id",
               session_field: str = "session_id", app_field: str = "app_name") -> Placement:
@@ -76,7 +83,8 @@ class TurnMemory:
         if text is None or check.blank(text):
             return ""
         return str(await acall(self.memory, "context_for_turn", text, scope=place.scope, session_id=place.session_id,
-                               user_id=place.user_id, agent_id=place.agent_id, max_tokens=self.max_tokens))
+                               user_id=place.user_id, agent_id=place.agent_id, max_tokens=self.max_tokens,
+                               priorities=self.priorities))
 
     async def after(self, place: Placement, messages: Sequence[dict[str, Any]]) -> Any:
         """Store a finished turn (``after_turn``): ``{"role", "content"[, "id", "name",

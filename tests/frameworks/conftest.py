@@ -49,3 +49,16 @@ async def amemory(neo4j, schema, embedder, tenant):
         yield m
     finally:
         await m.close()
+
+
+@pytest.fixture(params=["Memory", "AsyncMemory"])
+async def either(request, neo4j, schema, embedder, tenant):
+    """A ``Memory``, then an ``AsyncMemory`` (a test runs once with each), on a fresh tenant."""
+    kind = Memory if request.param == "Memory" else AsyncMemory
+    m = kind(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, embedder=embedder)
+    try:
+        yield m
+    finally:
+        closed = m.close()
+        if closed is not None:
+            await closed
