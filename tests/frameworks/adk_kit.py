@@ -8,13 +8,14 @@ from typing import Any
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
+from pydantic import Field
 
 
 class RecordingModel(BaseLlm):
     """Answers every request with "ok" and keeps the requests (``requests``)."""
 
     model: str = "recording"
-    requests: list[Any] = []
+    requests: list[Any] = Field(default_factory=list)
 
     async def generate_content_async(self, llm_request: Any, stream: bool = False) -> AsyncGenerator[LlmResponse, None]:
         self.requests.append(llm_request)
