@@ -52,8 +52,9 @@ def observer(owner: Any) -> Observability:
 def tenant_of(owner: Any) -> str | None:
     """The tenant of a memory object, of one of its services, or of the memory an
     integration holds or names."""
+    memory = getattr(owner, "memory", None)
     core = (getattr(owner, "_core", None) or getattr(getattr(owner, "_store", None), "core", None)
-            or getattr(getattr(owner, "memory", None), "_core", None))
+            or getattr(memory, "_core", None) or getattr(getattr(memory, "_store", None), "core", None))
     tenant = getattr(core, "tenant", None) if core is not None else getattr(owner, "_tenant", None)
     return tenant if isinstance(tenant, str) else None
 

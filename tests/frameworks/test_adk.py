@@ -123,5 +123,6 @@ async def test_the_service_s_calls_are_spans_over_graphmem_s(observed, spans):
     names = spans.names()
     assert "graphmem.adk.context" in names and "graphmem.adk.remember_session" in names
     [outer] = spans.named("graphmem.adk.context")
+    assert outer.attributes["graphmem.tenant"] == observed.tenant
     inner = spans.named("graphmem.context_for_turn")
     assert inner and all(s.context.trace_id == outer.context.trace_id for s in inner)
