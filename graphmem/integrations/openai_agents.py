@@ -1,0 +1,168 @@
+"""graphmem for the OpenAI Agents SDK: a ``Session`` that keeps a conversation in graphmem
+and learns from it, and a model input filter that adds what graphmem remembers to the
+instructions.
+
+``pip install 'graphmem[openai-agents]'``::
+
+    session = GraphMemSession(memory, "conv-42", scope="shop", user_id="ann")
+    result = await Runner.run(agent, "What is my cat called?", session=session,
+                              run_config=RunConfig(call_model_input_filter=session.model_input_filter))
+
+The session is the SDK's extension point for history: the runner reads it before a run
+(``get_items``) and hands it each turn's items (``add_items``), which graphmem stores as
+episodes through ``after_turn``, so with ``llm`` they are also learned from in the
+background. The filter runs before each model call and appends the block of
+``context_for_turn`` for the newest user message to the instructions: the user's profile
+and notes, and what earlier conversations said. Takes a ``Memory`` (called in a worker
+thread) or an ``AsyncMemory`` (awaited; use it on the event loop it was opened on, so not
+with ``Runner.run_sync``). The tenant is the memory's; the conversation lives at
+``<scope>/<user_id>``, so users never read each other's memories: a model never chooses
+the tenant, the scope or the user.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agents.memory.session_settings import SessionSettings, coerce_session_settings, resolve_session_limit
+from agents.run_config import CallModelData, ModelInputData
+
+from .._base import validate as check
+from .._base.errors import InvalidInputError
+from .._base.public import publish
+from .._base.traced import instrument
+from ._agent_turns import DEFAULT_MAX_TOKENS, TurnMemory
+from ._bridge import acall
+from ._oai_items import to_item, to_message
+
+__all__ = ["GraphMemSession"]
+
+MAX_ITEMS = 10_000
+"""The most items ``get_items`` returns (``Memory.messages``' ceiling)."""
+_POP_WINDOW = 50
+
+
+def _settings(value: Any) -> SessionSettings:
+    if value is None:
+        return SessionSettings()
+    try:
+        return coerce_session_settings(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError("session_settings", str(exc)) from None
+
+
+def _user_text(items: Sequence[Any]) -> str | None:
+    """The text of the newest user message among ``items`` (a string content, or the
+    ``input_text`` parts of a list), or None when there is none with text."""
+    for item in reversed(items):
+        if not isinstance(item, Mapping) or item.get("role") != "user" or item.get("type", "message") != "message":
+            continue
+        content = item.get("content")
+        if isinstance(content, list):
+            content = "\n".join(p["text"] for p in content
+                                if isinstance(p, Mapping) and p.get("type") == "input_text" and isinstance(p.get("text"), str))
+        if isinstance(content, str) and not check.blank(content):
+            return content
+    return None
+
+
+@instrument("graphmem.openai_agents")
+class GraphMemSession:
+    """An Agents SDK ``Session`` (the protocol: ``session_id``, ``session_settings``,
+    ``get_items``, ``add_items``, ``pop_item``, ``clear_session``) over the graphmem
+    conversation ``session_id`` of ``user_id``, at scope ``<scope>/<user_id>``.
+
+    ``add_items`` stores the items as the conversation's episodes in one ``after_turn``
+    (with ``llm``, any langchain-core chat model, facts and the user's profile are
+    extracted from them in the background; ``last_turn`` is that call's handle).
+    ``get_items`` reads them back, oldest first: messages, function calls and their outputs
+    (and custom tool calls) come back as they were added, without their ``id``. An episode
+    keeps a text, and the text of these items is what it shows (a call reads ``calls
+    name(arguments)``); their other fields are kept in the episode's id. Items with no text
+    to remember are not kept: reasoning items (encrypted, and tied to the response that
+    made them), hosted tools' calls, computer, shell, patch and MCP exchanges, item
+    references. Ids go because the Responses API refuses an item whose id names a reasoning
+    item that is not replayed with it; the runner then matches items without ids
+    (``_ignore_ids_for_matching``, the SDK's convention for stores that drop them).
+
+    Adding the same item twice stores it twice, as the SDK's SQLite session does: item ids
+    are not unique (Chat Completions models and the test model give every message the
+    same one). ``pop_item`` and ``clear_session`` forget episodes (``forget``,
+    ``clear_session``): they stay as tombstones, and what was learned from them is kept
+    (``Memory.erase`` removes both). An item is at most 1 MiB of text, and its other fields
+    (an inline image or file) fit a record id (about 200 characters), else
+    ``InvalidInputError``; ``get_items`` returns at most the newest 10,000 items."""
+
+    session_settings: SessionSettings | None = None
+    _ignore_ids_for_matching = True
+
+    def __init__(self, memory: Any, session_id: str, *, scope: str, user_id: str, agent_id: str | None = None,
+                 llm: Any = None, session_settings: SessionSettings | Mapping[str, Any] | None = None,
+                 max_tokens: int = DEFAULT_MAX_TOKENS, timezone: str = "UTC") -> None:
+        if llm is not None and not (hasattr(llm, "with_structured_output") and hasattr(llm, "ainvoke")):
+            raise InvalidInputError("llm", "must be a langchain-core chat model, or None")
+        self.turns = TurnMemory(memory, scope=scope, agent_id=agent_id, llm=llm, max_tokens=max_tokens,
+                                timezone=timezone)
+        self.memory = self.turns.memory
+        self.place = self.turns.place(user_id, session_id)
+        self.session_id: str = session_id
+        self.session_settings = _settings(session_settings)
+        self.last_turn: Any = None
+        self._block = ""
+
+    async def get_items(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """The newest ``limit`` items (default: ``session_settings.limit``, else all), oldest
+        first; none for a limit of 0 or less."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+            raise InvalidInputError("limit", f"must be an integer or None, got {limit!r}")
+        wanted = resolve_session_limit(limit, self.session_settings)
+        if wanted is not None and wanted <= 0:
+            return []
+        episodes = await self.turns.history(self.place, MAX_ITEMS if wanted is None else min(wanted, MAX_ITEMS))
+        return [item for e in episodes if (item := to_item(e.role, e.text, e.id)) is not None]
+
+    async def add_items(self, items: list[dict[str, Any]]) -> None:
+        """Store ``items`` (Responses input items) in one ``after_turn``, after checking every
+        one (``InvalidInputError`` naming ``items[i]...``, nothing written)."""
+        if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):
+            raise InvalidInputError("items", "must be a list of Responses input items")
+        messages = [m for i, item in enumerate(items) if (m := to_message(item, f"items[{i}]")) is not None]
+        if messages:
+            self.last_turn = await self.turns.after(self.place, messages)
+
+    async def pop_item(self) -> dict[str, Any] | None:
+        """Forget the newest item and return it (None when the conversation is empty)."""
+        for _ in range(5):  # another writer may forget it first: then the next newest
+            episodes = await self.turns.history(self.place, _POP_WINDOW)
+            newest = next(((e, item) for e in reversed(episodes) if (item := to_item(e.role, e.text, e.id)) is not None),
+                          None)
+            if newest is None:
+                return None
+            if await acall(self.memory, "forget", scope=self.place.scope, id=newest[0].id):
+                return newest[1]
+        return None
+
+    async def clear_session(self) -> None:
+        """Forget every item of the conversation (``clear_session``)."""
+        self._block = ""
+        await self.turns.clear(self.place)
+
+    async def model_input_filter(self, data: CallModelData[Any]) -> ModelInputData:
+        """A ``RunConfig.call_model_input_filter``: the model's input unchanged, and the
+        instructions followed by graphmem's block for the newest user message
+        (``context_for_turn`` in this conversation's place; nothing added when the block is
+        empty). It runs before every model call of a run, so a run that calls tools recalls
+        once per step; a call whose input holds no user message (a server-managed
+        conversation's later steps) reuses the last block. To combine it with a filter of
+        your own, call it from yours."""
+        model_data = data.model_data
+        text = _user_text(model_data.input)
+        if text is not None:
+            self._block = await self.turns.before(self.place, text)
+        if not self._block:
+            return model_data
+        instructions = model_data.instructions
+        return ModelInputData(input=model_data.input,
+                              instructions=f"{instructions}\n\n{self._block}" if instructions else self._block)
+
+
+publish(__name__, globals())
