@@ -12,7 +12,8 @@ scope (``<scope>/<app_name>/<user_id>``), so users and apps never read each othe
 
 from .._base.public import publish
 from ._adk_memory import GraphMemContextTool, GraphMemMemoryService, memory_entry
+from ._adk_sessions import GraphMemSessionService
 
-__all__ = ["GraphMemContextTool", "GraphMemMemoryService", "memory_entry"]
+__all__ = ["GraphMemContextTool", "GraphMemMemoryService", "GraphMemSessionService", "memory_entry"]
 
 publish(__name__, globals())
