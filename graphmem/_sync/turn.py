@@ -180,7 +180,9 @@ class Turn:
         messages 4 unless given; 0 drops one); each section keeps what fits its share, and
         the memories take what the others leave unused. Every line says where it came from:
         a message or turn its date and who said it. Sections with nothing to show are left
-        out, and a turn among the recent messages is not repeated among the memories. The
+        out, and a turn among the recent messages is not repeated among the memories (with
+        ``messages`` at 0 the caller is taken to send the conversation itself, as agent
+        frameworks do: its newest ``window`` messages are left out of the memories too). The
         same graph gives the same block."""
         check.text(input, "input")
         path = scopes.check_path(scope)
@@ -210,6 +212,10 @@ class Turn:
             said = [f"- {lines.said(m, 2_000)}" for m in recent]
             blocks["messages"] = turn.section("messages", said, budget["messages"], newest_last=True)
             shown |= {m.id for m, text in zip(recent, said) if text in blocks["messages"].splitlines()}
+        elif session_id is not None and window > 0:
+            # without its section the caller sends the conversation itself (an agent
+            # framework's history): its newest messages are not shown again as memories
+            shown |= {m.id for m in self._sessions.messages(session_id, scope=path, max_messages=window)}
         room = turn.room(max_tokens, blocks.values())
         if "memories" in budget and room > 0:
             blocks["memories"] = self._recall.context_block(input, scope=path, max_tokens=room, order=list(turn.MEMORIES),

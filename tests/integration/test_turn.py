@@ -67,3 +67,19 @@ def test_small_budgets_trim_by_priority_and_oldest_messages_go_first(memory):
     with pytest.raises(InvalidInputError) as info:
         memory.context_for_turn("x", scope=SCOPE, max_tokens=0)
     assert info.value.field == "max_tokens"
+
+
+def test_without_its_messages_section_the_conversation_s_newest_turns_are_not_repeated_as_memories(memory):
+    # an agent framework sends the conversation itself (priorities messages 0): the block
+    # brings earlier conversations, not the newest turns of this one once more
+    memory.ingest([{"role": "user", "content": "My flight to Lisbon leaves on May 3."}], scope=SCOPE, llm=None,
+                  session_id="s0")
+    memory.ingest([{"role": "user", "content": "I will stay in Lisbon near the river."},
+                   {"role": "assistant", "content": "Lisbon by the river is lovely."}], scope=SCOPE, llm=None,
+                  session_id="s1")
+    block = memory.context_for_turn("Lisbon", scope=SCOPE, session_id="s1", priorities={"messages": 0})
+    assert "flight to Lisbon" in block and "near the river" not in block and "lovely" not in block
+    older = memory.context_for_turn("Lisbon", scope=SCOPE, session_id="s1", priorities={"messages": 0}, window=1)
+    assert "near the river" in older and "lovely" not in older  # only the newest window is the caller's
+    anywhere = memory.context_for_turn("Lisbon", scope=SCOPE, priorities={"messages": 0})
+    assert "near the river" in anywhere
