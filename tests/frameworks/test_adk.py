@@ -126,3 +126,9 @@ async def test_the_service_s_calls_are_spans_over_graphmem_s(observed, spans):
     assert outer.attributes["graphmem.tenant"] == observed.tenant
     inner = spans.named("graphmem.context_for_turn")
     assert inner and all(s.context.trace_id == outer.context.trace_id for s in inner)
+
+
+def test_docs_example(memory):
+    from tests.frameworks.doc_blocks import run_blocks
+
+    assert run_blocks("adk", {"memory": memory}) == 1

@@ -4,7 +4,6 @@ own ``FunctionAgent`` with its offline function-calling mock model."""
 from __future__ import annotations
 
 import inspect
-from pathlib import Path
 
 import pytest
 from llama_index.core.agent.workflow import FunctionAgent
@@ -17,8 +16,6 @@ from llama_index.core.tools import FunctionTool
 from graphmem import InvalidInputError
 from graphmem.integrations.llamaindex import GraphMemMemory, GraphMemMemoryBlock, turn_messages
 from tests.frameworks.doc_blocks import run_blocks
-
-DOC = Path("/work/notes/fw-docs/llamaindex.md")
 
 
 def block(memory, user="ann", **kwargs):
@@ -165,4 +162,4 @@ async def test_the_block_is_truncated_by_priority_and_placed_as_the_memory_asks(
 
 
 def test_docs_example(memory):
-    assert run_blocks("llamaindex", {"memory": memory}, path=DOC) >= 1
+    assert run_blocks("llamaindex", {"memory": memory}) >= 1

@@ -4,7 +4,6 @@ own runner and its offline test model, on a real Neo4j."""
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import pytest
 from agents import Agent, RunConfig, Runner, function_tool, set_tracing_disabled
@@ -17,7 +16,6 @@ from graphmem.integrations.openai_agents import GraphMemSession
 from tests.fakes import extraction, scripted
 from tests.frameworks.doc_blocks import run_blocks
 
-DOC = Path("/work/notes/fw-docs/openai_agents.md")
 set_tracing_disabled(True)
 
 
@@ -121,8 +119,9 @@ async def test_an_async_memory_serves_a_streamed_run(amemory):
     agent = Agent(name="helper", model=model)
     config = RunConfig(call_model_input_filter=session.model_input_filter)
     await Runner.run(agent, "My cat is called Tom.", session=session, run_config=config)
-    streamed = Runner.run_streamed(agent, "What is my cat called?", session=GraphMemSession(
-        amemory, "tuesday", scope="shop", user_id="ann"), run_config=config)
+    tuesday = GraphMemSession(amemory, "tuesday", scope="shop", user_id="ann")  # its own filter: its conversation
+    streamed = Runner.run_streamed(agent, "What is my cat called?", session=tuesday,
+                                   run_config=RunConfig(call_model_input_filter=tuesday.model_input_filter))
     async for _ in streamed.stream_events():
         pass
     assert streamed.final_output == "Tom." and "Tom" in model.calls[-1].system_instructions
@@ -169,16 +168,18 @@ async def test_the_session_s_calls_are_spans_with_graphmem_s_own_beneath(observe
     model = ScriptedModel([[assistant_message("ok")]])
     _, run = ask(observed, model, "s1", "My cat is called Tom.")
     await run
-    by_name = {s.name: s for s in spans.exporter.get_finished_spans()}
+    finished = spans.exporter.get_finished_spans()
     for outer, inner in (("graphmem.openai_agents.model_input_filter", "graphmem.context_for_turn"),
                          ("graphmem.openai_agents.add_items", "graphmem.after_turn"),
                          ("graphmem.openai_agents.get_items", "graphmem.messages")):
-        assert by_name[inner].parent.span_id == by_name[outer].context.span_id, outer
-    assert by_name["graphmem.openai_agents.add_items"].attributes["graphmem.items"] == 1
+        parents = {p.context.span_id for p in spans.named(outer)}
+        assert parents and any(s.parent is not None and s.parent.span_id in parents
+                               for s in finished if s.name == inner), outer
+    assert spans.named("graphmem.openai_agents.add_items")[0].attributes["graphmem.items"] == 1
 
 
 def test_docs_example(memory):
-    assert run_blocks("openai-agents", {"memory": memory}, path=DOC) >= 1
+    assert run_blocks("openai-agents", {"memory": memory}) >= 1
 
 
 def test_the_session_settings_are_the_sdk_s(memory):
