@@ -31,3 +31,21 @@ def test_a_framework_module_is_a_front_door(name):
                 if raw.__module__.startswith("graphmem.") and not raw.__doc__:
                     undocumented.append(f"{export}.{member}")
     assert undocumented == []
+
+
+EXTRAS = {"adk": "google-adk", "agent-framework": "agent-framework-core", "openai-agents": "openai-agents",
+          "pydantic-ai": "pydantic-ai-slim", "llamaindex": "llama-index-core"}
+
+
+@pytest.mark.parametrize("extra", sorted(EXTRAS))
+def test_each_framework_is_an_extra_and_the_installed_version_is_one_it_allows(extra):
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    meta = metadata.metadata("graphmem")
+    assert extra in (meta.get_all("Provides-Extra") or [])
+    wanted = [Requirement(r) for r in meta.get_all("Requires-Dist") or []]
+    [requirement] = [r for r in wanted if r.marker is not None and r.marker.evaluate({"extra": extra})
+                     and r.name == EXTRAS[extra]]
+    assert requirement.specifier.contains(metadata.version(EXTRAS[extra]))
