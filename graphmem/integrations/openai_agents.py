@@ -10,17 +10,19 @@ instructions.
 
 The session is the SDK's extension point for history: the runner reads it before a run
 (``get_items``) and hands it each turn's items (``add_items``), which graphmem stores as
-episodes through ``after_turn``, so with ``llm`` they are also learned from in the
-background. The filter runs before each model call and appends the block of
-``context_for_turn`` for the newest user message to the instructions: the user's profile
-and notes, and what earlier conversations said. Takes a ``Memory`` (called in a worker
-thread) or an ``AsyncMemory`` (awaited; use it on the event loop it was opened on, so not
-with ``Runner.run_sync``). The tenant is the memory's; the conversation lives at
+episodes through ``after_turn`` (their text: what a person would read), so with ``llm``
+they are also learned from in the background; each item's exact JSON is kept beside its
+episode as a key-value item below the user's scope, where no recall reads it. The filter
+runs before each model call and appends the block of ``context_for_turn`` for the newest
+user message to the instructions: the user's profile and notes, and what earlier
+conversations said. Takes a ``Memory`` (called in a worker thread) or an ``AsyncMemory``
+(awaited; use it on the event loop it was opened on, so not with ``Runner.run_sync``). The tenant is the memory's; the conversation lives at
 ``<scope>/<user_id>``, so users never read each other's memories: a model never chooses
 the tenant, the scope or the user.
 """
 
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from typing import Any
 
 from agents.memory.session_settings import SessionSettings, coerce_session_settings, resolve_session_limit
@@ -32,7 +34,7 @@ from .._base.public import publish
 from .._base.traced import instrument
 from ._agent_turns import DEFAULT_MAX_TOKENS, TurnMemory
 from ._bridge import acall
-from ._oai_items import to_item, to_message
+from ._oai_items import SessionItems, to_kept
 
 __all__ = ["GraphMemSession"]
 
@@ -71,14 +73,17 @@ class GraphMemSession:
     ``get_items``, ``add_items``, ``pop_item``, ``clear_session``) over the graphmem
     conversation ``session_id`` of ``user_id``, at scope ``<scope>/<user_id>``.
 
-    ``add_items`` stores the items as the conversation's episodes in one ``after_turn``
-    (with ``llm``, any langchain-core chat model, facts and the user's profile are
-    extracted from them in the background; ``last_turn`` is that call's handle).
-    ``get_items`` reads them back, oldest first: messages, function calls and their outputs
-    (and custom tool calls) come back as they were added, without their ``id``. An episode
-    keeps a text, and the text of these items is what it shows (a call reads ``calls
-    name(arguments)``); their other fields are kept in the episode's id. Items with no text
-    to remember are not kept: reasoning items (encrypted, and tied to the response that
+    ``add_items`` keeps each item twice under one id (``oai-<uuid4 hex>``): its exact JSON,
+    without its ``id``, as a key-value item at ``<scope>/<user_id>/openai-sessions/<session>``
+    (below the user's scope, so no recall or prompt block reads it), written first in one
+    transaction; then its episode, the role and the text a person would read (a call reads
+    ``calls name(arguments)``), all in one ``after_turn`` (with ``llm``, any langchain-core
+    chat model, facts and the user's profile are extracted from them in the background;
+    ``last_turn`` is that call's handle). ``get_items`` lists the episodes and reads their
+    items in one read, oldest first: messages, function calls and their outputs (and custom
+    tool calls) come back as they were added, without their ``id``; an episode with no item
+    (written by another door) comes back as a ``{"role", "content"}`` message. Items with no
+    text to remember are not kept: reasoning items (encrypted, and tied to the response that
     made them), hosted tools' calls, computer, shell, patch and MCP exchanges, item
     references. Ids go because the Responses API refuses an item whose id names a reasoning
     item that is not replayed with it; the runner then matches items without ids
@@ -87,10 +92,10 @@ class GraphMemSession:
     Adding the same item twice stores it twice, as the SDK's SQLite session does: item ids
     are not unique (Chat Completions models and the test model give every message the
     same one). ``pop_item`` and ``clear_session`` forget episodes (``forget``,
-    ``clear_session``): they stay as tombstones, and what was learned from them is kept
-    (``Memory.erase`` removes both). An item is at most 1 MiB of text, and its other fields
-    (an inline image or file) fit a record id (about 200 characters), else
-    ``InvalidInputError``; ``get_items`` returns at most the newest 10,000 items."""
+    ``clear_session``), which stay as tombstones, and delete their items; what was learned
+    from them is kept (``Memory.erase(user_id=...)`` removes all of it). An item's JSON, as
+    stored, is at most 1 MiB (an inline image or file included), else ``InvalidInputError``;
+    ``get_items`` returns at most the newest 10,000 items."""
 
     session_settings: SessionSettings | None = None
     _ignore_ids_for_matching = True
@@ -106,6 +111,7 @@ class GraphMemSession:
         self.place = self.turns.place(user_id, session_id)
         self.session_id: str = session_id
         self.session_settings = _settings(session_settings)
+        self.items = SessionItems(self.memory, self.place.scope, session_id, self.place.user_id)
         self.last_turn: Any = None
         self._block = ""
 
@@ -118,33 +124,45 @@ class GraphMemSession:
         if wanted is not None and wanted <= 0:
             return []
         episodes = await self.turns.history(self.place, MAX_ITEMS if wanted is None else min(wanted, MAX_ITEMS))
-        return [item for e in episodes if (item := to_item(e.role, e.text, e.id)) is not None]
+        return [item for item in await self.items.read(episodes) if item is not None]
 
     async def add_items(self, items: list[dict[str, Any]]) -> None:
-        """Store ``items`` (Responses input items) in one ``after_turn``, after checking every
-        one (``InvalidInputError`` naming ``items[i]...``, nothing written)."""
+        """Store ``items`` (Responses input items): their key-value items in one transaction,
+        then their episodes in one ``after_turn``, after checking every one
+        (``InvalidInputError`` naming ``items[i]...``, nothing written). Should the episodes
+        fail to land, the items are deleted again."""
         if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):
             raise InvalidInputError("items", "must be a list of Responses input items")
-        messages = [m for i, item in enumerate(items) if (m := to_message(item, f"items[{i}]")) is not None]
-        if messages:
-            self.last_turn = await self.turns.after(self.place, messages)
+        kept = [k for i, item in enumerate(items) if (k := to_kept(item, f"items[{i}]")) is not None]
+        if not kept:
+            return
+        await self.items.put(kept)
+        try:
+            self.last_turn = await self.turns.after(self.place, [k.message for k in kept])
+        except Exception:
+            with suppress(Exception):
+                await self.items.delete([k.key for k in kept])
+            raise
 
     async def pop_item(self) -> dict[str, Any] | None:
-        """Forget the newest item and return it (None when the conversation is empty)."""
+        """Forget the newest item's episode, delete its key-value item and return the item
+        (None when the conversation is empty)."""
         for _ in range(5):  # another writer may forget it first: then the next newest
-            episodes = await self.turns.history(self.place, _POP_WINDOW)
-            newest = next(((e, item) for e in reversed(episodes) if (item := to_item(e.role, e.text, e.id)) is not None),
-                          None)
+            newest = await self.items.newest(await self.turns.history(self.place, _POP_WINDOW))
             if newest is None:
                 return None
-            if await acall(self.memory, "forget", scope=self.place.scope, id=newest[0].id):
-                return newest[1]
+            episode, item = newest
+            if await acall(self.memory, "forget", scope=self.place.scope, id=episode.id):
+                await self.items.delete([episode.id])
+                return item
         return None
 
     async def clear_session(self) -> None:
-        """Forget every item of the conversation (``clear_session``)."""
+        """Forget every episode of the conversation (``clear_session``), then delete its
+        key-value items."""
         self._block = ""
         await self.turns.clear(self.place)
+        await self.items.clear()
 
     async def model_input_filter(self, data: CallModelData[Any]) -> ModelInputData:
         """A ``RunConfig.call_model_input_filter``: the model's input unchanged, and the

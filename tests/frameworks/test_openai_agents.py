@@ -4,6 +4,7 @@ own runner and its offline test model, on a real Neo4j."""
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
 from agents import Agent, RunConfig, Runner, function_tool, set_tracing_disabled
@@ -12,11 +13,20 @@ from agents.run_internal.session_persistence import rewind_session_items
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from graphmem import InvalidInputError
+from graphmem._memory.store import ItemSearch
+from graphmem._sync.store import ItemStore
 from graphmem.integrations.openai_agents import GraphMemSession
 from tests.fakes import extraction, scripted
 from tests.frameworks.doc_blocks import run_blocks
 
 set_tracing_disabled(True)
+ITEMS = "shop/ann/openai-sessions"
+"""Where the key-value items of ann's conversations live (below her scope ``shop/ann``)."""
+
+
+def stored(memory, session_id="s1"):
+    """The key-value items of ann's conversation ``session_id``: {key: value}."""
+    return {i.key: i.value for i in ItemStore(memory).batch([ItemSearch(f"{ITEMS}/{session_id}", 1_000)]).found[0]}
 
 
 def ask(memory, model, conversation, text, *, user="ann", **kwargs):
@@ -71,11 +81,74 @@ async def test_items_come_back_as_they_were_added_without_ids_and_unkept_kinds(m
     kept = [{k: v for k, v in item.items() if k != "id"} for i, item in enumerate(items) if i not in (2, 5)]
     assert await session.get_items() == kept
     assert await session.get_items(limit=2) == kept[-2:] and await session.get_items(limit=0) == []
-    texts = [e.text for e in memory.messages("s1", scope="shop/ann")]
-    assert texts[2:5] == ['calls weather({"city": "Paris"})', "(empty)", "Sunny,\nwarm.\nAnything else?"]
+    episodes = memory.messages("s1", scope="shop/ann")
+    assert [e.text for e in episodes[2:5]] == ['calls weather({"city": "Paris"})', "(empty)", "Sunny,\nwarm.\nAnything else?"]
+    assert all(re.fullmatch(r"oai-[0-9a-f]{32}", e.id) for e in episodes) and set(stored(memory)) == {e.id for e in episodes}
     assert await session.pop_item() == kept[-1] and await session.get_items(limit=1) == [kept[-2]]
+    assert set(stored(memory)) == {e.id for e in episodes[:-1]}  # the popped item's value is deleted
+    memory.after_turn([{"role": "user", "content": "from another door"}, {"role": "tool", "content": "42"}],
+                      scope="shop/ann", session_id="s1", user_id="ann")
+    assert (await session.get_items())[-1] == {"role": "user", "content": "from another door"}  # no item: a message
+    assert await session.pop_item() == {"role": "user", "content": "from another door"}  # the tool episode is skipped
     await session.clear_session()
-    assert await session.get_items() == [] and await session.pop_item() is None
+    assert await session.get_items() == [] and await session.pop_item() is None and stored(memory) == {}
+
+
+async def test_an_inline_image_round_trips_and_its_episode_keeps_the_text(memory):
+    session = GraphMemSession(memory, "s1", scope="shop", user_id="ann")
+    image = "data:image/png;base64," + "iVBORw0KGgoAAAANSUhEUg" * 20_000  # 440,000 characters
+    items = [{"id": "m1", "type": "message", "role": "user", "content": [
+        {"type": "input_text", "text": "What is in this picture?"},
+        {"type": "input_image", "image_url": image, "detail": "auto"}]},
+        {"role": "user", "content": [{"type": "input_image", "image_url": image}]}]
+    await session.add_items(copy.deepcopy(items))
+    assert await session.get_items() == [{k: v for k, v in items[0].items() if k != "id"}, items[1]]
+    assert [e.text for e in memory.messages("s1", scope="shop/ann")] == ["What is in this picture?", "(empty)"]
+    with pytest.raises(InvalidInputError) as info:  # over 1 MiB as stored: refused, nothing written
+        await session.add_items([{"role": "user", "content": "hi"}, {"role": "user", "content": [
+            {"type": "input_image", "image_url": image * 3}]}])
+    assert info.value.field == "items[1]" and "1,048,576" in str(info.value)
+    assert len(memory.messages("s1", scope="shop/ann")) == 2 and len(stored(memory)) == 2
+
+
+async def test_the_items_are_invisible_at_the_user_s_scope_and_erase_removes_them(memory):
+    session = GraphMemSession(memory, "s/1", scope="shop", user_id="ann")
+    await session.add_items([{"role": "user", "content": "Which session item is it?"},
+                             {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": "{}"}])
+    where = f"{ITEMS}/s%2F1"  # the session id escaped as a scope segment
+    keys = set(stored(memory, "s%2F1"))
+    assert keys == {e.id for e in memory.messages("s/1", scope="shop/ann")} and len(keys) == 2
+    query = "OpenAI Agents session item"  # the items' own text
+    assert {r.record.scope for r in memory.recall(query, scope=where, k=20)} == {where, "shop/ann"}  # seen from below
+    seen = memory.recall(query, scope="shop/ann", k=20)
+    assert seen and {(r.record.scope, r.record.kind) for r in seen} == {("shop/ann", "episode")}
+    block = memory.context_for_turn(query, scope="shop/ann", session_id="other", user_id="ann")
+    assert "Which session item" in block and "oai-" not in block and "OpenAI Agents" not in block
+    memory.erase(user_id="ann")
+    assert ItemStore(memory).batch([ItemSearch("shop", 100)]).found[0] == []
+    assert [ItemStore(memory).history(where, key) for key in keys] == [[], []]  # gone with their history
+    assert await session.get_items() == []
+
+
+async def test_episodes_that_fail_to_land_leave_no_items(memory, monkeypatch):
+    session = GraphMemSession(memory, "s1", scope="shop", user_id="ann")
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError("the database went away")
+
+    written, put = [], session.items.put
+
+    async def spy(kept):
+        written.extend(k.key for k in kept)
+        await put(kept)
+
+    monkeypatch.setattr(memory, "after_turn", refuse)
+    monkeypatch.setattr(session.items, "put", spy)
+    with pytest.raises(RuntimeError):
+        await session.add_items([{"role": "user", "content": "hi"}])
+    monkeypatch.undo()
+    assert stored(memory) == {} and memory.messages("s1", scope="shop/ann") == [] and len(written) == 1
+    assert [v.reason for v in ItemStore(memory).history(f"{ITEMS}/s1", written[0])] == ["forgotten"]  # put, then deleted
 
 
 async def test_a_replayed_tool_exchange_is_the_model_s_next_input_and_the_runner_can_rewind_it(memory):
@@ -150,7 +223,8 @@ def test_a_bad_argument_is_refused_by_name(memory, kwargs, field):
     ([{"role": "user", "content": [{"type": "input_text", "text": None}]}], "items[0].content[0].text"),
     ([{"type": "function_call", "call_id": "", "name": "f", "arguments": "{}"}], "items[0].call_id"),
     ([{"type": "function_call_output", "call_id": "c", "output": "x" * 1_048_577}], "items[0]"),
-    ([{"role": "user", "content": [{"type": "input_image", "image_url": "data:" + "A" * 300}]}], "items[0]"),
+    ([{"role": "user", "content": "ok"}, {"role": "user", "content": "a\ud800"}], "items[1]"),
+    ([{"role": "user", "content": [{"type": "input_image", "image_url": "data:" + "A" * 1_048_576}]}], "items[0]"),
     ([{"role": "user", "content": "hi", "metadata": object()}], "items[0]"),
 ])
 async def test_bad_items_are_refused_by_name_and_nothing_is_written(memory, items, field):
@@ -159,6 +233,7 @@ async def test_bad_items_are_refused_by_name_and_nothing_is_written(memory, item
         await session.add_items(items)
     assert info.value.field == field
     assert memory.messages("s1", scope="shop/ann") == [] and memory.recall("ok", scope="shop/ann") == []
+    assert stored(memory) == {}
     with pytest.raises(InvalidInputError) as info:
         await session.get_items(limit="3")
     assert info.value.field == "limit"
