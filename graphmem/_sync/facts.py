@@ -115,19 +115,20 @@ class Facts:
         self._store.embed(rows, [f"items[{i}].embedding" if batch else "embedding" for i in range(len(rows))])
 
         def work(tx: Tx) -> list[Fact]:
-            return self.create_facts(tx, rows, now)
+            return self.create_facts(tx, rows, now, id_field="items[{}].id" if batch else "id")
 
         return self._store.run.write(work)
 
-    def create_facts(self, tx: Tx, rows: list[FactRow], now: datetime) -> list[Fact]:
+    def create_facts(self, tx: Tx, rows: list[FactRow], now: datetime, id_field: str = "id") -> list[Fact]:
         """Write new facts inside ``tx``: ids already written come back unchanged, so does a
         statement already current in the same scope (docs/design-notes.md#remember-duplicates),
-        machine-made restatements of forgotten facts are left out, single-valued ones supersede."""
-        landed = self.create_fact_rows(tx, rows, now)
+        machine-made restatements of forgotten facts are left out, single-valued ones supersede.
+        ``id_field`` names a row's id in errors (``{}`` stands for its place in ``rows``)."""
+        landed = self.create_fact_rows(tx, rows, now, id_field=id_field)
         return [record_of(Fact, node) for node in landed.nodes if node is not None]
 
     def create_fact_rows(self, tx: Tx, rows: list[FactRow], now: datetime,
-                                exclude: Iterable[str] = ()) -> _facts.Landed:
+                                exclude: Iterable[str] = (), id_field: str = "id") -> _facts.Landed:
         """``create_facts`` row by row: the node each row landed as (its own, the stored
         statement it restates, or the earlier row of the batch it repeats), or None for a
         machine-made restatement of a forgotten fact, which is left out; and what the new
@@ -138,7 +139,7 @@ class Facts:
         found = tx.run_as(NodeRow, "memory_existing", tenant=tenant, ids=ids)
         by_id = {row["props"]["id"]: row["props"] for row in rows}
         for r in found:  # idempotent rewrites return the stored records unchanged
-            props.expect_record(r.node, "fact", by_id[r.node["id"]])
+            props.expect_record(r.node, "fact", by_id[r.node["id"]], id_field.format(ids.index(r.node["id"])))
             existing[r.node["id"]] = r.node
         new = [row for row in rows if row["props"]["id"] not in existing]
         duplicates, repeats = _facts.duplicate_probe(new)

@@ -13,11 +13,13 @@ from google.genai import types
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.traced import instrument
-from ._agent_turns import DEFAULT_MAX_TOKENS, Placement, TurnMemory
+from ._agent_turns import ALL_SENT, DEFAULT_MAX_TOKENS, Placement, TurnMemory
 from ._bridge import acall
 
 MAX_SEARCH_RESULTS = 10
 """How many memories ``search_memory`` returns unless told otherwise (ADK's own services keep 10 or fewer)."""
+MAX_RECALL = 1_000
+"""The most ``max_results`` may be (``recall``'s ``k``)."""
 
 
 def content_text(content: Any) -> str:
@@ -67,7 +69,7 @@ class GraphMemMemoryService(BaseMemoryService):
                  max_results: int = MAX_SEARCH_RESULTS, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
         self.turns = TurnMemory(memory, scope=scope, agent_id=agent_id, llm=llm, max_tokens=max_tokens)
         self.memory = self.turns.memory  # its spans go where the memory's go
-        self.max_results = check.count(max_results, "max_results")
+        self.max_results = check.count(max_results, "max_results", most=MAX_RECALL)
 
     def place(self, app_name: Any, user_id: Any, session_id: Any = None) -> Placement:
         """Where ``user_id``'s memories of ``app_name`` live (``InvalidInputError`` naming a bad id)."""
@@ -86,28 +88,36 @@ class GraphMemMemoryService(BaseMemoryService):
         place = self.place(app_name, user_id, session_id)
         if isinstance(events, (str, bytes, Mapping)) or not isinstance(events, Sequence):
             raise InvalidInputError("events", "must be a list of ADK events")
-        messages = [m for i, e in enumerate(events) if (m := event_message(e, i)) is not None]
-        if place.session_id is not None and messages:
-            known = {e.id for e in await self.turns.history(place, max_messages=10_000)}
-            messages = [m for m in messages if m.get("id") not in known]
-        await self.turns.after(place, messages)
+        found = [(i, m) for i, e in enumerate(events) if (m := event_message(e, i)) is not None]
+        if place.session_id is not None and found:
+            known = {e.id for e in await self.turns.history(place, max_messages=ALL_SENT)}
+            found = [(i, m) for i, m in found if m.get("id") not in known]
+        await self.turns.after(place, [m for _, m in found], field="events", origins=[i for i, _ in found])
 
     async def add_memory(self, *, app_name: str, user_id: str, memories: Sequence[MemoryEntry],
                          custom_metadata: Mapping[str, object] | None = None) -> None:
         """Remember each entry's text as a fact of the user (provenance ``user``); an entry's
-        ``id``, when given, is the fact's. Checked whole before the first is written."""
+        ``id``, when given, is the fact's. All land in one transaction or none does (an
+        error names ``memories[i]``)."""
         place = self.place(app_name, user_id)
         if isinstance(memories, (str, bytes, Mapping)) or not isinstance(memories, Sequence):
             raise InvalidInputError("memories", "must be a list of MemoryEntry")
-        entries = []
+        items = []
         for i, entry in enumerate(memories):
             if not isinstance(entry, MemoryEntry):
                 raise InvalidInputError(f"memories[{i}]", f"must be a MemoryEntry, got {type(entry).__name__}")
-            entries.append((check.text(content_text(entry.content), f"memories[{i}].content"),
-                            check.identifier(entry.id, f"memories[{i}].id", allow_none=True)))
-        for text, mid in entries:
-            await acall(self.turns.memory, "remember", text, scope=place.scope, provenance="user",
-                        user_id=place.user_id, agent_id=place.agent_id, id=mid)
+            items.append({"text": check.text(content_text(entry.content), f"memories[{i}].content"),
+                          "id": check.identifier(entry.id, f"memories[{i}].id", allow_none=True),
+                          "scope": place.scope, "provenance": "user", "user_id": place.user_id,
+                          "agent_id": place.agent_id})
+        if not items:
+            return
+        try:
+            await acall(self.turns.memory, "remember_many", items)
+        except InvalidInputError as error:  # items[i].field -> memories[i].field
+            if not error.field.startswith("items["):
+                raise
+            raise InvalidInputError("memories" + error.field.removeprefix("items"), error.message) from error
 
     async def search_memory(self, *, app_name: str, user_id: str, query: str) -> SearchMemoryResponse:
         """The user's memories for ``query`` (``recall``, best first, at most ``max_results``):

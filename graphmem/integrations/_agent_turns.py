@@ -13,6 +13,7 @@ is escaped as LangGraph's namespace labels are, reversibly."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,12 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError
 from ._bridge import acall, check_memory
 from ._lg_namespaces import to_segment
+
+ALL_SENT = 10_000
+"""``before``'s ``sent`` when the framework sends the whole conversation: the most messages
+``context_for_turn`` looks back over (``Memory.messages``' bound)."""
+
+_MESSAGE_FIELD = re.compile(r"^messages\[(\d+)\](.*)$", flags=re.S)
 
 DEFAULT_MAX_TOKENS = 2_000
 """The prompt block's budget when an adapter is given none (``context_for_turn``'s default)."""
@@ -73,43 +80,69 @@ class TurnMemory:
             raise InvalidInputError("scope", "is needed when the framework names no application")
         parts = [] if self.scope is None else [self.scope]
         if app is not None:
-            parts.append(to_segment(check.identifier(app, app_field)))
+            segment = to_segment(check.identifier(app, app_field))
+            parts.append(scopes.check_path(segment, app_field))  # '.' and '..' are no segment
         parts.append(to_segment(user))
         return Placement(scopes.check_path("/".join(parts), user_field), user, session, self.agent_id)
 
-    async def before(self, place: Placement, text: str | None) -> str:
+    async def before(self, place: Placement, text: str | None, *, sent: int = ALL_SENT) -> str:
         """The prompt block for the turn that answers ``text`` (``context_for_turn``): "" when
-        there is no text to recall for (a turn of tool results only)."""
+        there is no text to recall for (a turn of tool results only). ``sent`` is how many of
+        the conversation's newest messages the framework itself sends the model with this
+        request (all of them by default): those are not repeated among the memories, while
+        older ones it no longer sends (a trimmed history, a flushed buffer) can come back."""
         if text is None or check.blank(text):
             return ""
         return str(await acall(self.memory, "context_for_turn", text, scope=place.scope, session_id=place.session_id,
                                user_id=place.user_id, agent_id=place.agent_id, max_tokens=self.max_tokens,
-                               priorities=self.priorities))
+                               priorities=self.priorities, window=check.count(sent, "sent", least=0, most=ALL_SENT)))
 
-    async def after(self, place: Placement, messages: Sequence[dict[str, Any]]) -> Any:
+    async def after(self, place: Placement, messages: Sequence[dict[str, Any]], *, field: str = "messages",
+                    origins: Sequence[int] | None = None) -> Any:
         """Store a finished turn (``after_turn``): ``{"role", "content"[, "id", "name",
         "occurred_at"]}`` messages; nothing when none has text. Returns the turn's handle, or
-        None."""
-        kept = [m for m in messages if isinstance(m.get("content"), str) and not check.blank(m["content"])]
+        None. An error about one message names it as ``<field>[i]``, ``i`` its place in the
+        caller's list (``origins[j]`` for ``messages[j]`` when the caller left some out)."""
+        kept = [(i, m) for i, m in enumerate(messages)
+                if isinstance(m.get("content"), str) and not check.blank(m["content"])]
         if not kept:
             return None
-        return await acall(self.memory, "after_turn", kept, scope=place.scope, llm=self.llm,
-                           session_id=place.session_id, user_id=place.user_id, agent_id=place.agent_id,
-                           timezone=self.timezone)
+        try:
+            return await acall(self.memory, "after_turn", [m for _, m in kept], scope=place.scope, llm=self.llm,
+                               session_id=place.session_id, user_id=place.user_id, agent_id=place.agent_id,
+                               timezone=self.timezone)
+        except InvalidInputError as error:
+            found = _MESSAGE_FIELD.match(error.field or "")
+            if found is None:
+                raise
+            i = kept[int(found.group(1))][0]
+            raise InvalidInputError(f"{field}[{origins[i] if origins is not None else i}]{found.group(2)}",
+                                    error.message) from error
 
     async def search(self, place: Placement, query: str, k: int = 10) -> list[Any]:
         """``recall`` in the user's scope: what the user and the application keep."""
         return list(await acall(self.memory, "recall", check.text(query, "query"), scope=place.scope, k=k))
 
     async def history(self, place: Placement, max_messages: int = 100) -> list[Any]:
-        """The conversation's episodes, oldest first (``messages``)."""
+        """The conversation's episodes at the user's own scope, oldest first (``messages``;
+        an episode the application keeps above it under the same session id is not the
+        user's conversation)."""
         if place.session_id is None:
             raise InvalidInputError("session_id", "is needed to read a conversation")
-        return list(await acall(self.memory, "messages", place.session_id, scope=place.scope,
-                                max_messages=max_messages))
+        return [e for e in await acall(self.memory, "messages", place.session_id, scope=place.scope,
+                                       max_messages=max_messages) if e.scope == place.scope]
 
     async def clear(self, place: Placement) -> int:
-        """Forget the conversation's episodes (``clear_session``: kept as tombstones)."""
+        """Forget the conversation's episodes at the user's own scope (kept as tombstones, as
+        ``clear_session`` does); an episode of the same session id above it (the
+        application's) is left alone."""
         if place.session_id is None:
             raise InvalidInputError("session_id", "is needed to clear a conversation")
-        return int(await acall(self.memory, "clear_session", place.session_id, scope=place.scope))
+        visible = await acall(self.memory, "messages", place.session_id, scope=place.scope, max_messages=ALL_SENT)
+        if all(e.scope == place.scope for e in visible):
+            return int(await acall(self.memory, "clear_session", place.session_id, scope=place.scope))
+        forgotten = 0
+        for episode in visible:
+            if episode.scope == place.scope:
+                forgotten += int(await acall(self.memory, "forget", scope=place.scope, id=episode.id))
+        return forgotten

@@ -29,7 +29,7 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.public import publish
 from .._base.traced import instrument
-from ._agent_turns import DEFAULT_MAX_TOKENS, Placement, TurnMemory
+from ._agent_turns import ALL_SENT, DEFAULT_MAX_TOKENS, Placement, TurnMemory
 
 __all__ = ["GraphMemContextProvider", "GraphMemHistoryProvider", "episode_message", "turn_messages"]
 
@@ -147,7 +147,12 @@ class GraphMemContextProvider(_Provider, ContextProvider):
     async def before_run(self, *, agent: Any, session: Any, context: Any, state: dict[str, Any]) -> None:
         """Add the user's memories for this run's question to the instructions."""
         place = self._place(_session_id(session, context))
-        block = await self.turns.before(place, _input_text(context.input_messages))
+        # the messages the model gets from a graphmem history provider are its newest
+        # max_messages; any other history provider (the framework's in-memory one) sends all
+        sent = min((p.max_messages for p in _providers(agent)
+                    if isinstance(p, GraphMemHistoryProvider) and self._same_user(p) and p.load_messages),
+                   default=ALL_SENT)
+        block = await self.turns.before(place, _input_text(context.input_messages), sent=sent)
         if block:
             context.extend_instructions(self.source_id, f"{self.context_prompt}\n{block}")
 
@@ -186,7 +191,7 @@ class GraphMemHistoryProvider(_Provider, HistoryProvider):
                  store_inputs: bool = True, store_outputs: bool = True, store_context_messages: bool = False,
                  store_context_from: set[str] | None = None) -> None:
         source = self._setup(memory, scope, user_id, agent_id, llm, DEFAULT_MAX_TOKENS, source_id)
-        self.max_messages = check.count(max_messages, "max_messages")
+        self.max_messages = check.count(max_messages, "max_messages", most=ALL_SENT)
         HistoryProvider.__init__(self, source, load_messages=load_messages, store_inputs=store_inputs,
                                  store_outputs=store_outputs, store_context_messages=store_context_messages,
                                  store_context_from=store_context_from)

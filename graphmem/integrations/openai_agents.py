@@ -32,9 +32,9 @@ from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._base.public import publish
 from .._base.traced import instrument
-from ._agent_turns import DEFAULT_MAX_TOKENS, TurnMemory
+from ._agent_turns import ALL_SENT, DEFAULT_MAX_TOKENS, TurnMemory
 from ._bridge import acall
-from ._oai_items import SessionItems, to_kept
+from ._oai_items import SessionItems, kind, to_kept
 
 __all__ = ["GraphMemSession"]
 
@@ -175,7 +175,10 @@ class GraphMemSession:
         model_data = data.model_data
         text = _user_text(model_data.input)
         if text is not None:
-            self._block = await self.turns.before(self.place, text)
+            # the conversation's items in this input are sent anyway: the block does not repeat
+            # them, and what a session limit leaves out of the input can come back as memories
+            sent = sum(1 for item in model_data.input if isinstance(item, Mapping) and kind(item) is not None)
+            self._block = await self.turns.before(self.place, text, sent=min(sent, ALL_SENT))
         if not self._block:
             return model_data
         instructions = model_data.instructions

@@ -90,6 +90,19 @@ async def test_explicit_memories_are_remembered_and_only_their_owner_erases_one(
     assert (await service.search_memory(app_name=APP, user_id="ann", query="  ")).memories == []
 
 
+async def test_explicit_memories_land_together_or_not_at_all(memory):
+    service = GraphMemMemoryService(memory)
+    theirs = MemoryEntry(id="m-1", content=types.Content(role="user", parts=[types.Part(text="Bob is vegan")]))
+    await service.add_memory(app_name=APP, user_id="bob", memories=[theirs])
+    mine = MemoryEntry(content=types.Content(role="user", parts=[types.Part(text="Ann is vegetarian")]))
+    clash = MemoryEntry(id="m-1", content=types.Content(role="user", parts=[types.Part(text="Ann likes figs")]))
+    with pytest.raises(InvalidInputError) as info:  # the id is bob's: refused, and ann's first entry with it
+        await service.add_memory(app_name=APP, user_id="ann", memories=[mine, clash])
+    assert info.value.field == "memories[1].id" and "another user_id" in info.value.message
+    assert memory.recall("vegetarian figs", scope=f"{APP}/ann") == []
+    assert [r.record.text for r in memory.recall("vegan", scope=f"{APP}/bob")] == ["Bob is vegan"]
+
+
 async def test_bad_input_is_refused_naming_the_field_and_writes_nothing(memory):
     service = GraphMemMemoryService(memory)
     for kwargs, field in [(dict(app_name="", user_id="ann", query="x"), "app_name"),
@@ -109,9 +122,18 @@ async def test_bad_input_is_refused_naming_the_field_and_writes_nothing(memory):
     with pytest.raises(InvalidInputError) as info:
         await service.delete_memory(app_name=APP, user_id="ann")
     assert info.value.field == "memory_id"
+    for bad in (-1, 0, 1_001):
+        with pytest.raises(InvalidInputError) as info:
+            GraphMemMemoryService(memory, max_results=bad)
+        assert info.value.field == "max_results"
+    from google.adk.events.event import Event
+
+    events = [Event(author="user", content=types.Content(role="user", parts=[types.Part(text="fine")])),
+              Event(author="helper"),  # no text: left out, yet the next keeps its place
+              Event(id="bad\x00id", author="user", content=types.Content(role="user", parts=[types.Part(text="x")]))]
     with pytest.raises(InvalidInputError) as info:
-        GraphMemMemoryService(memory, max_results=-1)
-    assert info.value.field == "max_results"
+        await service.add_events_to_memory(app_name=APP, user_id="ann", events=events, session_id="s1")
+    assert info.value.field == "events[2].id"
     assert memory.recall("vegetarian", scope=f"{APP}/ann") == []
 
 

@@ -163,6 +163,9 @@ async def test_bad_input_names_the_field_and_writes_nothing(memory):
     with pytest.raises(InvalidInputError) as info:
         GraphMemHistoryProvider(memory, scope="shop", user_id="ann", max_messages=0)
     assert info.value.field == "max_messages"
+    with pytest.raises(InvalidInputError) as info:  # messages reads at most 10,000
+        GraphMemHistoryProvider(memory, scope="shop", user_id="ann", max_messages=10_001)
+    assert info.value.field == "max_messages"
     client = RecordingClient()
     agent = helper(memory, "ann", client)
     with pytest.raises(InvalidInputError) as info:
@@ -184,6 +187,20 @@ async def test_bad_input_names_the_field_and_writes_nothing(memory):
         await hooks(provider, [Message(role="user", contents=["My cat is called Tom."], message_id="m1")])
     assert info.value.field == "messages[0].id"
     assert memory.recall("cat Tom", scope="shop/ann") == [] and await stored(memory, "s1") == []
+
+
+async def test_what_the_history_provider_no_longer_loads_comes_back_in_the_block(memory):
+    client = RecordingClient()
+    agent = helper(memory, "ann", client, GraphMemHistoryProvider(memory, scope="shop", user_id="ann", max_messages=2),
+                   GraphMemContextProvider(memory, scope="shop", user_id="ann"))
+    session = agent.create_session()
+    await agent.run("My cat is called Tom.", session=session)
+    await agent.run("What is my cat called?", session=session)
+    assert "Tom" in client.texts()[0] and "Tom" not in client.instructions()  # loaded: not repeated
+    await agent.run("I like tea.", session=session)
+    await agent.run("Again, what is my cat called?", session=session)
+    assert not any("Tom" in t for t in client.texts())  # the two newest messages are all it loads
+    assert "My cat is called Tom." in client.instructions()  # so the block brings Tom back
 
 
 async def test_a_run_without_user_text_recalls_nothing(memory):

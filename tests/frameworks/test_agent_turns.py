@@ -50,3 +50,52 @@ async def test_bad_messages_write_nothing(memory):
         await turns.after(ann, [{"role": "user", "content": "fine"}, {"role": "wizard", "content": "x"}])
     assert info.value.field == "messages[1].role"
     assert await turns.history(ann) == []
+
+
+def test_an_app_named_dot_or_dot_dot_is_refused_as_the_app(memory):
+    turns = TurnMemory(memory, scope="x")
+    for app in (".", ".."):
+        with pytest.raises(InvalidInputError) as info:
+            turns.place("ann", app=app)
+        assert info.value.field == "app_name"
+
+
+async def test_a_user_s_history_and_clear_never_reach_the_application_s_episodes(memory):
+    # the application keeps an episode at its own scope under a session id a user may also use
+    memory.ingest([{"role": "user", "content": "Opening hours are nine to five."}], scope="shop", llm=None,
+                  session_id="s1")
+    turns = TurnMemory(memory, scope="shop")
+    mallory = turns.place("mallory", "s1")
+    assert await turns.history(mallory) == []
+    assert await turns.clear(mallory) == 0
+    await turns.after(mallory, [{"role": "user", "content": "I am Mallory."}])
+    assert [e.text for e in await turns.history(mallory)] == ["I am Mallory."]
+    assert await turns.clear(mallory) == 1 and await turns.history(mallory) == []
+    assert [e.text for e in memory.messages("s1", scope="shop")] == ["Opening hours are nine to five."]
+
+
+async def test_an_error_names_the_message_by_its_place_in_the_caller_s_list(memory):
+    turns = TurnMemory(memory, scope="shop")
+    ann = turns.place("ann", "s1")
+    messages = [{"role": "user", "content": "kept"}, {"role": "wizard", "content": "x"}]
+    with pytest.raises(InvalidInputError) as info:  # the caller left its items 0-2 out: this was its 4th
+        await turns.after(ann, messages, field="events", origins=[1, 3])
+    assert info.value.field == "events[3].role"
+    with pytest.raises(InvalidInputError) as info:  # a blank message is skipped, the index stays the caller's
+        await turns.after(ann, [{"role": "user", "content": " "}, *messages])
+    assert info.value.field == "messages[2].role"
+
+
+async def test_messages_the_framework_no_longer_sends_can_come_back_as_memories(memory):
+    turns = TurnMemory(memory, scope="shop")
+    ann = turns.place("ann", "s1")
+    await turns.after(ann, [{"role": "user", "content": "My cat is called Tom."},
+                            {"role": "assistant", "content": "Noted."}])
+    await turns.after(ann, [{"role": "user", "content": "I like tea."}, {"role": "assistant", "content": "Fine."}])
+    assert "Tom" not in await turns.before(ann, "what is my cat called?")  # all sent: not repeated
+    assert "Tom" not in await turns.before(ann, "what is my cat called?", sent=4)
+    assert "Tom" in await turns.before(ann, "what is my cat called?", sent=2)  # trimmed away: recalled
+    assert "Tom" in await turns.before(ann, "what is my cat called?", sent=0)
+    with pytest.raises(InvalidInputError) as info:
+        await turns.before(ann, "x", sent=-1)
+    assert info.value.field == "sent"

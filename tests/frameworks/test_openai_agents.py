@@ -261,3 +261,16 @@ def test_the_session_settings_are_the_sdk_s(memory):
     session = GraphMemSession(memory, "s1", scope="shop", user_id="ann", session_settings=SessionSettings(limit=3))
     assert session.session_settings.limit == 3
     assert GraphMemSession(memory, "s1", scope="shop", user_id="ann").session_settings == SessionSettings()
+
+
+async def test_what_a_session_limit_leaves_out_of_the_input_comes_back_in_the_block(memory):
+    model = ScriptedModel([[assistant_message("Noted.")], [assistant_message("Fine.")], [assistant_message("Tom.")]])
+    for text in ("My cat is called Tom.", "I like tea."):
+        _, run = ask(memory, model, "s1", text, session_settings=SessionSettings(limit=2))
+        await run
+    assert "Tom" not in (model.calls[-1].system_instructions or "")  # sent in the input: not repeated
+    _, run = ask(memory, model, "s1", "What is my cat called?", session_settings=SessionSettings(limit=2))
+    await run
+    sent = str(model.calls[-1].input)
+    assert "My cat is called Tom." not in sent  # the limit keeps the two newest items only
+    assert "My cat is called Tom." in model.calls[-1].system_instructions

@@ -68,6 +68,11 @@ def test_an_explicit_id_of_another_owner_is_refused(memory, driver):
     assert err.value.field == "id" and "another user_id" in err.value.message
     assert footprint(driver, memory.tenant) == before
     assert memory.remember("I am vegetarian", scope="u", user_id="maria", id="diet-1").user_id == "maria"
+    with pytest.raises(InvalidInputError) as err:  # in a batch, the item is named, and none of the batch lands
+        memory.remember_many([{"text": "I like figs", "scope": "u", "user_id": "bob"},
+                              {"text": "I am vegetarian", "scope": "u", "user_id": "bob", "id": "diet-1"}])
+    assert err.value.field == "items[1].id" and "another user_id" in err.value.message
+    assert footprint(driver, memory.tenant) == before
 
 
 def test_the_same_words_from_two_people_at_once_are_two_episodes(memory):
