@@ -5,8 +5,6 @@ read from its statement (``templates.returns``)."""
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import pkgutil
 import re
 import sys
 from dataclasses import dataclass
@@ -19,14 +17,14 @@ from graphmem._base import templates
 from graphmem._base.errors import TemplateError
 from graphmem._base.records import NodeRow, Row, checked, columns_of, typed
 from graphmem._memory.entities import KnownRow
+from tests.unit.package_modules import package_modules
 
 ROOT = Path(graphmem.__file__).parent
 
 
 def row_types() -> list[type[Row]]:
-    for info in pkgutil.walk_packages(graphmem.__path__, "graphmem."):
-        if not info.name.endswith("__main__"):
-            importlib.import_module(info.name)
+    for _ in package_modules():
+        pass
     found, todo = [], list(Row.__subclasses__())
     while todo:
         cls = todo.pop()

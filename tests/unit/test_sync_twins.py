@@ -8,11 +8,10 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
-import pkgutil
 from pathlib import Path
 
-import graphmem
 from graphmem._base import public
+from tests.unit.package_modules import package_modules
 
 _spec = importlib.util.spec_from_file_location("graphmem_tools_unasync_twins",
                                                Path(__file__).resolve().parents[2] / "tools" / "unasync.py")
@@ -29,14 +28,11 @@ HAND_WRITTEN = {
 
 def async_classes_outside_the_generated_halves() -> set[tuple[str, str]]:
     found = set()
-    for info in pkgutil.walk_packages(graphmem.__path__, "graphmem."):
-        if info.name.startswith(("graphmem._async", "graphmem._sync")) or info.name.endswith("__main__"):
-            continue
-        module = importlib.import_module(info.name)
+    for module_name, module in package_modules(skip=("graphmem._async", "graphmem._sync")):
         for name, value in vars(module).items():
             if isinstance(value, type) and name.startswith("Async") and \
-                    public.WRITTEN_IN.get(value, value.__module__) == info.name:
-                found.add((info.name, name))
+                    public.WRITTEN_IN.get(value, value.__module__) == module_name:
+                found.add((module_name, name))
     return found
 
 
