@@ -51,8 +51,9 @@ class GraphMemSessionService(BaseSessionService):
     ``app_name``, ``user_id`` or ``session_id``; a session id's surrounding whitespace is
     stripped, as ADK's services do). The stale-session check compares the session's
     ``last_update_time`` (and its last event) with storage's, and appends to one session are
-    serialized within this service: two services in different processes appending to the
-    same session at the same instant are not told apart."""
+    serialized within this service on one event loop: two event loops (``Runner.run`` starts
+    one per call, in its own thread), or two processes, appending to the same session at the
+    same instant are not told apart, and one of the two events can be lost."""
 
     def __init__(self, memory: Any, *, scope: str = "adk") -> None:
         super().__init__()
