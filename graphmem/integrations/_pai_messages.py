@@ -1,6 +1,6 @@
 """PydanticAI's messages as graphmem sees them: the text of a run's user prompt, a run's new
-messages as ``after_turn`` messages, and the window of history ``graphmem_history`` keeps.
-Pure functions over ``pydantic_ai.messages`` (no I/O)."""
+messages as ``after_turn`` messages, how many of them a history holds, and the window of
+history ``graphmem_history`` keeps. Pure functions over ``pydantic_ai.messages`` (no I/O)."""
 
 import dataclasses
 import json
@@ -18,6 +18,8 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
+
+from .._base import validate as check
 
 OUTPUT_KIND = "output"
 """The ``tool_kind`` of the tool calls that carry a structured answer (``output_type``)."""
@@ -100,6 +102,15 @@ def turn_messages(messages: Sequence[ModelMessage], *, run_id: str | None, tools
                     body = {"tool": call.tool_name, "args": call.args_as_dict(), "result": _result(part)}
                     add("tool", json.dumps(body, default=str), part.timestamp)
     return out
+
+
+def stored_count(messages: Sequence[ModelMessage], *, run_id: str | None, tools: bool) -> int:
+    """How many episodes of the conversation ``messages`` carry: the messages ``turn_messages``
+    makes of those an earlier run added, with text (``TurnMemory.after`` skips the others).
+    The current run's (``run_id``) are not stored until it ends; a message without a run id
+    (a history built by hand) was never a run's, so never stored by the capability."""
+    earlier = [m for m in messages if m.run_id is not None and m.run_id != run_id]
+    return sum(1 for m in turn_messages(earlier, run_id=None, tools=tools) if not check.blank(m["content"]))
 
 
 def recent_window(messages: list[ModelMessage], max_messages: int) -> list[ModelMessage]:

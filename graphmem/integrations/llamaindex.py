@@ -21,7 +21,10 @@ session. Hence two ways to use the block, each storing every message once:
 * ``Memory.from_defaults(memory_blocks=[GraphMemMemoryBlock(...)])``: LlamaIndex's own rule,
   only the flushed messages are stored (graphmem as the long-term store of what leaves the
   window). Call ``block.remember_turn(messages)`` to store more yourself, and give the block
-  ``accept_short_term_memory=False`` then, so the flush does not store those messages again."""
+  ``accept_short_term_memory=False`` then, so the flush does not store those messages again.
+
+Either way the block does not repeat the stored messages the queue still sends with the
+prompt, and what was flushed out of the queue can come back in it, in the same session too."""
 
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -37,6 +40,7 @@ from .._base.errors import InvalidInputError
 from .._base.public import publish
 from .._base.traced import instrument
 from ._agent_turns import DEFAULT_MAX_TOKENS, Placement, TurnMemory
+from ._bridge import acall
 
 __all__ = ["GraphMemMemory", "GraphMemMemoryBlock", "turn_messages"]
 
@@ -91,6 +95,34 @@ def _latest_user_text(messages: Sequence[ChatMessage] | None) -> str | None:
     return None
 
 
+async def _resent(turns: TurnMemory, place: Placement, messages: Sequence[Any]) -> int:
+    """How many of the conversation's newest episodes ``messages`` (the short-term history the
+    ``Memory`` sends the model with this prompt) carry again: ``TurnMemory.before``'s ``sent``.
+
+    Which of them graphmem holds depends on the setup: a plain ``Memory``'s block stores only
+    what the queue flushed, so none; ``GraphMemMemory`` each one it was given to put, except
+    the question still waiting for its reply and a message without text; ``remember_turn``
+    whatever the application gave it. Rather than guess the setup, the episodes are matched,
+    newest first, against the messages, newest first, by the text ``turn_messages`` gives
+    (the text each was stored with); a message with no episode (the waiting question, the
+    ``input`` the ``Memory`` appends) is passed over, and the first episode no message
+    matches ends the count. So an episode is left out of the block only when a message sent
+    says the same; it and everything older otherwise can come back."""
+    if place.session_id is None:
+        return 0
+    said = [m["content"] for m in turn_messages(m for m in messages if isinstance(m, ChatMessage))
+            if not check.blank(m["content"])]
+    if not said:
+        return 0
+    newest = await acall(turns.memory, "messages", place.session_id, scope=place.scope, max_messages=len(said))
+    episodes = [e.text for e in reversed(newest)]
+    matched = 0
+    for text in reversed(said):
+        if matched < len(episodes) and text == episodes[matched]:
+            matched += 1
+    return matched
+
+
 def _turns(memory: Any, scope: Any, agent_id: Any, llm: Any, max_tokens: Any, timezone: Any) -> TurnMemory:
     # graphmem learns with a langchain-core chat model: a LlamaIndex LLM is refused here, when
     # the block is built, rather than when the first turn is stored
@@ -107,8 +139,9 @@ class GraphMemMemoryBlock(BaseMemoryBlock[str]):
 
     ``aget`` (each time the ``Memory`` builds a prompt) returns ``context_for_turn`` for the
     latest user message's text: the user's notes and profile and the memories found for it,
-    in a ``<graphmem>`` section of the ``Memory``'s ``<memory>`` block (the conversation's own
-    recent messages are left out: LlamaIndex sends them). ``aput`` (messages flushed out of
+    in a ``<graphmem>`` section of the ``Memory``'s ``<memory>`` block. The conversation's
+    messages in the short-term queue, which LlamaIndex sends with the prompt, are not
+    repeated among them; those flushed out of the queue can come back. ``aput`` (messages flushed out of
     the short-term queue) stores them with ``after_turn``; with ``llm`` (a langchain-core chat
     model) graphmem also learns facts from them in the background.
 
@@ -145,9 +178,14 @@ class GraphMemMemoryBlock(BaseMemoryBlock[str]):
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
         """The prompt block for the latest user message in ``messages`` ("" when there is none,
-        or it has no text); the ``Memory`` passes its ``session_id`` in ``block_kwargs``."""
+        or it has no text); the ``Memory`` passes its ``session_id`` in ``block_kwargs``, and in
+        ``messages`` the short-term history it sends: the conversation's episodes among them are
+        not repeated in the block, the others (flushed out of the queue) can come back."""
         turns, place = self._placed(block_kwargs.get("session_id"))
-        return await turns.before(place, _latest_user_text(messages))
+        text = _latest_user_text(messages)
+        if text is None or check.blank(text):
+            return ""
+        return await turns.before(place, text, sent=await _resent(turns, place, messages or []))
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         """Store the messages the ``Memory`` flushed out of its queue (their ``session_id`` is

@@ -24,7 +24,7 @@ from .._base.errors import InvalidInputError
 from .._base.public import publish
 from .._base.traced import instrument
 from ._agent_turns import DEFAULT_MAX_TOKENS, Placement, TurnMemory
-from ._pai_messages import latest_prompt, recent_window, turn_messages
+from ._pai_messages import latest_prompt, recent_window, stored_count, turn_messages
 
 __all__ = ["GraphMemCapability", "graphmem_history"]
 
@@ -32,18 +32,23 @@ IdSource = str | Callable[[RunContext[Any]], Any]
 """An id, or a function of the run's ``RunContext`` that returns it (``lambda ctx: ctx.deps.user_id``)."""
 
 
-@instrument("graphmem.pydantic_ai", names=("before_run", "after_run"))
+@instrument("graphmem.pydantic_ai", names=("memory_block", "after_run"))
 @dataclass
 class GraphMemCapability(AbstractCapability[Any]):
     """A PydanticAI capability (``Agent(capabilities=[...])``, or one run's
     ``agent.run(..., capabilities=[...])``) that reads and writes one application's memory.
 
-    Before a run (``before_run``): the prompt block ``context_for_turn`` gives for the run's
-    user prompt (the user's notes, profile, the memories that match, the conversation's
-    summaries and newest messages) becomes part of the agent's instructions for that run.
+    Before each model request (``memory_block``, the capability's instruction): the prompt
+    block ``context_for_turn`` gives for the run's user prompt (the user's notes and profile,
+    the memories that match it, and the conversation's summaries if the application made
+    any with ``summarize``) becomes part of the agent's instructions for that request. The
+    conversation's messages the request itself sends are not repeated in it, while stored
+    ones it no longer sends (cut by ``graphmem_history``) can come back among the memories;
+    with another history processor in the run, whose cut cannot be known before the
+    request, nothing is left out (a message may then be shown twice, never hidden).
     Instructions, unlike a system prompt or a message, are not sent again with later runs'
-    history: the model only ever sees the block of the turn it answers. A prompt with no text
-    (images only) gets no block.
+    history: the model only ever sees the block of the turn it answers. A prompt with no
+    text (images only) gets no block.
 
     After a run (``after_run``): the run's new messages (``result.new_messages()``: user
     prompts, the model's text or structured answer, and, with ``tool_calls``, each tool
@@ -81,7 +86,11 @@ class GraphMemCapability(AbstractCapability[Any]):
     placement: Placement | None = field(default=None, init=False, repr=False, compare=False)
     """A run's copy: where its conversation lives (None on the capability the agent holds)."""
     block: str = field(default="", init=False, repr=False, compare=False)
-    """A run's copy: the prompt block given to the model ("" before ``before_run``)."""
+    """A run's copy: the prompt block given to the model with its latest request."""
+    blocks: dict[tuple[Placement, str | None, int], str] = field(default_factory=dict, init=False, repr=False,
+                                                                 compare=False)
+    """A run's copy: the blocks read, by placement, prompt and ``sent``, so a request that sends
+    the same history as the one before (a tool step) reads nothing again."""
 
     def __post_init__(self) -> None:
         if self.scope is None:
@@ -122,26 +131,60 @@ class GraphMemCapability(AbstractCapability[Any]):
         run = copy.copy(self)
         run.placement = self.place(ctx)
         run.block = ""
+        run.blocks = {}
         return run
 
     def get_instructions(self) -> Any:
-        """The run's prompt block as a dynamic instruction (read on each model request of the run)."""
+        """``memory_block``: a dynamic instruction, read before each model request of the run."""
+        return self.memory_block
 
-        def memory_block(ctx: RunContext[Any]) -> str:
-            return self.block
-
-        return memory_block
-
-    async def before_run(self, ctx: RunContext[Any]) -> None:
-        """Read the prompt block for the run's user prompt (``context_for_turn``)."""
+    async def memory_block(self, ctx: RunContext[Any]) -> str:
+        """The prompt block for this model request: ``context_for_turn`` for the run's user
+        prompt, leaving out the conversation's messages the request sends (``_sent_messages``)."""
         place = self.placement or self.place(ctx)
-        self.block = await self.turns.before(place, latest_prompt(ctx.prompt, ctx.messages))
+        key = (place, latest_prompt(ctx.prompt, ctx.messages), _sent_messages(ctx, tools=self.tool_calls))
+        if key not in self.blocks:
+            self.blocks[key] = await self.turns.before(place, key[1], sent=key[2])
+        self.block = self.blocks[key]
+        return self.block
 
     async def after_run(self, ctx: RunContext[Any], *, result: Any) -> Any:
         """Store the run's new messages (``after_turn``); the result is returned as it is."""
         place = self.placement or self.place(ctx)
         await self.turns.after(place, turn_messages(result.new_messages(), run_id=ctx.run_id, tools=self.tool_calls))
         return result
+
+
+@dataclass
+class _KeepRecent(ProcessHistory[Any]):
+    """``graphmem_history``'s capability: a ``ProcessHistory`` that says its window."""
+
+    max_messages: int = 20
+
+
+def _sent_messages(ctx: RunContext[Any], *, tools: bool) -> int:
+    """How many of the conversation's stored messages the coming model request sends: the
+    ``sent`` of ``TurnMemory.before``, counted as ``after_run`` stores them (``stored_count``).
+
+    PydanticAI 2.78 resolves a request's instructions (``_prepare_request``) before it runs the
+    history processors (``ProcessHistory.before_model_request``), so the block cannot wait for
+    the processed history; editing the resolved instruction parts afterwards could not add a
+    block where the one resolved was empty. It need not wait: ``graphmem_history``'s window is
+    a pure function of the history, applied here to the same messages the processor gets
+    (``ctx.messages``, the current request included), once per request, so a tool step that
+    makes the window cut more is followed too. Any other processor's result cannot be known
+    in advance: with one in the run nothing is taken as sent (0), so the block may repeat a
+    message the model also sees but never hides one it does not. A capability that drops
+    messages in its own ``before_model_request`` is not seen. The history is taken to be the
+    conversation's own, passed back run after run, so its earlier runs' messages are the
+    session's newest episodes."""
+    kept = list(ctx.messages)
+    for capability in ctx.capabilities.values():
+        if isinstance(capability, _KeepRecent):
+            kept = recent_window(kept, capability.max_messages)
+        elif isinstance(capability, ProcessHistory):
+            return 0
+    return stored_count(kept, run_id=ctx.run_id, tools=tools)
 
 
 def graphmem_history(max_messages: int = 20) -> ProcessHistory[Any]:
@@ -153,16 +196,17 @@ def graphmem_history(max_messages: int = 20) -> ProcessHistory[Any]:
     cut where a user turn starts (a tool return never loses its call; the current turn is
     kept whole), and moves the system prompts of what it cut to the first message kept.
     Like every ``ProcessHistory`` it changes the run's history, so ``result.all_messages()``
-    is the window too and a history passed back run after run stays short. What is cut is
-    not lost with ``GraphMemCapability`` beside it: every run is stored in the conversation's
-    session, and its block brings back the session's newest messages and summaries and the
-    older turns that match the question."""
+    is the window too and a history passed back run after run stays short. With
+    ``GraphMemCapability`` beside it every run is stored in the conversation's session, and
+    the capability knows the window: the turns it cut can come back in the block among the
+    memories when they match the prompt, while the turns it keeps are not repeated there.
+    Nothing summarizes what was cut unless the application calls ``summarize``."""
     limit = check.count(max_messages, "max_messages")
 
     async def keep_recent(messages: list[ModelMessage]) -> list[ModelMessage]:
         return recent_window(messages, limit)
 
-    return ProcessHistory(keep_recent)
+    return _KeepRecent(keep_recent, max_messages=limit)
 
 
 publish(__name__, globals())

@@ -4,6 +4,7 @@ own ``FunctionAgent`` with its offline function-calling mock model."""
 from __future__ import annotations
 
 import inspect
+import re
 
 import pytest
 from llama_index.core.agent.workflow import FunctionAgent
@@ -72,6 +73,65 @@ async def test_a_plain_memory_stores_what_it_flushes_and_graphmem_memory_stores_
         await own.aput(message.model_copy(deep=True))
     assert await own.aget_all(status=MessageStatus.ARCHIVED)  # it flushed too, and the block left that alone
     assert [t for _, t in await history(memory, "g1")] == [m.content for m in said]
+
+
+SMALL = dict(token_limit=60, chat_history_token_ratio=0.5, token_flush_size=10)
+"""A short-term queue of about 30 tokens: two short turns."""
+
+TOLD = ["My cat is called Tom.", "I live in a small town.", "My dog is called Rex.", "What are my cat and dog called?"]
+
+
+async def talk(mem, texts):
+    """Agent runs over one ``Memory`` (one session); the model's last prompt, and graphmem's part of it."""
+    llm = MockFunctionCallingLLMWithChatMemoryOfLastCall()
+    agent = FunctionAgent(llm=llm, tools=[], system_prompt="Be brief.")
+    for text in texts:
+        await agent.run(text, memory=mem)
+    prompt = "\n".join(m.content or "" for m in llm.last_chat_messages)
+    found = re.search(r"<graphmem>(.*)</graphmem>", prompt, flags=re.S)
+    return prompt, found.group(1) if found else ""
+
+
+async def queued(mem):
+    return [m.content for m in await mem.aget_all(status=MessageStatus.ACTIVE)]
+
+
+async def test_a_plain_memory_s_flushed_messages_come_back_in_the_same_session(either):
+    mem = Memory.from_defaults(session_id="s1", memory_blocks=[block(either)], **SMALL)
+    _, section = await talk(mem, TOLD)
+    assert "My cat is called Tom." not in await queued(mem)  # flushed: LlamaIndex no longer sends it
+    assert "user: My cat is called Tom." in section  # graphmem, which holds it, brings it back
+    assert "My dog is called Rex." in await queued(mem) and "Rex" not in section  # sent once, by LlamaIndex
+    assert [t for _, t in await history(either, "s1")][:2] == ["My cat is called Tom."] * 2  # only the flush
+
+
+async def test_graphmem_memory_brings_back_what_left_its_queue_and_never_repeats_what_is_in_it(either):
+    mem = GraphMemMemory.from_defaults(session_id="s1", memory_blocks=[block(either)], **SMALL)
+    prompt, section = await talk(mem, TOLD)
+    assert "My cat is called Tom." not in await queued(mem) and "user: My cat is called Tom." in section
+    # the question, not stored until its reply, ends the queue: the dog's stored turn before it
+    # is still matched as sent, so it is not repeated
+    assert "My dog is called Rex." in await queued(mem) and "Rex" not in section
+    assert prompt.count("My dog is called Rex.") == 2  # the queue's question and (echoed) answer, once each
+    assert len(await history(either, "s1")) == 8  # every message stored once, the last with its reply
+
+
+async def test_a_tool_using_run_in_the_queue_is_not_repeated_in_the_block(memory):
+    def weather(city: str = "Paris") -> str:
+        """The weather in a city."""
+        return f"sunny in {city}"
+
+    mem = GraphMemMemory.from_defaults(session_id="w1", memory_blocks=[block(memory)])
+    agent = FunctionAgent(llm=MockFunctionCallingLLMWithChatMemoryOfLastCall(),
+                          tools=[FunctionTool.from_defaults(weather)], system_prompt="Be brief.")
+    await agent.run("How is the weather?", memory=mem)
+    question = ChatMessage(role="user", content="Is the weather sunny in Paris?")
+    alone = await block(memory).aget([question], session_id="w1")  # none of the run sent: all can come back
+    assert "tool: sunny in Paris" in alone and "calls weather" in alone
+    prompt = "\n".join(m.content or "" for m in await mem.aget(input=question.content))
+    # the queue sends the question, the call, its result and the answer: the block repeats none
+    assert prompt.count("sunny in Paris") == 1 and prompt.count("How is the weather?") == 1
+    assert "calls weather" not in prompt and len(await history(memory, "w1")) == 4
 
 
 async def test_a_tool_using_run_is_stored_as_one_turn_with_its_calls(amemory):

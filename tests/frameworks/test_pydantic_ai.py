@@ -212,8 +212,8 @@ async def test_the_hooks_are_spans_with_graphmem_s_own_calls_beneath(observed, s
     agent = Agent(FunctionModel(Recorder()), capabilities=[GraphMemCapability(observed, scope="shop", user_id="ann")])
     await agent.run("My cat is called Tom.")
     names = spans.names()
-    assert names.index("graphmem.pydantic_ai.before_run") < names.index("graphmem.pydantic_ai.after_run")
-    for hook, call in [("before_run", "graphmem.context_for_turn"), ("after_run", "graphmem.after_turn")]:
+    assert names.index("graphmem.pydantic_ai.memory_block") < names.index("graphmem.pydantic_ai.after_run")
+    for hook, call in [("memory_block", "graphmem.context_for_turn"), ("after_run", "graphmem.after_turn")]:
         [outer] = spans.named(f"graphmem.pydantic_ai.{hook}")
         [inner] = spans.named(call)
         assert inner.parent is not None and inner.parent.span_id == outer.context.span_id
@@ -246,6 +246,50 @@ async def test_the_history_processor_keeps_whole_recent_turns_and_the_system_pro
     long = await busy.run("five", message_history=turn("four", "a", "b"))
     assert [type(m).__name__ for m in long.all_messages()] == ["ModelRequest", "ModelResponse"] * 2
     assert [p.part_kind for p in long.all_messages()[2].parts] == ["tool-return", "tool-return"]
+
+
+async def test_what_the_history_processor_cut_comes_back_and_what_it_keeps_is_not_repeated(either):
+    model = Recorder()
+    agent = Agent(FunctionModel(model), capabilities=[GraphMemCapability(either, scope="shop", user_id="ann"),
+                                                      graphmem_history(max_messages=4)])
+    history: list = []
+    for text in ["My cat is called Tom.", "I live in a small town.", "My dog is called Rex."]:
+        history = (await agent.run(text, message_history=history, conversation_id="one")).all_messages()
+    result = await agent.run("What are my cat and dog called?", message_history=history)
+    sent = [p.content for m in model.messages[-1] for p in m.parts if isinstance(p, (UserPromptPart, TextPart))]
+    assert sent == ["My dog is called Rex.", "Noted.", "What are my cat and dog called?"]  # the window of 4
+    # one session throughout: Tom was cut from what the model is sent, graphmem brings it back...
+    assert "My cat is called Tom." in model.last and result.all_messages()[0].conversation_id == "one"
+    # ...while the turn the model is sent is not shown to it a second time
+    assert "My dog is called Rex." not in model.last
+    stored = [e.text for e in await maybe(either.messages("one", scope="shop/ann"))]
+    assert stored[0] == "My cat is called Tom." and len(stored) == 8
+    # mid-run: the parrot's turn is sent with the first request; the tool step grows the run's
+    # turn, the window cuts the parrot's, and the block of the second request brings it back
+    told = await agent.run("My parrot is called Kiwi.", conversation_id="two")
+    busy = Agent(FunctionModel(TwoSteps(model)), tools=[look],
+                 capabilities=[GraphMemCapability(either, scope="shop", user_id="ann"), graphmem_history(max_messages=4)])
+    await busy.run("Where is my parrot?", message_history=told.all_messages())
+    first, second = model.instructions[-2:]
+    assert "My parrot is called Kiwi." not in first and "My parrot is called Kiwi." in second
+
+
+class TwoSteps:
+    """A FunctionModel's function: calls ``look`` once, then answers as ``recorder``."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+
+    def __call__(self, messages, info: AgentInfo) -> ModelResponse:
+        if not any(isinstance(p, ToolReturnPart) for p in messages[-1].parts):
+            self.recorder.instructions.append(info.instructions or "")
+            self.recorder.messages.append(list(messages))
+            return ModelResponse(parts=[ToolCallPart("look", {"item": "pets"})])
+        return self.recorder(messages, info)
+
+
+async def maybe(value):
+    return await value if asyncio.iscoroutine(value) else value
 
 
 def look(item: str) -> str:
