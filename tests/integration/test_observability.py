@@ -299,36 +299,9 @@ def test_graphmem_connects_to_nothing_but_neo4j(neo4j, schema, tenant, otel, mon
     """Every socket graphmem opens, with the default embedder and entity extractor, the SDK
     recording and every kind of call made, goes to the Neo4j port on the loopback address:
     no telemetry, no model download, no lookup of any other name."""
-    import socket
-    from urllib.parse import urlsplit
+    from tests.network_guard import guard_sockets
 
-    port = urlsplit(neo4j.uri).port
-    allowed = {("127.0.0.1", port), ("::1", port), ("localhost", port)}
-    tried: list[Any] = []
-    connect, connect_ex, getaddrinfo = socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo
-
-    def guarded(address: Any) -> None:
-        if isinstance(address, tuple) and tuple(address[:2]) not in allowed:
-            tried.append(address)
-            raise OSError(f"blocked by the test: {address}")
-
-    def guarded_connect(self: socket.socket, address: Any) -> Any:
-        guarded(address)
-        return connect(self, address)
-
-    def guarded_connect_ex(self: socket.socket, address: Any) -> Any:
-        guarded(address)
-        return connect_ex(self, address)
-
-    def guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if host not in ("127.0.0.1", "localhost", "::1", None):
-            tried.append(host)
-            raise socket.gaierror(f"blocked by the test: {host}")
-        return getaddrinfo(host, *args, **kwargs)
-
-    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
-    monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
+    tried = guard_sockets(monkeypatch, neo4j.uri)
     with Memory(neo4j.uri, (neo4j.user, neo4j.password), tenant=tenant, observability=otel.observability()) as memory:
         fact = memory.remember("Ana lives in Oslo", scope=SCOPE)
         memory.recall("Where does Ana live?", scope=SCOPE)
