@@ -92,7 +92,8 @@ class ItemPut:
     unless ``embed`` is False or ``embedding`` gives its vector. ``field_texts`` (two or
     more) are texts the item is scored by one by one in a search, embedded unless
     ``field_vectors`` gives their vectors. ``ttl``: the value is valid for that many minutes
-    after the write or a refreshing read. ``user_id``: whose the item is (for ``erase``)."""
+    after the write or a refreshing read. ``user_id``: whose the item is, ``session_id`` the
+    conversation it belongs to (``erase(user_id=...)`` and ``erase(session_id=...)`` find it)."""
 
     scope: str
     key: str
@@ -104,6 +105,7 @@ class ItemPut:
     field_vectors: Sequence[Sequence[float]] | None = None
     ttl: float | None = None
     user_id: str | None = None
+    session_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -301,6 +303,7 @@ def item_row(put: ItemPut, encoded: str, *, tenant: str, now: datetime, dimensio
         "subject": item_subject(put.scope, put.key), "predicate": ITEM_PREDICATE, "object": version,
         "single_valued": True, "valid_from": now, "valid_to": None if ttl is None else now + timedelta(minutes=ttl),
         "provenance": Provenance.MANUAL, "embedding": put.embedding, "user_id": put.user_id,
+        "session_id": put.session_id,
     }, tenant=tenant, now=now, single_valued=(), dimension=dimension)
     row["props"].update({"storeKey": put.key, "valueJson": encoded, "storeTtl": ttl})
     return row

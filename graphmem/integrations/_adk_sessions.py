@@ -97,7 +97,8 @@ class GraphMemSessionService(BaseSessionService):
                 raise AlreadyExistsError(f"Session with id {sid} already exists.")
             now = platform_time.get_time()
             writes: list[ItemWrite] = [layout.record(where, sid, updated=now, created=now, count=0, last=None)]
-            writes += layout.entry_puts(where.session_state(sid), own, where.user_id, f"ADK state of session {sid}")
+            writes += layout.entry_puts(where.session_state(sid), own, where.user_id, f"ADK state of session {sid}",
+                                        session_id=sid)
             writes += layout.entry_puts(where.app_state, app, None, "ADK app state")
             writes += layout.entry_puts(where.user_state, user, where.user_id, "ADK user state")
             await self._batch(writes=writes)
@@ -232,7 +233,8 @@ class GraphMemSessionService(BaseSessionService):
             layout.record(where, sid, updated=event.timestamp, created=stored["created"], count=seq,
                           last=layout.digest(event.id)),
         ]
-        writes += layout.entry_puts(where.session_state(sid), own, where.user_id, f"ADK state of session {sid}")
+        writes += layout.entry_puts(where.session_state(sid), own, where.user_id, f"ADK state of session {sid}",
+                                        session_id=sid)
         writes += layout.entry_puts(where.app_state, app, None, "ADK app state")
         writes += layout.entry_puts(where.user_state, user, where.user_id, "ADK user state")
         return writes

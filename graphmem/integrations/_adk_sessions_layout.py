@@ -138,9 +138,12 @@ def merged(app: Mapping[str, Any], user: Mapping[str, Any], own: Mapping[str, An
     return state
 
 
-def entry_puts(scope: str, entries: Mapping[str, Any], user_id: str | None, label: str) -> list[ItemPut]:
-    """One item per state key (a later put of the key is its new value)."""
-    return [ItemPut(scope, "k-" + digest(key), {"entry": dumps([key, value])}, text=label, embed=False, user_id=user_id)
+def entry_puts(scope: str, entries: Mapping[str, Any], user_id: str | None, label: str,
+               session_id: str | None = None) -> list[ItemPut]:
+    """One item per state key (a later put of the key is its new value); a session's state
+    names its session, so ``erase(session_id=...)`` finds it."""
+    return [ItemPut(scope, "k-" + digest(key), {"entry": dumps([key, value])}, text=label, embed=False, user_id=user_id,
+                    session_id=session_id)
             for key, value in entries.items()]
 
 
@@ -158,7 +161,8 @@ def record(where: Where, sid: str, *, updated: float, created: float, count: int
     events it has and a digest of its last event's id (the stale-session check's)."""
     value = {"id": sid, "user_id": where.user_id, "created": created, "last_update_time": updated,
              "events": count, "last_event": last}
-    return ItemPut(where.records, sid, value, text=f"ADK session {sid}", embed=False, user_id=where.user_id)
+    return ItemPut(where.records, sid, value, text=f"ADK session {sid}", embed=False, user_id=where.user_id,
+                   session_id=sid)
 
 
 def event_put(where: Where, sid: str, seq: int, event: Event) -> ItemPut:
@@ -168,7 +172,7 @@ def event_put(where: Where, sid: str, seq: int, event: Event) -> ItemPut:
     if size > MAX_VALUE_BYTES:
         raise InvalidInputError("event", f"is {size:,} bytes as stored; the limit is {MAX_VALUE_BYTES:,}")
     return ItemPut(where.events(sid), f"{seq:012d}", value, text=f"ADK event {seq} of session {sid}",
-                   embed=False, user_id=where.user_id)
+                   embed=False, user_id=where.user_id, session_id=sid)
 
 
 def events(found: Iterable[StoredItem]) -> list[Event]:

@@ -150,6 +150,7 @@ class SessionItems:
     def __init__(self, memory: Any, user_scope: str, session_id: str, user_id: str) -> None:
         self.scope = scopes.check_path(f"{user_scope}/{SEGMENT}/{to_segment(session_id)}", "session_id")
         self.user_id = user_id
+        self.session_id = session_id
         self._store = AsyncItemStore(memory) if isinstance(memory, AsyncMemory) else ItemStore(memory)
 
     async def _batch(self, reads: Sequence[ItemRead] = (), writes: Sequence[ItemWrite] = ()) -> ItemResults:
@@ -161,7 +162,8 @@ class SessionItems:
     async def put(self, kept: Sequence[Kept]) -> None:
         """Write the items of ``kept``, in one transaction."""
         await self._batch(writes=[ItemPut(self.scope, k.key, k.value, text=f"OpenAI Agents session item {k.key}",
-                                          embed=False, user_id=self.user_id) for k in kept])
+                                          embed=False, user_id=self.user_id, session_id=self.session_id)
+                                  for k in kept])
 
     async def delete(self, keys: Sequence[str]) -> None:
         """Delete the items of ``keys`` (an absent one is no error), in one transaction."""

@@ -274,3 +274,14 @@ async def test_erasing_a_user_removes_their_sessions_and_user_state_only(memory)
     assert await service.get_session(app_name="shop", user_id="ann", session_id=ann.id) is None
     assert await service.get_user_state(app_name="shop", user_id="ann") == {}
     assert [(s.id, s.state) for s in (await service.list_sessions(app_name="shop")).sessions] == [(bob.id, {"app:a": 1})]
+
+
+async def test_erasing_a_session_removes_its_events_and_state_and_nothing_else(memory):
+    service = GraphMemSessionService(memory)
+    ann = await service.create_session(app_name="shop", user_id="ann", state={"k": 1, "user:u": 1, "app:a": 1})
+    await service.append_event(ann, event(delta={"k": 2}))
+    other = await service.create_session(app_name="shop", user_id="ann", state={"k": 3})
+    assert memory.erase(session_id=ann.id).total > 0
+    assert await service.get_session(app_name="shop", user_id="ann", session_id=ann.id) is None
+    kept = await service.get_session(app_name="shop", user_id="ann", session_id=other.id)
+    assert kept is not None and kept.state == {"k": 3, "user:u": 1, "app:a": 1}  # user and app state stay

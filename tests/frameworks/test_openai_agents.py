@@ -274,3 +274,13 @@ async def test_what_a_session_limit_leaves_out_of_the_input_comes_back_in_the_bl
     sent = str(model.calls[-1].input)
     assert "My cat is called Tom." not in sent  # the limit keeps the two newest items only
     assert "My cat is called Tom." in model.calls[-1].system_instructions
+
+
+async def test_erasing_the_conversation_removes_its_items_too(memory):
+    session = GraphMemSession(memory, "s1", scope="shop", user_id="ann")
+    other = GraphMemSession(memory, "s2", scope="shop", user_id="ann")
+    await session.add_items([{"role": "user", "content": "My cat is called Tom."}])
+    await other.add_items([{"role": "user", "content": "My dog is called Rex."}])
+    assert memory.erase(session_id="s1").total > 0
+    assert stored(memory, "s1") == {} and await session.get_items() == []
+    assert [i["content"] for i in await other.get_items()] == ["My dog is called Rex."]

@@ -81,3 +81,17 @@ def test_a_sweep_takes_a_checked_prefix_and_deletes_only_expired_items_below_it(
     items.batch(writes=[ItemPut("kv/a", "k", {"n": 1}, ttl=30), ItemPut("kv/b", "k", {"n": 2})])
     assert items.sweep("kv") == 0 and items.sweep() == 0  # a TTL not yet run out
     assert [v.value for v in items.history("kv/a", "k")] == [{"n": 1}]
+
+
+def test_an_item_s_user_and_session_are_what_erase_finds_it_by(memory):
+    items = ItemStore(memory)
+    items.batch(writes=[ItemPut("a/b", "k1", {"v": 1}, embed=False, user_id="ann", session_id="s1"),
+                        ItemPut("a/b", "k2", {"v": 2}, embed=False, user_id="ann", session_id="s2"),
+                        ItemPut("a/b", "k3", {"v": 3}, embed=False)])
+    assert memory.erase(session_id="s1").total == 1
+    assert sorted(i.key for i in items.batch([ItemSearch("a", 10)]).found[0]) == ["k2", "k3"]
+    assert memory.erase(user_id="ann").total == 1
+    assert [i.key for i in items.batch([ItemSearch("a", 10)]).found[0]] == ["k3"]
+    with pytest.raises(InvalidInputError) as info:
+        items.batch(writes=[ItemPut("a/b", "k4", {"v": 4}, embed=False, session_id=" s")])
+    assert "session_id" in info.value.field
