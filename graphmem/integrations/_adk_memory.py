@@ -28,7 +28,7 @@ def content_text(content: Any) -> str:
     return "\n".join(p.text for p in parts if getattr(p, "text", None) and not getattr(p, "thought", False))
 
 
-def event_message(event: Any, index: int) -> dict[str, Any] | None:
+def event_message(event: Any) -> dict[str, Any] | None:
     """An ADK ``Event`` as a graphmem message (None for an event without text: function
     calls and responses, partial chunks, state changes). The event's id becomes the
     episode's, so an event stored twice is kept once; an agent's name is its speaker."""
@@ -40,7 +40,7 @@ def event_message(event: Any, index: int) -> dict[str, Any] | None:
     author = getattr(event, "author", "") or ""
     message: dict[str, Any] = {"role": "user" if author == "user" else "assistant", "content": text}
     if getattr(event, "id", None):
-        message["id"] = check.identifier(event.id, f"events[{index}].id")
+        message["id"] = event.id  # checked by after_turn, named events[i].id
     if author and author != "user":
         message["name"] = author
     stamp = getattr(event, "timestamp", None)
@@ -88,7 +88,7 @@ class GraphMemMemoryService(BaseMemoryService):
         place = self.place(app_name, user_id, session_id)
         if isinstance(events, (str, bytes, Mapping)) or not isinstance(events, Sequence):
             raise InvalidInputError("events", "must be a list of ADK events")
-        found = [(i, m) for i, e in enumerate(events) if (m := event_message(e, i)) is not None]
+        found = [(i, m) for i, e in enumerate(events) if (m := event_message(e)) is not None]
         if place.session_id is not None and found:
             known = {e.id for e in await self.turns.history(place, max_messages=ALL_SENT)}
             found = [(i, m) for i, m in found if m.get("id") not in known]

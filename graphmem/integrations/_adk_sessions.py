@@ -26,15 +26,12 @@ from google.adk.platform import uuid as platform_uuid
 from google.adk.sessions.base_session_service import BaseSessionService, GetSessionConfig, ListSessionsResponse
 from google.adk.sessions.session import Session
 
-from .._async.memory import AsyncMemory
-from .._async.store import AsyncItemStore
 from .._base import scopes
 from .._base.errors import InvalidInputError
 from .._base.traced import instrument
 from .._memory.store import MAX_SEARCH, ItemDelete, ItemGet, ItemRead, ItemResults, ItemScopes, ItemSearch, ItemWrite
-from .._sync.store import ItemStore
 from . import _adk_sessions_layout as layout
-from ._bridge import check_memory
+from ._bridge import check_memory, item_batch, item_store
 
 __all__ = ["GraphMemSessionService"]
 
@@ -59,14 +56,12 @@ class GraphMemSessionService(BaseSessionService):
         super().__init__()
         self.memory = check_memory(memory)
         self.scope = scopes.check_path(scope)
-        self._items = AsyncItemStore(self.memory) if isinstance(self.memory, AsyncMemory) else ItemStore(self.memory)
+        self._items = item_store(self.memory)
         self._locks: weakref.WeakValueDictionary[tuple[Any, ...], asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def _batch(self, reads: list[ItemRead] | None = None, writes: list[ItemWrite] | None = None) -> ItemResults:
         """Reads, then writes, in one transaction (a ``Memory``'s in a worker thread)."""
-        if isinstance(self._items, AsyncItemStore):
-            return await self._items.batch(reads or [], writes or [])
-        return await asyncio.to_thread(self._items.batch, reads or [], writes or [])
+        return await item_batch(self._items, reads or [], writes or [])
 
     def _lock(self, where: layout.Where, sid: str) -> asyncio.Lock:
         """The lock of one session in the running event loop: its check-then-write calls run
@@ -96,12 +91,8 @@ class GraphMemSessionService(BaseSessionService):
             if found.got[0] is not None:
                 raise AlreadyExistsError(f"Session with id {sid} already exists.")
             now = platform_time.get_time()
-            writes: list[ItemWrite] = [layout.record(where, sid, updated=now, created=now, count=0, last=None)]
-            writes += layout.entry_puts(where.session_state(sid), own, where.user_id, f"ADK state of session {sid}",
-                                        session_id=sid)
-            writes += layout.entry_puts(where.app_state, app, None, "ADK app state")
-            writes += layout.entry_puts(where.user_state, user, where.user_id, "ADK user state")
-            await self._batch(writes=writes)
+            await self._batch(writes=[layout.record(where, sid, updated=now, created=now, count=0, last=None),
+                                      *layout.state_puts(where, sid, app, user, own)])
         merged = layout.merged({**layout.entries(found.found[0]), **app}, {**layout.entries(found.found[1]), **user}, own)
         return Session(app_name=where.app_name, user_id=where.user_id, id=sid, state=merged, events=[], last_update_time=now)
 
@@ -228,14 +219,8 @@ class GraphMemSessionService(BaseSessionService):
         """The writes of one append: the event, the session's record, the state delta."""
         seq = int(stored["events"]) + 1
         app, user, own = layout.split(event.actions.state_delta if event.actions else None)
-        writes: list[ItemWrite] = [
-            layout.event_put(where, sid, seq, event),
-            layout.record(where, sid, updated=event.timestamp, created=stored["created"], count=seq,
-                          last=layout.digest(event.id)),
-        ]
-        writes += layout.entry_puts(where.session_state(sid), own, where.user_id, f"ADK state of session {sid}",
-                                        session_id=sid)
-        writes += layout.entry_puts(where.app_state, app, None, "ADK app state")
-        writes += layout.entry_puts(where.user_state, user, where.user_id, "ADK user state")
-        return writes
+        return [layout.event_put(where, sid, seq, event),
+                layout.record(where, sid, updated=event.timestamp, created=stored["created"], count=seq,
+                              last=layout.digest(event.id)),
+                *layout.state_puts(where, sid, app, user, own)]
 

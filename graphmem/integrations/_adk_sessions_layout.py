@@ -147,6 +147,15 @@ def entry_puts(scope: str, entries: Mapping[str, Any], user_id: str | None, labe
             for key, value in entries.items()]
 
 
+def state_puts(where: Where, sid: str, app: Mapping[str, Any], user: Mapping[str, Any],
+               own: Mapping[str, Any]) -> list[ItemPut]:
+    """The writes of a state delta split by ``split``: the session's own keys, the app's and
+    the user's, each key an item."""
+    return [*entry_puts(where.session_state(sid), own, where.user_id, f"ADK state of session {sid}", session_id=sid),
+            *entry_puts(where.app_state, app, None, "ADK app state"),
+            *entry_puts(where.user_state, user, where.user_id, "ADK user state")]
+
+
 def entries(found: Iterable[StoredItem]) -> dict[str, Any]:
     """The state that ``entry_puts`` items hold."""
     state: dict[str, Any] = {}

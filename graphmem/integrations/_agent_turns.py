@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._async.llm import check_llm
 from .._base import scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
@@ -60,6 +61,7 @@ class TurnMemory:
                  max_tokens: int = DEFAULT_MAX_TOKENS, timezone: str = "UTC",
                  priorities: Mapping[str, int] | None = None) -> None:
         self.memory = check_memory(memory)
+        check_llm(llm, allow_none=True)  # refused at construction, not at the first stored turn
         self.scope = None if scope is None else scopes.check_path(scope)
         self.agent_id = check.identifier(agent_id, "agent_id", allow_none=True)
         self.llm = llm

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, TypeVar, cast
 
 from .._async.memory import AsyncMemory
+from .._async.store import AsyncItemStore
 from .._base.errors import ConfigurationError
+from .._memory.store import ItemRead, ItemResults, ItemWrite
 from .._sync.memory import Memory
+from .._sync.store import ItemStore
 
 T = TypeVar("T")
 
@@ -37,6 +40,20 @@ async def acall(memory: Any, method: str, *args: Any, **kwargs: Any) -> Any:
     if isinstance(memory, AsyncMemory):
         return await getattr(memory, method)(*args, **kwargs)
     return await asyncio.to_thread(functools.partial(getattr(memory, method), *args, **kwargs))
+
+
+def item_store(memory: Any) -> AsyncItemStore | ItemStore:
+    """The key-value items of ``memory`` (the core surface key-value adapters call)."""
+    return AsyncItemStore(memory) if isinstance(memory, AsyncMemory) else ItemStore(memory)
+
+
+async def item_batch(items: AsyncItemStore | ItemStore, reads: Sequence[ItemRead] = (),
+                     writes: Sequence[ItemWrite] = ()) -> ItemResults:
+    """``items.batch`` from async code (reads, then writes, in one transaction): awaited on an
+    ``AsyncItemStore``, in a worker thread on an ``ItemStore``."""
+    if isinstance(items, AsyncItemStore):
+        return await items.batch(reads, writes)
+    return await asyncio.to_thread(items.batch, reads, writes)
 
 
 Caller = Callable[..., Awaitable[Any]]

@@ -20,20 +20,17 @@ another door (no item) reads as a plain message. No framework is imported here."
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._async.memory import AsyncMemory
-from .._async.store import AsyncItemStore
 from .._base import scopes
 from .._base import validate as check
 from .._base.errors import InvalidInputError
 from .._memory.store import MAX_VALUE_BYTES, ItemDelete, ItemGet, ItemPut, ItemRead, ItemResults, ItemSearch, ItemWrite
-from .._sync.store import ItemStore
+from ._bridge import item_batch, item_store
 from ._lg_namespaces import to_segment
 
 PREFIX = "oai-"
@@ -151,13 +148,11 @@ class SessionItems:
         self.scope = scopes.check_path(f"{user_scope}/{SEGMENT}/{to_segment(session_id)}", "session_id")
         self.user_id = user_id
         self.session_id = session_id
-        self._store = AsyncItemStore(memory) if isinstance(memory, AsyncMemory) else ItemStore(memory)
+        self._store = item_store(memory)
 
     async def _batch(self, reads: Sequence[ItemRead] = (), writes: Sequence[ItemWrite] = ()) -> ItemResults:
         """Reads, then writes, in one transaction (a ``Memory``'s in a worker thread)."""
-        if isinstance(self._store, AsyncItemStore):
-            return await self._store.batch(reads, writes)
-        return await asyncio.to_thread(self._store.batch, reads, writes)
+        return await item_batch(self._store, reads, writes)
 
     async def put(self, kept: Sequence[Kept]) -> None:
         """Write the items of ``kept``, in one transaction."""

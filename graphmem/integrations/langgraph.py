@@ -57,9 +57,8 @@ from .._memory.store import (
     ItemWrite,
     StoredItem,
 )
-from .._sync.store import ItemStore
 from . import _lg_filters, _lg_namespaces, _lg_sweeper
-from ._bridge import check_memory
+from ._bridge import check_memory, item_store
 from ._lg_batch import Batcher
 
 __all__ = ["GraphMemStore"]
@@ -98,7 +97,7 @@ class GraphMemStore(BaseStore):
                  user_id: str | Callable[[tuple[str, ...]], str | None] | None = None) -> None:
         self.memory = check_memory(memory)
         # the core's key-value surface: this module translates LangGraph's operations to it
-        self._items = AsyncItemStore(self.memory) if isinstance(self.memory, AsyncMemory) else ItemStore(self.memory)
+        self._items = item_store(self.memory)
         if user_id is not None and not callable(user_id):
             check.identifier(user_id, "user_id")
         self.user_id = user_id

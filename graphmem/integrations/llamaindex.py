@@ -40,7 +40,6 @@ from .._base.errors import InvalidInputError
 from .._base.public import publish
 from .._base.traced import instrument
 from ._agent_turns import DEFAULT_MAX_TOKENS, Placement, TurnMemory
-from ._bridge import acall
 
 __all__ = ["GraphMemMemory", "GraphMemMemoryBlock", "turn_messages"]
 
@@ -114,8 +113,7 @@ async def _resent(turns: TurnMemory, place: Placement, messages: Sequence[Any]) 
             if not check.blank(m["content"])]
     if not said:
         return 0
-    newest = await acall(turns.memory, "messages", place.session_id, scope=place.scope, max_messages=len(said))
-    episodes = [e.text for e in reversed(newest)]
+    episodes = [e.text for e in reversed(await turns.history(place, max_messages=len(said)))]
     matched = 0
     for text in reversed(said):
         if matched < len(episodes) and text == episodes[matched]:
@@ -124,10 +122,8 @@ async def _resent(turns: TurnMemory, place: Placement, messages: Sequence[Any]) 
 
 
 def _turns(memory: Any, scope: Any, agent_id: Any, llm: Any, max_tokens: Any, timezone: Any) -> TurnMemory:
-    # graphmem learns with a langchain-core chat model: a LlamaIndex LLM is refused here, when
-    # the block is built, rather than when the first turn is stored
-    if llm is not None and not all(hasattr(llm, name) for name in ("with_structured_output", "invoke", "ainvoke")):
-        raise InvalidInputError("llm", f"must be a langchain-core chat model (not a LlamaIndex LLM), got {type(llm).__name__}")
+    # graphmem learns with a langchain-core chat model: a LlamaIndex LLM is refused by
+    # TurnMemory when the block is built, rather than when the first turn is stored
     return TurnMemory(memory, scope=scope, agent_id=agent_id, llm=llm, max_tokens=max_tokens, timezone=timezone)
 
 

@@ -38,8 +38,6 @@ from ._oai_items import SessionItems, kind, to_kept
 
 __all__ = ["GraphMemSession"]
 
-MAX_ITEMS = 10_000
-"""The most items ``get_items`` returns (``Memory.messages``' ceiling)."""
 _POP_WINDOW = 50
 
 
@@ -103,8 +101,6 @@ class GraphMemSession:
     def __init__(self, memory: Any, session_id: str, *, scope: str, user_id: str, agent_id: str | None = None,
                  llm: Any = None, session_settings: SessionSettings | Mapping[str, Any] | None = None,
                  max_tokens: int = DEFAULT_MAX_TOKENS, timezone: str = "UTC") -> None:
-        if llm is not None and not (hasattr(llm, "with_structured_output") and hasattr(llm, "ainvoke")):
-            raise InvalidInputError("llm", "must be a langchain-core chat model, or None")
         self.turns = TurnMemory(memory, scope=scope, agent_id=agent_id, llm=llm, max_tokens=max_tokens,
                                 timezone=timezone)
         self.memory = self.turns.memory
@@ -123,7 +119,7 @@ class GraphMemSession:
         wanted = resolve_session_limit(limit, self.session_settings)
         if wanted is not None and wanted <= 0:
             return []
-        episodes = await self.turns.history(self.place, MAX_ITEMS if wanted is None else min(wanted, MAX_ITEMS))
+        episodes = await self.turns.history(self.place, ALL_SENT if wanted is None else min(wanted, ALL_SENT))
         return [item for item in await self.items.read(episodes) if item is not None]
 
     async def add_items(self, items: list[dict[str, Any]]) -> None:
